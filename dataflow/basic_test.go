@@ -1,0 +1,122 @@
+package dataflow
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+)
+
+func TestSimPipelineCompletes(t *testing.T) {
+	for _, workers := range []int{1, 2, 4} {
+		for seed := uint64(1); seed <= 20; seed++ {
+			sim := NewSim(workers, seed)
+			handles := make([]*InputHandle[uint64], workers)
+			probes := make([]*Probe, workers)
+			got := make([][]uint64, workers)
+			sim.Build(0, func(b *Builder) {
+				in, s := NewInputHandle[uint64](b, "input")
+				handles[b.Index()] = in
+				s = Map(s, "double", Exchange(func(x uint64) uint64 { return x }), func(x uint64) uint64 { return 2 * x })
+				w := b.Index()
+				s = Inspect(s, "capture", func(_ uint64, r uint64) { got[w] = append(got[w], r) })
+				probes[w] = NewProbe(s)
+			})
+			if !sim.RunUntil(100000, func() bool {
+				for _, h := range handles {
+					if h == nil {
+						return false
+					}
+				}
+				return true
+			}) {
+				t.Fatalf("seed %d: not built", seed)
+			}
+			for w, h := range handles {
+				for i := uint64(0); i < 10; i++ {
+					if err := h.Send(i/3, uint64(w)*100+i); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if err := h.Advance(5); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if !sim.RunUntil(100000, func() bool {
+				for _, p := range probes {
+					if ok, _ := p.Passed(4); !ok {
+						return false
+					}
+				}
+				return true
+			}) {
+				t.Fatalf("seed %d W=%d: frontier never passed 4", seed, workers)
+			}
+			for _, h := range handles {
+				h.Close()
+			}
+			if !sim.Run(100000) {
+				t.Fatalf("seed %d: did not quiesce", seed)
+			}
+			var all []uint64
+			for _, g := range got {
+				all = append(all, g...)
+			}
+			slices.Sort(all)
+			var want []uint64
+			for w := 0; w < workers; w++ {
+				for i := uint64(0); i < 10; i++ {
+					want = append(want, 2*(uint64(w)*100+i))
+				}
+			}
+			slices.Sort(want)
+			if !slices.Equal(all, want) {
+				t.Fatalf("seed %d W=%d: got %v want %v", seed, workers, all, want)
+			}
+			st := sim.Stats()
+			if st.Completed != int64(workers) || st.Running != 0 || len(sim.Failures) != 0 {
+				t.Fatalf("seed %d W=%d: stats %+v failures %v", seed, workers, st, sim.Failures)
+			}
+			for _, p := range probes {
+				if f, err := p.Frontier(); err != nil || !f.IsDone() {
+					t.Fatalf("probe %v %v", f, err)
+				}
+			}
+		}
+	}
+}
+
+func TestClusterPipeline(t *testing.T) {
+	c := NewCluster(Config{Workers: 2})
+	defer c.Close()
+	handles := make([]*InputHandle[uint64], 2)
+	probes := make([]*Probe, 2)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_, err := c.Build(ctx, 0, func(b *Builder) {
+		in, s := NewInputHandle[uint64](b, "input")
+		handles[b.Index()] = in
+		s = Map(s, "inc", Exchange(func(x uint64) uint64 { return x }), func(x uint64) uint64 { return x + 1 })
+		probes[b.Index()] = NewProbe(s)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range handles {
+		h.Send(1, 1, 2, 3)
+		h.Advance(2)
+	}
+	for _, p := range probes {
+		if err := p.WaitPast(ctx, 1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, h := range handles {
+		h.Close()
+	}
+	for _, p := range probes {
+		if err := p.WaitPast(ctx, MaxTime); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

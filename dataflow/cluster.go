@@ -1,0 +1,214 @@
+package dataflow
+
+import (
+	"context"
+	"runtime"
+	"sync"
+)
+
+// Config configures a Cluster.
+type Config struct {
+	// Workers is the number of worker goroutines; zero means one per core.
+	Workers int
+}
+
+// Cluster runs W workers, one goroutine each, over the in-process
+// allocator. It hands out dataflow ids (increasing, never reused) and
+// sends build and drop commands to every worker through one ordered
+// queue per worker.
+type Cluster struct {
+	workers []*Worker
+	wakes   []chan struct{}
+	stop    chan struct{}
+	wg      sync.WaitGroup
+
+	// mu orders commands: every worker sees them in the same order.
+	mu     sync.Mutex
+	nextID ID
+
+	failures *failureQueue
+}
+
+// NewCluster starts a cluster.
+func NewCluster(cfg Config) *Cluster {
+	n := cfg.Workers
+	if n <= 0 {
+		n = runtime.GOMAXPROCS(0)
+	}
+	c := &Cluster{
+		wakes:    make([]chan struct{}, n),
+		stop:     make(chan struct{}),
+		failures: newFailureQueue(),
+	}
+	for i := range c.wakes {
+		c.wakes[i] = make(chan struct{}, 1)
+	}
+	alloc := NewProcessAllocator(n, c.wake)
+	for i := 0; i < n; i++ {
+		w := NewWorker(i, alloc, c.failures.push)
+		wake := c.wakes[i]
+		w.wake = func() { c.wakeChan(wake) }
+		c.workers = append(c.workers, w)
+	}
+	c.wg.Add(n + 1)
+	for i, w := range c.workers {
+		go c.run(w, c.wakes[i])
+	}
+	go func() {
+		defer c.wg.Done()
+		c.failures.forward(c.stop)
+	}()
+	return c
+}
+
+func (c *Cluster) wake(w int) { c.wakeChan(c.wakes[w]) }
+
+func (c *Cluster) wakeChan(ch chan struct{}) {
+	select {
+	case ch <- struct{}{}:
+	default:
+	}
+}
+
+// run steps a worker until the cluster stops, parking it when a step did
+// nothing. A parked worker wakes on a command, a message, an input or an
+// activation; the wake channel holds one token, so no wake-up is lost.
+func (c *Cluster) run(w *Worker, wake chan struct{}) {
+	defer c.wg.Done()
+	for {
+		select {
+		case <-c.stop:
+			w.shutdown()
+			return
+		default:
+		}
+		if w.Step() {
+			continue
+		}
+		select {
+		case <-wake:
+		case <-c.stop:
+			w.shutdown()
+			return
+		}
+	}
+}
+
+// Workers returns the number of workers.
+func (c *Cluster) Workers() int { return len(c.workers) }
+
+// Build builds a dataflow on every worker with build, starting at time
+// start, and returns its id once every worker has applied the build. build
+// runs on each worker's goroutine, concurrently; it must be deterministic
+// (see Builder) and must not call back into the cluster.
+func (c *Cluster) Build(ctx context.Context, start uint64, build func(*Builder)) (ID, error) {
+	c.mu.Lock()
+	c.nextID++
+	id := c.nextID
+	done := c.broadcastLocked(Command{ID: id, Start: start, Build: build})
+	c.mu.Unlock()
+	return id, c.await(ctx, done)
+}
+
+// Drop drops dataflow id on every worker and returns once every worker has
+// applied the drop. Dropping an unknown or ended dataflow does nothing.
+func (c *Cluster) Drop(ctx context.Context, id ID) error {
+	c.mu.Lock()
+	done := c.broadcastLocked(Command{ID: id})
+	c.mu.Unlock()
+	return c.await(ctx, done)
+}
+
+func (c *Cluster) broadcastLocked(cmd Command) chan struct{} {
+	var wg sync.WaitGroup
+	wg.Add(len(c.workers))
+	done := make(chan struct{})
+	cmd.Done = wg.Done
+	for _, w := range c.workers {
+		w.Enqueue(cmd)
+	}
+	go func() {
+		wg.Wait()
+		close(done)
+	}()
+	return done
+}
+
+func (c *Cluster) await(ctx context.Context, done chan struct{}) error {
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Failures returns the channel on which dataflow failures are reported.
+// The caller should drop each failed dataflow everywhere. Failures are
+// queued without bound, so a slow reader never stalls a worker.
+func (c *Cluster) Failures() <-chan Failure { return c.failures.out }
+
+// Stats returns the counters summed over workers.
+func (c *Cluster) Stats() Stats {
+	var s Stats
+	for _, w := range c.workers {
+		s = s.Add(w.Stats())
+	}
+	return s
+}
+
+// Close stops every worker, dropping the dataflows still running, and
+// waits for the goroutines to exit.
+func (c *Cluster) Close() {
+	close(c.stop)
+	c.wg.Wait()
+}
+
+// failureQueue is an unbounded queue between workers, which must never
+// block, and the reader of Failures.
+type failureQueue struct {
+	mu     sync.Mutex
+	queue  []Failure
+	signal chan struct{}
+	out    chan Failure
+}
+
+func newFailureQueue() *failureQueue {
+	return &failureQueue{signal: make(chan struct{}, 1), out: make(chan Failure)}
+}
+
+func (q *failureQueue) push(f Failure) {
+	q.mu.Lock()
+	q.queue = append(q.queue, f)
+	q.mu.Unlock()
+	select {
+	case q.signal <- struct{}{}:
+	default:
+	}
+}
+
+func (q *failureQueue) forward(stop chan struct{}) {
+	for {
+		q.mu.Lock()
+		var next *Failure
+		if len(q.queue) > 0 {
+			f := q.queue[0]
+			q.queue = q.queue[1:]
+			next = &f
+		}
+		q.mu.Unlock()
+		if next == nil {
+			select {
+			case <-q.signal:
+				continue
+			case <-stop:
+				return
+			}
+		}
+		select {
+		case q.out <- *next:
+		case <-stop:
+			return
+		}
+	}
+}

@@ -1,0 +1,137 @@
+package dataflow
+
+import "context"
+
+// Logic is an operator's behaviour. The runtime calls Schedule when the
+// operator is activated: a message arrived at an input, an input's
+// frontier changed, or the operator asked to run again. Schedule reads
+// its inputs and writes its outputs through the ports it was built with;
+// the worker does the sending after Schedule returns.
+//
+// Shutdown is called exactly once, when the dataflow ends on this
+// worker, after the last Schedule. Its capabilities are already void and
+// nothing it sends goes anywhere. An operator that commits work outside
+// the dataflow (a sink) commits only when reason is Completed.
+type Logic interface {
+	Schedule()
+	Shutdown(reason Reason)
+}
+
+// ScheduleFunc is a Logic with nothing to do at shutdown.
+type ScheduleFunc func()
+
+// Schedule implements Logic.
+func (f ScheduleFunc) Schedule() { f() }
+
+// Shutdown implements Logic.
+func (f ScheduleFunc) Shutdown(Reason) {}
+
+// Operator is the runtime's side of one operator on one worker: its ports,
+// its live capabilities and its activation state. Logic reaches the
+// runtime through it.
+type Operator struct {
+	df      *dataflow
+	index   int
+	name    string
+	logic   Logic
+	inputs  []*inPort
+	outputs []*outPort
+	// connected[i][o] reports whether input i can result in output o.
+	connected [][]bool
+	// caps is the table of live capabilities: leaks are visible and
+	// teardown voids them all.
+	caps []*Capability
+	// consumed[i] is the least time consumed at input i during the
+	// current Schedule, or Done; it justifies sends and retains there.
+	consumed []Frontier
+	// activated reports whether the operator runs in this step's pass;
+	// again, whether it asked to run in the next one.
+	activated, again bool
+}
+
+// Name returns the operator's name.
+func (op *Operator) Name() string { return op.name }
+
+// Worker returns the index of the worker the operator runs on.
+func (op *Operator) Worker() int { return op.df.w.index }
+
+// Workers returns the number of workers.
+func (op *Operator) Workers() int { return op.df.w.peers }
+
+// Dataflow returns the id of the operator's dataflow.
+func (op *Operator) Dataflow() ID { return op.df.id }
+
+// Context returns a context that is cancelled when the dataflow ends on
+// this worker, for goroutines the operator starts.
+func (op *Operator) Context() context.Context { return op.df.ctx }
+
+// Activate asks for the operator to be scheduled again in the next step.
+func (op *Operator) Activate() { op.again = true }
+
+// Activator returns a handle that other goroutines may use to activate
+// the operator. It does nothing once the dataflow has ended.
+func (op *Operator) Activator() *Activator {
+	return &Activator{w: op.df.w, df: op.df.id, op: op.index}
+}
+
+// RequestDrop asks this worker to drop dataflow id once the current step's
+// operators have run. Nothing the step did for id is then published.
+func (op *Operator) RequestDrop(id ID) { op.df.w.requestDrop(id) }
+
+// Retain returns a capability for output out at time t, justified by a
+// message at a time at or before t consumed during this Schedule at an
+// input connected to out, or by a live capability for out at or before t.
+func (op *Operator) Retain(out int, t uint64) *Capability {
+	if !op.justified(out, t) {
+		panic(assertionFailedf("%s retains output %d at %d without a capability or a consumed message at or before it", op.name, out, t))
+	}
+	return op.mint(out, t)
+}
+
+// Capabilities returns the operator's live capabilities. The slice is
+// the runtime's; do not keep or modify it.
+func (op *Operator) Capabilities() []*Capability { return op.caps }
+
+// justified reports whether the operator may send on out at t now.
+func (op *Operator) justified(out int, t uint64) bool {
+	for _, c := range op.caps {
+		if c.out == out && c.time <= t {
+			return true
+		}
+	}
+	for i, f := range op.consumed {
+		if f != Done && uint64(f) <= t && op.connected[i][out] {
+			return true
+		}
+	}
+	return false
+}
+
+func (op *Operator) mint(out int, t uint64) *Capability {
+	checkTime(t)
+	c := &Capability{op: op, out: out, time: t, slot: len(op.caps)}
+	op.caps = append(op.caps, c)
+	op.df.record(op.outputs[out].loc, t, +1)
+	return c
+}
+
+// forget removes c from the live table.
+func (op *Operator) forget(c *Capability) {
+	last := op.caps[len(op.caps)-1]
+	op.caps[c.slot] = last
+	last.slot = c.slot
+	op.caps[len(op.caps)-1] = nil
+	op.caps = op.caps[:len(op.caps)-1]
+	c.slot = -1
+}
+
+// Activator activates an operator from any goroutine. Activating an
+// operator of a dataflow that has ended does nothing.
+type Activator struct {
+	w  *Worker
+	df ID
+	op int
+}
+
+// Activate schedules the operator in the worker's next step.
+func (a *Activator) Activate() { a.w.remoteActivate(a.df, a.op) }

@@ -1,0 +1,184 @@
+package dataflow
+
+// inPort is the untyped state of one operator input.
+type inPort struct {
+	op    *Operator
+	index int
+	loc   int32
+	// queue holds delivered messages not yet consumed; head is the next.
+	queue []queued
+	head  int
+	// frontier is the input frontier as last shown to the operator.
+	frontier Frontier
+}
+
+type queued struct {
+	time uint64
+	data any
+}
+
+// Input is a typed operator input.
+type Input[T any] struct{ p *inPort }
+
+// Index returns the input's index among its operator's inputs.
+func (in *Input[T]) Index() int { return in.p.index }
+
+// Frontier returns the input's frontier: no message at a time it has
+// passed will arrive.
+func (in *Input[T]) Frontier() Frontier { return in.p.frontier }
+
+// Next consumes the next delivered message: its time and records. The
+// records belong to the caller. ok is false when nothing is queued.
+func (in *Input[T]) Next() (t uint64, data []T, ok bool) {
+	p := in.p
+	if p.head == len(p.queue) {
+		return 0, nil, false
+	}
+	q := p.queue[p.head]
+	p.queue[p.head] = queued{}
+	p.head++
+	if p.head == len(p.queue) {
+		p.queue, p.head = p.queue[:0], 0
+	}
+	op := p.op
+	// A message at a time its input frontier has passed would mean the
+	// progress protocol lied; fail the dataflow rather than compute on.
+	if p.frontier.Passed(q.time) {
+		panic(assertionFailedf("%s input %d consumed a message at %d after its frontier passed to %s", op.name, p.index, q.time, p.frontier))
+	}
+	op.df.record(p.loc, q.time, -1)
+	if Frontier(q.time) < op.consumed[p.index] {
+		op.consumed[p.index] = Frontier(q.time)
+	}
+	return q.time, q.data.([]T), true
+}
+
+// Pending reports whether a message is queued.
+func (in *Input[T]) Pending() bool { return in.p.head < len(in.p.queue) }
+
+// outPort is the untyped state of one operator output.
+type outPort struct {
+	op    *Operator
+	index int
+	loc   int32
+	edges []*edge
+	// buf is the typed Output holding records given during a Schedule.
+	buf buffered
+}
+
+// buffered is the untyped face of an Output for the worker.
+type buffered interface {
+	flushBuffers()
+	discard()
+}
+
+// Output is a typed operator output. Records given to it are buffered and
+// sent by the worker after the operator's Schedule returns.
+type Output[T any] struct {
+	p    *outPort
+	bufs []timedRecords[T]
+}
+
+type timedRecords[T any] struct {
+	time uint64
+	recs []T
+}
+
+// Index returns the output's index among its operator's outputs.
+func (o *Output[T]) Index() int { return o.p.index }
+
+// Give sends records at time t. The operator must hold a capability for
+// this output at or before t, or have consumed a message at or before t
+// at a connected input during this Schedule.
+func (o *Output[T]) Give(t uint64, recs ...T) {
+	if len(recs) == 0 {
+		return
+	}
+	b := o.buffer(t)
+	b.recs = append(b.recs, recs...)
+}
+
+// GiveSlice is Give for a slice whose ownership passes to the output.
+func (o *Output[T]) GiveSlice(t uint64, recs []T) {
+	if len(recs) == 0 {
+		return
+	}
+	b := o.buffer(t)
+	if b.recs == nil {
+		b.recs = recs
+		return
+	}
+	b.recs = append(b.recs, recs...)
+}
+
+func (o *Output[T]) buffer(t uint64) *timedRecords[T] {
+	for i := range o.bufs {
+		if o.bufs[i].time == t {
+			return &o.bufs[i]
+		}
+	}
+	op := o.p.op
+	if op.df.state != Running {
+		panic(assertionFailedf("%s sends at %d while its dataflow is not running", op.name, t))
+	}
+	if !op.justified(o.p.index, t) {
+		panic(assertionFailedf("%s sends on output %d at %d without a capability or a consumed message at or before it", op.name, o.p.index, t))
+	}
+	o.bufs = append(o.bufs, timedRecords[T]{time: t})
+	return &o.bufs[len(o.bufs)-1]
+}
+
+// flushBuffers partitions and sends the buffered records along every edge
+// of the output, counting each message as produced at its target.
+func (o *Output[T]) flushBuffers() {
+	if len(o.bufs) == 0 {
+		return
+	}
+	df := o.p.op.df
+	w := df.w
+	for bi := range o.bufs {
+		b := &o.bufs[bi]
+		for ei, e := range o.p.edges {
+			recs := b.recs
+			if ei < len(o.p.edges)-1 {
+				recs = append([]T(nil), recs...)
+			}
+			switch e.pact {
+			case pactPipeline:
+				df.send(e, w.index, b.time, recs)
+			case pactBroadcast:
+				for dst := 0; dst < w.peers; dst++ {
+					part := recs
+					if dst < w.peers-1 {
+						part = append([]T(nil), recs...)
+					}
+					df.send(e, dst, b.time, part)
+				}
+			case pactExchange:
+				if w.peers == 1 {
+					df.send(e, 0, b.time, recs)
+					continue
+				}
+				hash := e.hash.(func(T) uint64)
+				parts := make([][]T, w.peers)
+				for _, r := range recs {
+					d := hash(r) % uint64(w.peers)
+					parts[d] = append(parts[d], r)
+				}
+				for dst, part := range parts {
+					if len(part) > 0 {
+						df.send(e, dst, b.time, part)
+					}
+				}
+			}
+		}
+	}
+	clear(o.bufs)
+	o.bufs = o.bufs[:0]
+}
+
+// discard drops buffered records without sending them (teardown).
+func (o *Output[T]) discard() {
+	clear(o.bufs)
+	o.bufs = o.bufs[:0]
+}

@@ -1,0 +1,469 @@
+package dataflow
+
+import (
+	"fmt"
+	"runtime/debug"
+	"sync"
+	"sync/atomic"
+)
+
+// Worker is one worker's runtime: the dataflows built on it, the messages
+// held for dataflows not yet built, and the step function that drives
+// them. Step is synchronous; a Cluster runs it on a goroutine per worker
+// and a Sim calls it from a test.
+//
+// Only the worker's own goroutine touches its dataflows. Other goroutines
+// reach it through Enqueue, input handles, Activators and Stats, which
+// lock or use atomics.
+type Worker struct {
+	index, peers int
+	alloc        Allocator
+	// report receives failures: operator panics and broken invariants.
+	report func(Failure)
+	// wake, if set, makes a parked runner step again.
+	wake func()
+	// onPublish, if set, sees every progress batch this worker publishes
+	// (tests build their ledger from it).
+	onPublish func(w int, id ID, batch []Delta)
+	// onEnd, if set, is called after a dataflow ended here.
+	onEnd func(w int, id ID, r Reason)
+
+	remote struct {
+		sync.Mutex
+		commands    []Command
+		activations []activation
+	}
+	remotePending atomic.Bool
+
+	live map[ID]*dataflow
+	// order lists the live dataflows by increasing id, so scheduling
+	// never depends on map order.
+	order []*dataflow
+	// hwm is the highest id whose build command this worker has applied.
+	// Invariant: an id at or below hwm is live or ended, never early.
+	hwm ID
+	// tombstones holds ids above hwm that were dropped before their
+	// build arrived; that build will be a no-op.
+	tombstones map[ID]struct{}
+	// held keeps messages for ids above hwm until the build or a drop.
+	held map[ID][]Message
+	// dropRequests are drops asked for during the step, applied after
+	// the operators ran.
+	dropRequests []ID
+	inbox        []Message
+	stats        workerStats
+}
+
+// Command is one entry of a worker's ordered command queue. Every worker
+// receives the same commands in the same order.
+type Command struct {
+	// Build is the build function for dataflow ID; nil means drop ID.
+	Build func(*Builder)
+	ID    ID
+	// Start is the initial time of a dataflow to build.
+	Start uint64
+	// Done, if set, is called on the worker's goroutine once applied.
+	Done func()
+}
+
+type activation struct {
+	df ID
+	op int
+}
+
+// NewWorker returns worker index of the allocator's workers. report
+// receives every failure; it is called on the worker's goroutine and must
+// not block.
+func NewWorker(index int, alloc Allocator, report func(Failure)) *Worker {
+	return &Worker{
+		index:      index,
+		peers:      alloc.Workers(),
+		alloc:      alloc,
+		report:     report,
+		live:       make(map[ID]*dataflow),
+		tombstones: make(map[ID]struct{}),
+		held:       make(map[ID][]Message),
+	}
+}
+
+// Index returns the worker's index.
+func (w *Worker) Index() int { return w.index }
+
+// Enqueue appends a command to the worker's queue. It is safe to call from
+// any goroutine.
+func (w *Worker) Enqueue(c Command) {
+	w.remote.Lock()
+	w.remote.commands = append(w.remote.commands, c)
+	w.remote.Unlock()
+	w.remotePending.Store(true)
+	w.wakeup()
+}
+
+func (w *Worker) remoteActivate(df ID, op int) {
+	w.remote.Lock()
+	w.remote.activations = append(w.remote.activations, activation{df, op})
+	w.remote.Unlock()
+	w.remotePending.Store(true)
+	w.wakeup()
+}
+
+func (w *Worker) wakeup() {
+	if w.wake != nil {
+		w.wake()
+	}
+}
+
+func (w *Worker) requestDrop(id ID) { w.dropRequests = append(w.dropRequests, id) }
+
+// Step runs one step: apply queued commands, take delivered messages, run
+// the activated operators, apply requested drops, send each dataflow's
+// progress batch, and end the dataflows that completed. It reports
+// whether it did anything; a runner parks the worker when it did not.
+func (w *Worker) Step() bool {
+	worked := false
+	if w.remotePending.Swap(false) {
+		w.remote.Lock()
+		cmds, acts := w.remote.commands, w.remote.activations
+		w.remote.commands, w.remote.activations = nil, nil
+		w.remote.Unlock()
+		for _, c := range cmds {
+			w.apply(c)
+			w.applyDropRequests()
+			if c.Done != nil {
+				c.Done()
+			}
+		}
+		for _, a := range acts {
+			if df := w.live[a.df]; df != nil {
+				df.ops[a.op].activated = true
+				df.hot = true
+			}
+		}
+		worked = true
+	}
+
+	w.inbox = w.alloc.Receive(w.index, w.inbox[:0])
+	for _, m := range w.inbox {
+		w.route(m)
+	}
+	if len(w.inbox) > 0 {
+		worked = true
+		clear(w.inbox)
+	}
+
+	for _, df := range w.order {
+		if w.runDataflow(df) {
+			worked = true
+		}
+	}
+	w.applyDropRequests()
+	for _, df := range w.order {
+		if df.failed {
+			continue
+		}
+		if len(df.pending) > 0 {
+			df.publish()
+			worked = true
+		}
+	}
+	// A dataflow whose counts are all zero in this view is complete:
+	// every capability was released and every message consumed.
+	for i := 0; i < len(w.order); {
+		df := w.order[i]
+		switch {
+		case df.failed:
+			w.end(df, Failed)
+		case df.tracker.complete():
+			w.end(df, Completed)
+		default:
+			i++
+			continue
+		}
+		worked = true
+	}
+	return worked
+}
+
+// runDataflow refreshes one dataflow's frontiers and runs its activated
+// operators. It reports whether any operator ran.
+func (w *Worker) runDataflow(df *dataflow) bool {
+	if df.inputsPending.Swap(false) {
+		for _, op := range df.inputOps {
+			op.activated = true
+		}
+		df.hot = true
+	}
+	df.refreshFrontiers()
+	if !df.hot || df.failed {
+		return false
+	}
+	df.hot = false
+	ran := false
+	for _, op := range df.ops {
+		if op.again {
+			op.again = false
+			op.activated = true
+		}
+	}
+	for _, op := range df.ops {
+		if !op.activated {
+			continue
+		}
+		op.activated = false
+		ran = true
+		if !w.schedule(df, op) {
+			return true
+		}
+	}
+	for _, op := range df.ops {
+		if op.again {
+			df.hot = true
+			break
+		}
+	}
+	return ran
+}
+
+// schedule runs one operator and sends what it gave. A panic fails the
+// operator's dataflow on this worker and nothing else; it reports
+// whether the operator returned normally.
+func (w *Worker) schedule(df *dataflow, op *Operator) (ok bool) {
+	defer func() {
+		if v := recover(); v != nil {
+			w.fail(df, op.name, v, debug.Stack())
+			ok = false
+		}
+	}()
+	for i := range op.consumed {
+		op.consumed[i] = Done
+	}
+	op.logic.Schedule()
+	for _, out := range op.outputs {
+		out.buf.flushBuffers()
+	}
+	for i := range op.consumed {
+		op.consumed[i] = Done
+	}
+	return true
+}
+
+// fail marks df failed on this worker and reports it. The dataflow ends
+// after the run phase, before anything more of it is published.
+func (w *Worker) fail(df *dataflow, opName string, v any, stack []byte) {
+	df.failed = true
+	w.report(Failure{Dataflow: df.id, Worker: w.index, Operator: opName, Value: v, Stack: stack})
+}
+
+func (w *Worker) reportAssertion(df *dataflow, where string, err *AssertionError) {
+	w.fail(df, where, err, debug.Stack())
+}
+
+// route hands one received message to its dataflow, holds it for a
+// dataflow not yet built, or discards it for one that ended.
+func (w *Worker) route(m Message) {
+	id := m.Channel.Dataflow
+	if df := w.live[id]; df != nil {
+		df.deliver(m)
+		return
+	}
+	if id > w.hwm {
+		if _, dropped := w.tombstones[id]; !dropped {
+			w.held[id] = append(w.held[id], m)
+			w.stats.held.Add(1)
+			return
+		}
+	}
+	w.stats.discarded.Add(1)
+}
+
+// apply carries out one command.
+func (w *Worker) apply(c Command) {
+	if c.Build == nil {
+		w.drop(c.ID)
+		return
+	}
+	if c.ID <= w.hwm {
+		w.report(Failure{Dataflow: c.ID, Worker: w.index, Operator: "(build)",
+			Value: assertionFailedf("build of dataflow %d at or below the highest id built, %d: ids are never reused", c.ID, w.hwm)})
+		return
+	}
+	w.hwm = c.ID
+	if _, dropped := w.tombstones[c.ID]; dropped {
+		delete(w.tombstones, c.ID)
+		w.stats.tombstones.Add(-1)
+		w.stats.dropped.Add(1)
+		return
+	}
+	w.build(c.ID, c.Start, c.Build)
+}
+
+// build runs a build function as one atomic step and starts the dataflow.
+func (w *Worker) build(id ID, start uint64, fn func(*Builder)) {
+	checkTime(start)
+	df := newDataflow(w, id, start)
+	w.stats.building.Add(1)
+	err := func() (err any) {
+		defer func() {
+			if v := recover(); v != nil {
+				err = v
+				w.report(Failure{Dataflow: id, Worker: w.index, Operator: "(build)", Value: v, Stack: debug.Stack()})
+			}
+		}()
+		fn(&Builder{df: df})
+		df.finalize()
+		return nil
+	}()
+	w.stats.building.Add(-1)
+	if err != nil {
+		// A build that panicked is a dataflow that failed before it ran:
+		// every worker running the same deterministic build fails the
+		// same way, and a worker that did not is dropped by coord.
+		df.state = Running
+		w.end(df, Failed)
+		w.discardHeld(id)
+		return
+	}
+	w.live[id] = df
+	w.order = append(w.order, df)
+	w.stats.running.Add(1)
+	w.stats.operators.Add(int64(len(df.ops)))
+	w.stats.channels.Add(int64(len(df.edges)) + 1)
+	held := w.held[id]
+	delete(w.held, id)
+	w.stats.held.Add(-int64(len(held)))
+	for _, m := range held {
+		df.deliver(m)
+	}
+}
+
+// drop ends a live dataflow, or records a tombstone for one not yet
+// built. Dropping an ended or unknown old id does nothing.
+func (w *Worker) drop(id ID) {
+	if df := w.live[id]; df != nil {
+		w.end(df, Dropped)
+		return
+	}
+	if id > w.hwm {
+		if _, dup := w.tombstones[id]; !dup {
+			w.tombstones[id] = struct{}{}
+			w.stats.tombstones.Add(1)
+			w.discardHeld(id)
+		}
+	}
+}
+
+func (w *Worker) applyDropRequests() {
+	for len(w.dropRequests) > 0 {
+		id := w.dropRequests[0]
+		w.dropRequests = w.dropRequests[1:]
+		w.drop(id)
+	}
+	w.dropRequests = nil
+}
+
+func (w *Worker) discardHeld(id ID) {
+	held := w.held[id]
+	delete(w.held, id)
+	w.stats.held.Add(-int64(len(held)))
+	w.stats.discarded.Add(int64(len(held)))
+}
+
+// end tears a dataflow down on this worker, in order: stop scheduling and
+// disable its channels; discard everything unpublished; void its
+// capabilities without publishing; make its handles inert; shut its
+// operators down; run its release hooks; free it. From here on the worker
+// sends nothing for it: to its peers this worker went silent for it.
+func (w *Worker) end(df *dataflow, r Reason) {
+	if df.state == Ended {
+		return
+	}
+	wasRunning := w.live[df.id] != nil
+	df.state = Ended
+	df.reason = r
+	if wasRunning {
+		delete(w.live, df.id)
+		for i, o := range w.order {
+			if o == df {
+				w.order = append(w.order[:i], w.order[i+1:]...)
+				break
+			}
+		}
+		w.order = w.order[:len(w.order):len(w.order)]
+		w.stats.running.Add(-1)
+		w.stats.operators.Add(-int64(len(df.ops)))
+		w.stats.channels.Add(-int64(len(df.edges)) - 1)
+	}
+	df.pending = nil
+	for _, op := range df.ops {
+		for _, out := range op.outputs {
+			out.buf.discard()
+		}
+		for _, in := range op.inputs {
+			w.stats.discarded.Add(int64(len(in.queue) - in.head))
+			in.queue, in.head = nil, 0
+		}
+		for _, c := range op.caps {
+			c.slot = -1
+		}
+		op.caps = nil
+	}
+	for _, h := range df.handles {
+		h.end(r)
+	}
+	df.cancel()
+	for _, op := range df.ops {
+		if op.logic != nil {
+			w.safely(df, op.name, func() { op.logic.Shutdown(r) })
+		}
+	}
+	for i := len(df.hooks) - 1; i >= 0; i-- {
+		hook := df.hooks[i]
+		w.safely(df, "(release hook)", func() { hook(r) })
+	}
+	df.hooks = nil
+	switch r {
+	case Completed:
+		w.stats.completed.Add(1)
+	case Dropped:
+		w.stats.dropped.Add(1)
+	case Failed:
+		w.stats.failed.Add(1)
+	}
+	if w.onEnd != nil {
+		w.onEnd(w.index, df.id, r)
+	}
+}
+
+// safely runs a teardown function; a panic is reported and teardown goes
+// on, so one bad Shutdown cannot keep a lease from being released.
+func (w *Worker) safely(df *dataflow, where string, f func()) {
+	defer func() {
+		if v := recover(); v != nil {
+			w.report(Failure{Dataflow: df.id, Worker: w.index, Operator: where, Value: v, Stack: debug.Stack()})
+		}
+	}()
+	f()
+}
+
+// shutdown drops every live dataflow, for a runner that is stopping.
+func (w *Worker) shutdown() {
+	for len(w.order) > 0 {
+		w.end(w.order[0], Dropped)
+	}
+}
+
+// Failure reports that a dataflow failed on a worker: an operator
+// panicked, its build panicked, or the runtime found a broken invariant.
+// The dataflow is already dropped on that worker; the receiver should
+// drop it everywhere.
+type Failure struct {
+	Dataflow ID
+	Worker   int
+	Operator string
+	Value    any
+	Stack    []byte
+}
+
+func (f Failure) Error() string {
+	return fmt.Sprintf("dataflow %d failed on worker %d in %s: %v", f.Dataflow, f.Worker, f.Operator, f.Value)
+}
