@@ -4,6 +4,7 @@ import (
 	"context"
 	"runtime"
 	"sync"
+	"sync/atomic"
 )
 
 // Config configures a Cluster.
@@ -119,18 +120,20 @@ func (c *Cluster) Drop(ctx context.Context, id ID) error {
 	return c.await(ctx, done)
 }
 
+// broadcastLocked queues cmd for every worker and returns a channel closed
+// once all have applied it.
 func (c *Cluster) broadcastLocked(cmd Command) chan struct{} {
-	var wg sync.WaitGroup
-	wg.Add(len(c.workers))
 	done := make(chan struct{})
-	cmd.Done = wg.Done
+	var remaining atomic.Int64
+	remaining.Store(int64(len(c.workers)))
+	cmd.Done = func() {
+		if remaining.Add(-1) == 0 {
+			close(done)
+		}
+	}
 	for _, w := range c.workers {
 		w.Enqueue(cmd)
 	}
-	go func() {
-		wg.Wait()
-		close(done)
-	}()
 	return done
 }
 
@@ -138,6 +141,8 @@ func (c *Cluster) await(ctx context.Context, done chan struct{}) error {
 	select {
 	case <-done:
 		return nil
+	case <-c.stop:
+		return ErrClusterClosed
 	case <-ctx.Done():
 		return ctx.Err()
 	}

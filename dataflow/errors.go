@@ -16,6 +16,8 @@ var (
 	// ErrTimePassed is returned when an input is asked to send at, or
 	// advance to, a time before its current time.
 	ErrTimePassed = errors.New("time is before the input's current time")
+	// ErrClusterClosed is returned by a Cluster that was closed.
+	ErrClusterClosed = errors.New("cluster closed")
 )
 
 // AssertionError reports a broken invariant: a bug, not bad input. Inside

@@ -10,9 +10,10 @@ import (
 // at its current time, so nothing downstream completes that time until
 // the handle advances past it or closes.
 type InputHandle[T any] struct {
-	w       *Worker
-	pending *dataflowSignal
-	mu      struct {
+	w *Worker
+	// df is touched only through its atomic inputsPending.
+	df *dataflow
+	mu struct {
 		sync.Mutex
 		ops    []inputOp[T]
 		time   uint64
@@ -21,10 +22,6 @@ type InputHandle[T any] struct {
 		ended Reason
 	}
 }
-
-// dataflowSignal is the part of a dataflow an input handle may touch from
-// another goroutine.
-type dataflowSignal struct{ df *dataflow }
 
 type inputOp[T any] struct {
 	kind inputOpKind
@@ -46,7 +43,7 @@ const (
 func NewInputHandle[T any](b *Builder, name string) (*InputHandle[T], Stream[T]) {
 	ob := b.NewOperator(name)
 	out, s := NewOutput[T](ob)
-	h := &InputHandle[T]{w: b.df.w, pending: &dataflowSignal{b.df}}
+	h := &InputHandle[T]{w: b.df.w, df: b.df}
 	h.mu.time = b.Start()
 	ob.Build(func(op *Operator, caps []*Capability) Logic {
 		return &inputLogic[T]{h: h, out: out, cap: caps[0]}
@@ -111,7 +108,7 @@ func (h *InputHandle[T]) push(op inputOp[T]) error {
 	}
 	h.mu.ops = append(h.mu.ops, op)
 	h.mu.Unlock()
-	h.pending.df.inputsPending.Store(true)
+	h.df.inputsPending.Store(true)
 	h.w.wakeup()
 	return nil
 }

@@ -388,7 +388,6 @@ func (w *Worker) end(df *dataflow, r Reason) {
 				break
 			}
 		}
-		w.order = w.order[:len(w.order):len(w.order)]
 		w.stats.running.Add(-1)
 		w.stats.operators.Add(-int64(len(df.ops)))
 		w.stats.channels.Add(-int64(len(df.edges)) - 1)

@@ -1,0 +1,102 @@
+package freshet
+
+import (
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// layers is the import policy of DESIGN.md: for every package of the
+// module, the module packages its non-test files may import. Imports
+// point down the stack, never up. A package missing from this table fails
+// the test, so a new package must say where it stands.
+var layers = map[string][]string{
+	"freshet":  nil,
+	"dataflow": nil,
+	"arrange":  {"dataflow"},
+	"storage":  {"sqlerr"},
+	"sqlerr":   nil,
+	"repr":     {"sqlerr"},
+	"expr":     {"repr", "sqlerr"},
+	"catalog":  {"expr", "repr", "sqlerr", "storage"},
+	"planner":  {"catalog", "expr", "repr", "sqlerr"},
+	"compute":  {"arrange", "dataflow", "expr", "repr", "sqlerr"},
+	"coord":    {"arrange", "catalog", "compute", "dataflow", "expr", "planner", "repr", "sqlerr", "storage"},
+	"pgwire":   {"repr", "sqlerr"},
+	"cmd/server": {"arrange", "catalog", "compute", "coord", "dataflow", "expr", "pgwire", "planner",
+		"repr", "sqlerr", "storage"},
+	"tests/sqllogic": {"arrange", "catalog", "cmd/server", "compute", "coord", "dataflow", "expr", "pgwire",
+		"planner", "repr", "sqlerr", "storage"},
+}
+
+// stdlibOnly lists the packages that may import nothing outside the
+// standard library and the module: the runtime stays free of SQL and of
+// third-party code.
+var stdlibOnly = []string{"dataflow", "arrange", "sqlerr"}
+
+func TestImportLayering(t *testing.T) {
+	imports := map[string]map[string]bool{}
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if name := d.Name(); path != "." && (strings.HasPrefix(name, ".") || name == "testdata" || name == "docs") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		pkg := filepath.ToSlash(filepath.Dir(path))
+		if pkg == "." {
+			pkg = "freshet"
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		if imports[pkg] == nil {
+			imports[pkg] = map[string]bool{}
+		}
+		for _, imp := range f.Imports {
+			p, _ := strconv.Unquote(imp.Path.Value)
+			imports[pkg][p] = true
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(imports) < 2 {
+		t.Fatalf("found only %d packages; is the test running at the module root?", len(imports))
+	}
+	for pkg, imps := range imports {
+		allowed, known := layers[pkg]
+		if !known {
+			t.Errorf("package %s is not in the layering policy of deps_test.go", pkg)
+			continue
+		}
+		for imp := range imps {
+			if rest, ok := strings.CutPrefix(imp, "freshet/"); ok {
+				if !slices.Contains(allowed, rest) {
+					t.Errorf("%s imports freshet/%s, which its layer does not allow", pkg, rest)
+				}
+				continue
+			}
+			if slices.Contains(stdlibOnly, pkg) && strings.Contains(strings.SplitN(imp, "/", 2)[0], ".") {
+				t.Errorf("%s imports %s: it may import only the standard library and the module", pkg, imp)
+			}
+		}
+	}
+	if _, err := os.Stat("go.mod"); err != nil {
+		t.Fatal(err)
+	}
+}
