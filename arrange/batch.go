@@ -1,0 +1,197 @@
+package arrange
+
+import (
+	"bytes"
+	"unsafe"
+)
+
+// Batch is an immutable, sorted, consolidated run of updates (key, val,
+// time, diff) with a Description.
+//
+// It is a three-level trie in flat, pointer-free columns, so that the
+// garbage collector never scans its contents and an update costs no
+// allocation of its own: each key's bytes appear once, each val's bytes
+// once per key, and every update costs a time and a diff.
+//
+// The zero value is an empty batch over [0, 0). A *Batch is never
+// modified after its Builder's Done returns it, so it may be shared
+// between readers, merges and goroutines without copying.
+type Batch struct {
+	desc Description
+
+	// keyBytes holds every key's bytes back to back; key i is
+	// keyBytes[keyOff[i]:keyOff[i+1]].
+	// Invariant: len(keyOff) == nKeys+1, or 0 when the batch is empty.
+	keyBytes []byte
+	keyOff   []uint32
+	// keyVals[i]..keyVals[i+1] are the vals of key i.
+	// Invariant: nil exactly when every key has one val, so that key i
+	// owns val i; a flat batch of distinct keys pays nothing for it.
+	keyVals []uint32
+
+	// valBytes and valOff hold the vals as keyBytes and keyOff hold keys.
+	valBytes []byte
+	valOff   []uint32
+	// valUpds[j]..valUpds[j+1] are the updates of val j.
+	// Invariant: nil exactly when every val has one update.
+	valUpds []uint32
+
+	// times and diffs are the updates, one entry each.
+	// Invariant: len(times) == len(diffs); no diff is zero.
+	times []uint64
+	diffs []int64
+}
+
+// Description returns the batch's description.
+func (b *Batch) Description() Description { return b.desc }
+
+// Len returns the number of updates in the batch.
+func (b *Batch) Len() int { return len(b.times) }
+
+// Bytes returns the heap bytes the batch holds: the capacity of every
+// column plus the batch header. Builders size their columns exactly, so
+// this is what the batch costs.
+func (b *Batch) Bytes() int64 {
+	n := int64(unsafe.Sizeof(*b))
+	n += int64(cap(b.keyBytes)) + int64(cap(b.valBytes))
+	n += 4 * int64(cap(b.keyOff)+cap(b.keyVals)+cap(b.valOff)+cap(b.valUpds))
+	n += 8 * int64(cap(b.times)+cap(b.diffs))
+	return n
+}
+
+// Cursor returns a cursor at the batch's first key and first val.
+func (b *Batch) Cursor() *BatchCursor {
+	c := &BatchCursor{}
+	c.reset(b)
+	return c
+}
+
+// withDescription returns a batch that shares b's columns under a new
+// description. A merge whose other input is empty and that advances no
+// time uses it to finish without copying anything.
+func (b *Batch) withDescription(d Description) *Batch {
+	nb := *b
+	nb.desc = d
+	return &nb
+}
+
+func (b *Batch) nKeys() int {
+	if len(b.keyOff) == 0 {
+		return 0
+	}
+	return len(b.keyOff) - 1
+}
+
+func (b *Batch) nVals() int {
+	if len(b.valOff) == 0 {
+		return 0
+	}
+	return len(b.valOff) - 1
+}
+
+func (b *Batch) key(i int) []byte { return b.keyBytes[b.keyOff[i]:b.keyOff[i+1]] }
+
+func (b *Batch) val(j int) []byte { return b.valBytes[b.valOff[j]:b.valOff[j+1]] }
+
+// vals returns the range of vals that key i owns.
+func (b *Batch) vals(i int) (lo, hi int) {
+	if b.keyVals == nil {
+		return i, i + 1
+	}
+	return int(b.keyVals[i]), int(b.keyVals[i+1])
+}
+
+// upds returns the range of updates that val j owns.
+func (b *Batch) upds(j int) (lo, hi int) {
+	if b.valUpds == nil {
+		return j, j + 1
+	}
+	return int(b.valUpds[j]), int(b.valUpds[j+1])
+}
+
+// validate checks every invariant of the batch's layout and contents and
+// reports the first one broken. It is linear in the batch's size.
+func (b *Batch) validate() error {
+	d := b.desc
+	if d.Lower > d.Upper {
+		return assertionFailedf("batch %v: lower above upper", d)
+	}
+	if len(b.times) != len(b.diffs) {
+		return assertionFailedf("batch %v: %d times but %d diffs", d, len(b.times), len(b.diffs))
+	}
+	// Compaction raised every time to at least this; Lower when the
+	// batch was never compacted.
+	least := max(d.Lower, d.advanceTo(d.Since))
+	nk, nv, nu := b.nKeys(), b.nVals(), b.Len()
+	if nk == 0 {
+		if nv != 0 || nu != 0 || len(b.keyBytes) != 0 || len(b.valBytes) != 0 || b.keyVals != nil || b.valUpds != nil {
+			return assertionFailedf("batch %v: no keys but other columns are not empty", d)
+		}
+		return nil
+	}
+	if err := checkOffsets("keyOff", b.keyOff, len(b.keyBytes), false); err != nil {
+		return err
+	}
+	if err := checkOffsets("valOff", b.valOff, len(b.valBytes), false); err != nil {
+		return err
+	}
+	if b.keyVals == nil {
+		if nv != nk {
+			return assertionFailedf("batch %v: keyVals elided but %d keys and %d vals", d, nk, nv)
+		}
+	} else if err := checkOffsets("keyVals", b.keyVals, nv, true); err != nil {
+		return err
+	} else if len(b.keyVals) != nk+1 {
+		return assertionFailedf("batch %v: %d keyVals for %d keys", d, len(b.keyVals), nk)
+	}
+	if b.valUpds == nil {
+		if nu != nv {
+			return assertionFailedf("batch %v: valUpds elided but %d vals and %d updates", d, nv, nu)
+		}
+	} else if err := checkOffsets("valUpds", b.valUpds, nu, true); err != nil {
+		return err
+	} else if len(b.valUpds) != nv+1 {
+		return assertionFailedf("batch %v: %d valUpds for %d vals", d, len(b.valUpds), nv)
+	}
+	for i := range nk {
+		if i > 0 && bytes.Compare(b.key(i-1), b.key(i)) >= 0 {
+			return assertionFailedf("batch %v: key %d (%q) not above key %d (%q)", d, i, b.key(i), i-1, b.key(i-1))
+		}
+		vlo, vhi := b.vals(i)
+		for j := vlo; j < vhi; j++ {
+			if j > vlo && bytes.Compare(b.val(j-1), b.val(j)) >= 0 {
+				return assertionFailedf("batch %v: key %q: val %q not above %q", d, b.key(i), b.val(j), b.val(j-1))
+			}
+			ulo, uhi := b.upds(j)
+			for u := ulo; u < uhi; u++ {
+				if u > ulo && b.times[u-1] >= b.times[u] {
+					return assertionFailedf("batch %v: (%q, %q): time %d not above %d", d, b.key(i), b.val(j), b.times[u], b.times[u-1])
+				}
+				if !d.Contains(b.times[u]) {
+					return assertionFailedf("batch %v: (%q, %q): time %d outside the batch", d, b.key(i), b.val(j), b.times[u])
+				}
+				if b.times[u] < least {
+					return assertionFailedf("batch %v: (%q, %q): time %d not advanced to the since", d, b.key(i), b.val(j), b.times[u])
+				}
+				if b.diffs[u] == 0 {
+					return assertionFailedf("batch %v: (%q, %q): zero diff at time %d", d, b.key(i), b.val(j), b.times[u])
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// checkOffsets checks that offs starts at 0, ends at end and increases,
+// strictly when each range must be non-empty.
+func checkOffsets(name string, offs []uint32, end int, strict bool) error {
+	if len(offs) == 0 || offs[0] != 0 || int(offs[len(offs)-1]) != end {
+		return assertionFailedf("%s does not run from 0 to %d", name, end)
+	}
+	for i := 1; i < len(offs); i++ {
+		if offs[i] < offs[i-1] || (strict && offs[i] == offs[i-1]) {
+			return assertionFailedf("%s decreases or holds an empty range at %d", name, i)
+		}
+	}
+	return nil
+}

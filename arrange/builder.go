@@ -1,0 +1,350 @@
+package arrange
+
+import (
+	"bytes"
+	"math"
+)
+
+// maxOffset is the largest offset a batch column can hold. Offsets are
+// uint32 to keep the per-update overhead low, so one batch holds at most
+// 4 GiB of key bytes, 4 GiB of val bytes and 4G updates.
+const maxOffset = math.MaxUint32
+
+// Builder writes a Batch from updates pushed in (key, val, time) order.
+//
+// Updates that share (key, val, time) are summed, and an update whose
+// diff is or sums to zero is dropped, so the batch is consolidated even
+// if its input was only sorted. Pushing out of order is a bug and panics
+// with an *AssertionError.
+//
+// The zero value is an empty Builder ready for use. After Done it is empty
+// again and may be reused; the columns it built belong to the batch.
+type Builder struct {
+	keyBytes []byte
+	keyOff   []uint32
+	keyVals  []uint32
+	valBytes []byte
+	valOff   []uint32
+	valUpds  []uint32
+	times    []uint64
+	diffs    []int64
+
+	// nKeys and nVals count the committed keys and vals: those closed
+	// with at least one val, respectively one update.
+	nKeys, nVals int
+
+	// A key is open from openKey to closeKey, and its bytes sit at the
+	// end of keyBytes from keyStart; a key closed with no vals is cut
+	// off again. Vals work the same way within the open key.
+	// Invariant: valOpen implies keyOpen.
+	keyOpen, valOpen bool
+	keyStart         int
+	valStart         int
+	// keyFirstVal is nVals when the open key opened.
+	keyFirstVal int
+	// valFirstUpd is len(times) when the open val opened.
+	valFirstUpd int
+
+	// lastTime is the time last pushed to the open val, for Push's order
+	// check; popping a zero sum must not forget it.
+	lastTime uint64
+
+	// minTime and maxTime bound every time ever pushed, so Done can check
+	// the description without a pass over the updates.
+	minTime, maxTime uint64
+
+	// hint sizes the columns that are materialised late (keyVals and
+	// valUpds) when a merge reserved space up front.
+	hint sizeHint
+}
+
+// sizeHint is an upper bound on a batch's shape, used to allocate its
+// columns once.
+type sizeHint struct {
+	keys, keyBytes, vals, valBytes, upds int
+}
+
+// Push appends one update. key, val and time must not be below the
+// previous update's in (key, val, time) order; the bytes are copied.
+func (b *Builder) Push(key, val []byte, time uint64, diff int64) {
+	if time == Done {
+		panic(assertionFailedf("builder: update at the reserved time Done"))
+	}
+	if !b.keyOpen {
+		b.openKey(key)
+		b.openVal(val)
+	} else if c := bytes.Compare(key, b.keyBytes[b.keyStart:]); c > 0 {
+		b.closeKey()
+		b.openKey(key)
+		b.openVal(val)
+	} else if c < 0 {
+		panic(assertionFailedf("builder: key %q pushed after key %q", key, b.keyBytes[b.keyStart:]))
+	} else if c := bytes.Compare(val, b.valBytes[b.valStart:]); c > 0 {
+		b.closeVal()
+		b.openVal(val)
+	} else if c < 0 {
+		panic(assertionFailedf("builder: key %q: val %q pushed after val %q", key, val, b.valBytes[b.valStart:]))
+	} else if time < b.lastTime {
+		panic(assertionFailedf("builder: (%q, %q): time %d pushed after time %d", key, val, time, b.lastTime))
+	}
+	b.lastTime = time
+	b.pushUpdate(time, diff)
+}
+
+// Done closes the batch, describes it with desc and returns it. Every
+// pushed time must lie in [desc.Lower, desc.Upper).
+func (b *Builder) Done(desc Description) *Batch {
+	b.closeKey()
+	if desc.Lower > desc.Upper {
+		panic(assertionFailedf("builder: description %v has lower above upper", desc))
+	}
+	if len(b.times) > 0 && (b.minTime < desc.Lower || b.maxTime >= desc.Upper) {
+		panic(assertionFailedf("builder: times in [%d, %d] do not fit description %v", b.minTime, b.maxTime, desc))
+	}
+	batch := &Batch{desc: desc}
+	if b.nKeys > 0 {
+		// Growing by append leaves spare capacity, and a merge reserves
+		// for the sum of its inputs; copying to exact sizes here is what
+		// makes Bytes, and memory, fall when consolidation cancels.
+		batch.keyBytes = exact(b.keyBytes)
+		batch.keyOff = exact(b.keyOff)
+		batch.keyVals = exact(b.keyVals)
+		batch.valBytes = exact(b.valBytes)
+		batch.valOff = exact(b.valOff)
+		batch.valUpds = exact(b.valUpds)
+		batch.times = exact(b.times)
+		batch.diffs = exact(b.diffs)
+	}
+	*b = Builder{}
+	if invariants {
+		if err := batch.validate(); err != nil {
+			panic(err)
+		}
+	}
+	return batch
+}
+
+// reserve allocates every column for a batch of at most h's shape, so
+// that a merge writes its output without growing a slice.
+func (b *Builder) reserve(h sizeHint) {
+	b.hint = h
+	b.keyBytes = make([]byte, 0, h.keyBytes)
+	b.keyOff = make([]uint32, 0, h.keys+1)
+	b.valBytes = make([]byte, 0, h.valBytes)
+	b.valOff = make([]uint32, 0, h.vals+1)
+	b.times = make([]uint64, 0, h.upds)
+	b.diffs = make([]int64, 0, h.upds)
+}
+
+// bytes returns the heap bytes the builder's columns hold.
+func (b *Builder) bytes() int64 {
+	n := int64(cap(b.keyBytes)) + int64(cap(b.valBytes))
+	n += 4 * int64(cap(b.keyOff)+cap(b.keyVals)+cap(b.valOff)+cap(b.valUpds))
+	n += 8 * int64(cap(b.times)+cap(b.diffs))
+	return n
+}
+
+func (b *Builder) openKey(key []byte) {
+	if len(b.keyOff) == 0 {
+		b.keyOff = append(b.keyOff, 0)
+	}
+	b.keyStart = len(b.keyBytes)
+	b.keyBytes = append(b.keyBytes, key...)
+	b.keyOpen = true
+	b.keyFirstVal = b.nVals
+}
+
+// closeKey closes the open val and key, and drops the key if all its vals
+// cancelled.
+func (b *Builder) closeKey() {
+	b.closeVal()
+	if !b.keyOpen {
+		return
+	}
+	b.keyOpen = false
+	vals := b.nVals - b.keyFirstVal
+	if vals == 0 {
+		b.keyBytes = b.keyBytes[:b.keyStart]
+		return
+	}
+	if len(b.keyBytes) > maxOffset || b.nVals > maxOffset {
+		panic(assertionFailedf("builder: batch exceeds %d key bytes or vals", uint64(maxOffset)))
+	}
+	b.keyOff = append(b.keyOff, uint32(len(b.keyBytes)))
+	b.nKeys++
+	switch {
+	case b.keyVals != nil:
+		b.keyVals = append(b.keyVals, uint32(b.nVals))
+	case vals != 1:
+		// The first key with other than one val: write out the identity
+		// that the nil column stood for so far.
+		b.keyVals = identityPrefix(b.nKeys-1, b.hint.keys+1)
+		b.keyVals = append(b.keyVals, uint32(b.nVals))
+	}
+}
+
+func (b *Builder) openVal(val []byte) {
+	if len(b.valOff) == 0 {
+		b.valOff = append(b.valOff, 0)
+	}
+	b.valStart = len(b.valBytes)
+	b.valBytes = append(b.valBytes, val...)
+	b.valOpen = true
+	b.valFirstUpd = len(b.times)
+	b.lastTime = 0
+}
+
+// closeVal closes the open val, and drops it if all its updates cancelled.
+func (b *Builder) closeVal() {
+	if !b.valOpen {
+		return
+	}
+	b.valOpen = false
+	upds := len(b.times) - b.valFirstUpd
+	if upds == 0 {
+		b.valBytes = b.valBytes[:b.valStart]
+		return
+	}
+	if len(b.valBytes) > maxOffset || len(b.times) > maxOffset {
+		panic(assertionFailedf("builder: batch exceeds %d val bytes or updates", uint64(maxOffset)))
+	}
+	b.valOff = append(b.valOff, uint32(len(b.valBytes)))
+	b.nVals++
+	switch {
+	case b.valUpds != nil:
+		b.valUpds = append(b.valUpds, uint32(len(b.times)))
+	case upds != 1:
+		b.valUpds = identityPrefix(b.nVals-1, b.hint.vals+1)
+		b.valUpds = append(b.valUpds, uint32(len(b.times)))
+	}
+}
+
+// pushUpdate appends (t, d) to the open val, summing it into the last
+// update if that has the same time. Times must not decrease within a val.
+func (b *Builder) pushUpdate(t uint64, d int64) {
+	n := len(b.times)
+	if n > b.valFirstUpd && b.times[n-1] == t {
+		b.diffs[n-1] += d
+		if b.diffs[n-1] == 0 {
+			b.times = b.times[:n-1]
+			b.diffs = b.diffs[:n-1]
+		}
+		return
+	}
+	if d == 0 {
+		return
+	}
+	if n == 0 {
+		b.minTime, b.maxTime = t, t
+	} else {
+		b.minTime = min(b.minTime, t)
+		b.maxTime = max(b.maxTime, t)
+	}
+	b.times = append(b.times, t)
+	b.diffs = append(b.diffs, d)
+}
+
+// appendKeys appends keys [lo, hi) of src with all their vals and updates
+// in a few bulk copies, advancing each time t to max(t, advance). No key
+// may be open, the keys must follow every key already built, and
+// advancing must not make two times of one val equal (true when advance
+// is at most src's Lower, or each val has one update). A merge uses it for
+// runs of keys that only one input holds.
+func (b *Builder) appendKeys(src *Batch, lo, hi int, advance uint64) {
+	vlo, _ := src.vals(lo)
+	_, vhi := src.vals(hi - 1)
+	ulo, _ := src.upds(vlo)
+	_, uhi := src.upds(vhi - 1)
+	if len(b.keyBytes)+int(src.keyOff[hi]-src.keyOff[lo]) > maxOffset ||
+		len(b.valBytes)+int(src.valOff[vhi]-src.valOff[vlo]) > maxOffset ||
+		len(b.times)+uhi-ulo > maxOffset {
+		panic(assertionFailedf("builder: batch exceeds %d bytes or updates", uint64(maxOffset)))
+	}
+
+	b.keyOff = appendRebased(b.keyOff, src.keyOff[lo:hi+1], uint32(len(b.keyBytes)))
+	b.keyBytes = append(b.keyBytes, src.keyBytes[src.keyOff[lo]:src.keyOff[hi]]...)
+	b.keyVals = appendSpans(b.keyVals, src.keyVals, lo, hi, b.nKeys, b.nVals, b.hint.keys+1)
+	b.nKeys += hi - lo
+
+	b.valOff = appendRebased(b.valOff, src.valOff[vlo:vhi+1], uint32(len(b.valBytes)))
+	b.valBytes = append(b.valBytes, src.valBytes[src.valOff[vlo]:src.valOff[vhi]]...)
+	b.valUpds = appendSpans(b.valUpds, src.valUpds, vlo, vhi, b.nVals, len(b.times), b.hint.vals+1)
+	b.nVals += vhi - vlo
+
+	start := len(b.times)
+	b.times = append(b.times, src.times[ulo:uhi]...)
+	b.diffs = append(b.diffs, src.diffs[ulo:uhi]...)
+	times := b.times[start:]
+	if start == 0 {
+		b.minTime, b.maxTime = max(times[0], advance), max(times[0], advance)
+	}
+	for i, t := range times {
+		t = max(t, advance)
+		times[i] = t
+		b.minTime = min(b.minTime, t)
+		b.maxTime = max(b.maxTime, t)
+	}
+}
+
+// appendRebased appends the offsets src[1:] to dst, moved so that src[0]
+// lands on base, which is where the copied bytes start. An empty dst gets
+// its leading 0 first.
+func appendRebased(dst, src []uint32, base uint32) []uint32 {
+	if len(dst) == 0 {
+		dst = append(dst, 0)
+	}
+	shift := base - src[0]
+	for _, o := range src[1:] {
+		dst = append(dst, o+shift)
+	}
+	return dst
+}
+
+// appendSpans appends the span offsets of entries [lo, hi) of the column
+// src to dst, where dst so far spans n entries over base items. In both, a
+// nil column means one item per entry; dst stays nil while that holds.
+func appendSpans(dst, src []uint32, lo, hi, n, base, hint int) []uint32 {
+	identity := src == nil || int(src[hi]-src[lo]) == hi-lo
+	if dst == nil {
+		if identity {
+			return nil
+		}
+		dst = identityPrefix(n, hint)
+	}
+	if src == nil {
+		for i := 1; i <= hi-lo; i++ {
+			dst = append(dst, uint32(base+i))
+		}
+		return dst
+	}
+	shift := uint32(base) - src[lo]
+	for _, o := range src[lo+1 : hi+1] {
+		dst = append(dst, o+shift)
+	}
+	return dst
+}
+
+// identityPrefix returns [0, 1, ..., n] with room for at least hint
+// entries: the offsets of n ranges of one entry each, plus the start of
+// the next.
+func identityPrefix(n, hint int) []uint32 {
+	s := make([]uint32, n+1, max(hint, n+2))
+	for i := range s {
+		s[i] = uint32(i)
+	}
+	return s
+}
+
+// exact returns s in a slice of exactly its length, copying only if s has
+// spare capacity; an empty s becomes nil.
+func exact[T any](s []T) []T {
+	if len(s) == 0 {
+		return nil
+	}
+	if cap(s) == len(s) {
+		return s
+	}
+	t := make([]T, len(s))
+	copy(t, s)
+	return t
+}

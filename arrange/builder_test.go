@@ -1,0 +1,138 @@
+package arrange
+
+import (
+	"slices"
+	"testing"
+)
+
+func TestBuilder(t *testing.T) {
+	d := Description{Lower: 0, Upper: 10}
+	for _, tc := range []struct {
+		name string
+		in   []update
+		want []update
+		// keyVals and valUpds report whether those columns must be
+		// materialised rather than elided.
+		keyVals, valUpds bool
+	}{
+		{name: "empty"},
+		{
+			name: "distinct keys elide both offset columns",
+			in:   []update{{"a", "x", 1, 1}, {"b", "x", 2, -1}, {"c", "", 3, 5}},
+			want: []update{{"a", "x", 1, 1}, {"b", "x", 2, -1}, {"c", "", 3, 5}},
+		},
+		{
+			name:    "two vals under one key",
+			in:      []update{{"a", "x", 1, 1}, {"a", "y", 1, 1}, {"b", "x", 1, 1}},
+			want:    []update{{"a", "x", 1, 1}, {"a", "y", 1, 1}, {"b", "x", 1, 1}},
+			keyVals: true,
+		},
+		{
+			name:    "two times under one val",
+			in:      []update{{"a", "x", 1, 1}, {"a", "x", 2, 1}, {"b", "x", 1, 1}},
+			want:    []update{{"a", "x", 1, 1}, {"a", "x", 2, 1}, {"b", "x", 1, 1}},
+			valUpds: true,
+		},
+		{
+			name: "equal (key, val, time) are summed",
+			in:   []update{{"a", "x", 1, 1}, {"a", "x", 1, 2}, {"a", "x", 1, -1}},
+			want: []update{{"a", "x", 1, 2}},
+		},
+		{
+			name: "zero diffs are dropped",
+			in:   []update{{"a", "x", 1, 0}, {"b", "x", 1, 1}, {"c", "x", 1, 0}},
+			want: []update{{"b", "x", 1, 1}},
+		},
+		{
+			name: "a cancelled val and key disappear",
+			in: []update{
+				{"a", "x", 1, 1}, {"a", "x", 1, -1},
+				{"b", "x", 1, 1}, {"b", "x", 1, -1}, {"b", "y", 2, 3},
+				{"c", "z", 4, 2},
+			},
+			want: []update{{"b", "y", 2, 3}, {"c", "z", 4, 2}},
+		},
+		{
+			name: "a sum that cancels and then returns",
+			in:   []update{{"a", "x", 1, 1}, {"a", "x", 2, 1}, {"a", "x", 2, -1}, {"a", "x", 2, 4}},
+			want: []update{{"a", "x", 1, 1}, {"a", "x", 2, 4}}, valUpds: true,
+		},
+		{
+			name: "empty and binary keys order by bytes",
+			in:   []update{{"", "", 0, 1}, {"\x00", "", 0, 1}, {"\x00\x00", "\xff", 0, 1}, {"\xff", "", 9, 1}},
+			want: []update{{"", "", 0, 1}, {"\x00", "", 0, 1}, {"\x00\x00", "\xff", 0, 1}, {"\xff", "", 9, 1}},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := build(d, tc.in...)
+			mustValidate(t, b)
+			if got := contents(b.Cursor()); !slices.Equal(got, tc.want) {
+				t.Fatalf("got %v, want %v", got, tc.want)
+			}
+			if b.Len() != len(tc.want) || b.Description() != d {
+				t.Fatalf("Len %d, Description %v; want %d, %v", b.Len(), b.Description(), len(tc.want), d)
+			}
+			if (b.keyVals != nil) != tc.keyVals || (b.valUpds != nil) != tc.valUpds {
+				t.Fatalf("keyVals materialised %v, valUpds %v; want %v, %v", b.keyVals != nil, b.valUpds != nil, tc.keyVals, tc.valUpds)
+			}
+		})
+	}
+}
+
+func TestBuilderRejects(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		f    func(b *Builder)
+	}{
+		{"key out of order", func(b *Builder) { b.Push([]byte("b"), nil, 1, 1); b.Push([]byte("a"), nil, 1, 1) }},
+		{"val out of order", func(b *Builder) { b.Push([]byte("a"), []byte("y"), 1, 1); b.Push([]byte("a"), []byte("x"), 1, 1) }},
+		{"time out of order", func(b *Builder) { b.Push([]byte("a"), nil, 2, 1); b.Push([]byte("a"), nil, 1, 1) }},
+		{"time out of order after a cancellation", func(b *Builder) {
+			b.Push([]byte("a"), nil, 2, 1)
+			b.Push([]byte("a"), nil, 2, -1)
+			b.Push([]byte("a"), nil, 1, 1)
+		}},
+		{"the reserved time", func(b *Builder) { b.Push([]byte("a"), nil, Done, 1) }},
+		{"time at upper", func(b *Builder) { b.Push([]byte("a"), nil, 10, 1); b.Done(Description{Lower: 0, Upper: 10}) }},
+		{"time below lower", func(b *Builder) { b.Push([]byte("a"), nil, 1, 1); b.Done(Description{Lower: 2, Upper: 10}) }},
+		{"lower above upper", func(b *Builder) { b.Done(Description{Lower: 3, Upper: 2}) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			mustPanicAssertion(t, func() { tc.f(new(Builder)) })
+		})
+	}
+}
+
+func TestBuilderReuse(t *testing.T) {
+	var b Builder
+	b.Push([]byte("a"), []byte("x"), 1, 1)
+	first := b.Done(Description{Upper: 5})
+	b.Push([]byte("a"), []byte("x"), 6, 2)
+	second := b.Done(Description{Lower: 5, Upper: 10})
+	if got, want := contents(first.Cursor()), []update{{"a", "x", 1, 1}}; !slices.Equal(got, want) {
+		t.Fatalf("first batch changed: %v", got)
+	}
+	if got, want := contents(second.Cursor()), []update{{"a", "x", 6, 2}}; !slices.Equal(got, want) {
+		t.Fatalf("second batch: %v, want %v", got, want)
+	}
+}
+
+func TestBatchBytes(t *testing.T) {
+	// 100 distinct 16-byte keys with 8-byte vals and one update each:
+	// offsets elided, the batch costs its payload plus 24 bytes per
+	// update (two uint32 offsets, a time and a diff) plus its header.
+	var b Builder
+	for i := range 100 {
+		key := []byte("key-000000000000")
+		key[13], key[14], key[15] = byte('0'+i/100), byte('0'+i/10%10), byte('0'+i%10)
+		b.Push(key, []byte("val-0000"), uint64(i), 1)
+	}
+	batch := b.Done(Description{Upper: 100})
+	header := (&Batch{}).Bytes()
+	if got, want := batch.Bytes()-header, int64(100*(16+8)+100*24+2*4); got != want {
+		t.Fatalf("Bytes beyond the header = %d, want %d", got, want)
+	}
+	if header > 256 {
+		t.Fatalf("header = %d bytes", header)
+	}
+}

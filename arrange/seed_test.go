@@ -1,0 +1,31 @@
+package arrange
+
+import (
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+var seedFlag = flag.Uint64("seed", 0, "run the seeded tests with this seed only")
+
+// forSeeds runs f once for each seed 1..n, or only for -seed when given,
+// each as a subtest that logs the command replaying it.
+func forSeeds(t *testing.T, n int, f func(t *testing.T, rng *rand.Rand)) {
+	t.Helper()
+	seeds := []uint64{*seedFlag}
+	if *seedFlag == 0 {
+		seeds = seeds[:0]
+		for i := 1; i <= n; i++ {
+			seeds = append(seeds, uint64(i))
+		}
+	}
+	test := t.Name()
+	for _, seed := range seeds {
+		t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) {
+			t.Logf("seed %d; replay: go test ./arrange -run '^%s$' -seed=%d -v", seed, strings.ReplaceAll(test, "/", "$/^"), seed)
+			f(t, rand.New(rand.NewPCG(seed, 0x5eed)))
+		})
+	}
+}

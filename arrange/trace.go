@@ -1,0 +1,86 @@
+package arrange
+
+import "fmt"
+
+// Trace is a spine shared by readers: each reader holds a lease, at its
+// handle's since, and the trace compacts only up to the least of them.
+//
+// The trace's since is the least live lease, or its upper when no lease
+// is held: with no reader, nothing before the upper will ever be read at
+// its own time again. It never decreases. A new lease below it is
+// refused, since the updates there may already be compacted.
+//
+// A trace belongs to one goroutine and takes no locks. The zero value is
+// an empty trace at time 0 with effort 1.
+type Trace struct {
+	spine Spine
+	holds holds
+	// since is the trace's since, the spine's since with it.
+	// Invariant: since <= every live lease, and never decreases.
+	since uint64
+}
+
+// NewTrace returns an empty trace at time 0 whose spine merges with the
+// given effort (see NewSpine).
+func NewTrace(effort int) *Trace {
+	return &Trace{spine: Spine{effort: int64(max(effort, 1))}}
+}
+
+// Insert adds a batch, whose Lower must be the trace's upper, and does the
+// merge work it pays for (see Spine.Insert).
+func (t *Trace) Insert(b *Batch) error {
+	if err := t.spine.Insert(b); err != nil {
+		return err
+	}
+	t.advanceSince()
+	return nil
+}
+
+// NewHandle takes a lease at since and returns the handle that holds it.
+// It fails with ErrCompacted if since is below the trace's since.
+func (t *Trace) NewHandle(since uint64) (*Handle, error) {
+	if since < t.since {
+		return nil, fmt.Errorf("%w: requested since %s, trace since %s", ErrCompacted, timeString(since), timeString(t.since))
+	}
+	t.holds.add(since)
+	t.advanceSince()
+	return &Handle{trace: t, since: since}, nil
+}
+
+// Since returns the trace's since: accumulations are exact at every time
+// at or after it.
+func (t *Trace) Since() uint64 { return t.since }
+
+// Upper returns the first time not yet in the trace.
+func (t *Trace) Upper() uint64 { return t.spine.Upper() }
+
+// Leases returns the number of live handles.
+func (t *Trace) Leases() int { return t.holds.len() }
+
+// BatchCount returns the number of batches a reader sees.
+func (t *Trace) BatchCount() int { return t.spine.BatchCount() }
+
+// Bytes returns the heap bytes the trace's batches and merges hold.
+func (t *Trace) Bytes() int64 { return t.spine.Bytes() }
+
+// Exert spends up to fuel on merging and returns the fuel spent (see
+// Spine.Exert). A worker with time to spare calls it so that compaction
+// continues when inserts stop.
+func (t *Trace) Exert(fuel int64) int64 { return t.spine.Exert(fuel) }
+
+// MergeAll merges the trace into one batch compacted to its since. It is
+// for tests and shutdown.
+func (t *Trace) MergeAll() { t.spine.MergeAll() }
+
+// advanceSince moves the since to the least lease, or to the upper when
+// there is none.
+func (t *Trace) advanceSince() {
+	target, ok := t.holds.min()
+	if !ok {
+		target = t.spine.Upper()
+	}
+	if target > t.since {
+		t.since = target
+		t.spine.SetSince(target)
+	}
+}
