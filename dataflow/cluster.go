@@ -26,6 +26,8 @@ type Cluster struct {
 	// mu orders commands: every worker sees them in the same order.
 	mu     sync.Mutex
 	nextID ID
+	// guard, if set, may refuse a drop (see SetDropGuard).
+	guard func(ID) error
 
 	failures *failureQueue
 }
@@ -111,10 +113,27 @@ func (c *Cluster) Build(ctx context.Context, start uint64, build func(*Builder))
 	return id, c.await(ctx, done)
 }
 
+// SetDropGuard installs a check that Drop consults first: a non-nil error
+// refuses the drop. The arrangement registry uses it so that a dataflow
+// whose exports other dataflows still import is never torn down under
+// them. The guard runs under the cluster's command lock.
+func (c *Cluster) SetDropGuard(guard func(ID) error) {
+	c.mu.Lock()
+	c.guard = guard
+	c.mu.Unlock()
+}
+
 // Drop drops dataflow id on every worker and returns once every worker has
-// applied the drop. Dropping an unknown or ended dataflow does nothing.
+// applied the drop. Dropping an unknown or ended dataflow does nothing. A
+// drop the guard refuses returns its error and changes nothing.
 func (c *Cluster) Drop(ctx context.Context, id ID) error {
 	c.mu.Lock()
+	if c.guard != nil {
+		if err := c.guard(id); err != nil {
+			c.mu.Unlock()
+			return err
+		}
+	}
 	done := c.broadcastLocked(Command{ID: id})
 	c.mu.Unlock()
 	return c.await(ctx, done)

@@ -14,6 +14,8 @@ type Sim struct {
 	Net     *SimNetwork
 	// Failures collects every failure reported, in order.
 	Failures []Failure
+	// DropGuard, if set, may refuse a Drop.
+	DropGuard func(ID) error
 	rng      *rand.Rand
 	nextID   ID
 	// commands[w] holds commands not yet handed to worker w.
@@ -52,8 +54,17 @@ func (s *Sim) Build(start uint64, build func(*Builder)) ID {
 // NextID returns the id the next Build will use.
 func (s *Sim) NextID() ID { return s.nextID + 1 }
 
-// Drop queues the drop of dataflow id on every worker.
-func (s *Sim) Drop(id ID) { s.Broadcast(Command{ID: id}) }
+// Drop queues the drop of dataflow id on every worker, unless DropGuard
+// refuses it (see Cluster.SetDropGuard).
+func (s *Sim) Drop(id ID) error {
+	if s.DropGuard != nil {
+		if err := s.DropGuard(id); err != nil {
+			return err
+		}
+	}
+	s.Broadcast(Command{ID: id})
+	return nil
+}
 
 // Broadcast queues cmd for every worker.
 func (s *Sim) Broadcast(cmd Command) {

@@ -1,0 +1,199 @@
+package arrange
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+
+	"freshet/dataflow"
+)
+
+// Import makes exported arrangement id readable in the dataflow b builds,
+// on this worker. The result's Trace is the exporter's shard, read through
+// handles as usual; its Batches stream first carries one batch with the
+// whole trace as of now, every time advanced to the importer's start,
+// then each batch the exporter adds.
+//
+// Import takes a lease at the dataflow's start, refused with ErrCompacted
+// if the trace has already compacted past it, and registers the importer,
+// so that the exporter cannot be dropped while it reads. When the
+// importing dataflow ends, the lease is released and the registration
+// removed, exactly once. If the exporter goes away without completing,
+// the importer fails with ErrSourceGone.
+func (r *Registry) Import(b *dataflow.Builder, id GlobalID, name string) (*Arranged, error) {
+	r.mu.Lock()
+	e := r.mu.exports[id]
+	var s *shard
+	if e != nil {
+		s = e.shards[b.Index()]
+	}
+	if s == nil {
+		r.mu.Unlock()
+		return nil, fmt.Errorf("%w: %d", ErrNoExport, id)
+	}
+	if s.ended != 0 {
+		r.mu.Unlock()
+		return nil, fmt.Errorf("%w: arrangement %d", ErrSourceGone, id)
+	}
+	if e.retired {
+		r.mu.Unlock()
+		return nil, fmt.Errorf("%w: %d was retired", ErrNoExport, id)
+	}
+	start := b.Start()
+	lease, err := s.trace.NewHandle(start)
+	if err != nil {
+		r.mu.Unlock()
+		return nil, fmt.Errorf("import of arrangement %d at %d: %w", id, start, err)
+	}
+	e.importers[b.ID()]++
+	r.mu.Unlock()
+
+	src := &importSource{shard: s, lease: lease, start: start}
+	// Replay and registration happen in the same build step, so the
+	// batches that follow start exactly where the replay ends.
+	replay, err := replayBatch(lease, start, s.trace.Upper())
+	if err != nil {
+		lease.Close()
+		return nil, err
+	}
+	src.pending = append(src.pending, pendingBatch{replay, s.trace.Upper()})
+	s.listeners = append(s.listeners, src)
+
+	ob := b.NewOperator(name)
+	out, batches := dataflow.NewOutput[*Batch](ob)
+	ob.Build(func(op *dataflow.Operator, caps []*dataflow.Capability) dataflow.Logic {
+		src.out, src.cap = out, caps[0]
+		src.activator = op.Activator()
+		return src
+	})
+	importer := b.ID()
+	b.OnRelease(func(dataflow.Reason) {
+		src.lease.Close()
+		for i, l := range s.listeners {
+			if l == src {
+				s.listeners = append(s.listeners[:i], s.listeners[i+1:]...)
+				break
+			}
+		}
+		r.mu.Lock()
+		idle := false
+		if e.importers[importer]--; e.importers[importer] <= 0 {
+			delete(e.importers, importer)
+			idle = e.retired && r.mu.exports[e.id] == e && r.idleLocked(e.exporter)
+		}
+		onIdle := r.onIdle
+		r.mu.Unlock()
+		if idle && onIdle != nil {
+			onIdle(e.exporter)
+		}
+	})
+	return &Arranged{Batches: batches, Trace: s.trace}, nil
+}
+
+// pendingBatch is a batch waiting to be forwarded, with the trace upper
+// it brings the importer to.
+type pendingBatch struct {
+	batch *Batch
+	upper uint64
+}
+
+// importSource forwards an exporter's batches into an importing dataflow.
+// It holds one capability, at the time up to which it has forwarded.
+type importSource struct {
+	shard     *shard
+	lease     *Handle
+	start     uint64
+	pending   []pendingBatch
+	out       *dataflow.Output[*Batch]
+	cap       *dataflow.Capability
+	activator *dataflow.Activator
+}
+
+func (s *importSource) Schedule() {
+	if s.cap == nil {
+		return
+	}
+	for _, p := range s.pending {
+		b := p.batch
+		if d := b.Description(); d.Lower < s.start && d.Since < s.start && b.Len() > 0 {
+			b = advanceBatch(b, s.start)
+		}
+		if b.Len() > 0 {
+			s.out.Give(s.cap.Time(), b)
+		}
+		if p.upper == Done {
+			s.cap.Release()
+			s.cap = nil
+			break
+		}
+		// Everything still to come is at or after the trace's upper and
+		// the importer's start.
+		if next := max(p.upper, s.start); next > s.cap.Time() {
+			s.cap.Downgrade(next)
+			// The importer's own readers hold their own leases; this
+			// one only keeps the trace readable until they took them.
+			s.lease.SetSince(next)
+		}
+	}
+	clear(s.pending)
+	s.pending = s.pending[:0]
+	switch s.shard.ended {
+	case 0, dataflow.Completed:
+	default:
+		panic(fmt.Errorf("%w: its exporting dataflow %d was %s", ErrSourceGone, s.shard.exp.exporter, s.shard.ended))
+	}
+}
+
+func (s *importSource) Shutdown(dataflow.Reason) {}
+
+// replayBatch builds one batch of the trace's contents as h reads them
+// (times advanced to h's since), covering [0, upper).
+func replayBatch(h *Handle, since, upper uint64) (*Batch, error) {
+	c, err := h.Cursor()
+	if err != nil {
+		return nil, err
+	}
+	var bl Builder
+	pushAdvanced(&bl, c, since)
+	// Raised times may lie past the trace's upper: the batch is a delta
+	// for the importer's operators, not a part of any trace, so its
+	// description only has to contain them.
+	return bl.Done(Description{Lower: 0, Upper: max(upper, since+1), Since: since}), nil
+}
+
+// advanceBatch returns b with every time advanced to at least since.
+func advanceBatch(b *Batch, since uint64) *Batch {
+	var bl Builder
+	pushAdvanced(&bl, b.Cursor(), since)
+	d := b.Description()
+	d.Since = max(d.Since, since)
+	d.Upper = max(d.Upper, since+1)
+	return bl.Done(d)
+}
+
+// pushAdvanced writes c's updates to bl in order with times advanced to
+// since and consolidated per (key, val).
+func pushAdvanced(bl *Builder, c Cursor, since uint64) {
+	var hist []historyEntry
+	for ; c.KeyValid(); c.StepKey() {
+		for ; c.ValValid(); c.StepVal() {
+			hist = hist[:0]
+			c.History(func(t uint64, d int64) { hist = append(hist, historyEntry{max(t, since), d}) })
+			slices.SortFunc(hist, func(a, b historyEntry) int { return cmp.Compare(a.time, b.time) })
+			for i := 0; i < len(hist); {
+				t, sum := hist[i].time, int64(0)
+				for ; i < len(hist) && hist[i].time == t; i++ {
+					sum += hist[i].diff
+				}
+				if sum != 0 {
+					bl.Push(c.Key(), c.Val(), t, sum)
+				}
+			}
+		}
+	}
+}
+
+type historyEntry struct {
+	time uint64
+	diff int64
+}
