@@ -16,8 +16,8 @@ type Sim struct {
 	Failures []Failure
 	// DropGuard, if set, may refuse a Drop.
 	DropGuard func(ID) error
-	rng      *rand.Rand
-	nextID   ID
+	rng       *rand.Rand
+	nextID    ID
 	// commands[w] holds commands not yet handed to worker w.
 	commands [][]Command
 	// idle[w] reports whether worker w's last step did nothing.
