@@ -3,8 +3,11 @@
 // little at a time, and shared with readers through leased handles, in
 // the model of differential dataflow.
 //
-// This file set is the data-structure layer only. The operators that
-// arrange, join and reduce streams build on it and come later.
+// The data structures are batches, spines, traces and handles; the
+// operators on them are Arrange, Join, Reduce, Count, Sum, Distinct,
+// Threshold, TopK and Consolidate (arranged.go, join.go, reduce.go,
+// aggregates.go). Exported arrangements are shared between dataflows
+// through a reference-checked Registry (registry.go, import.go).
 //
 // # Glossary
 //
@@ -40,6 +43,11 @@
 //     consumes.
 //   - Trace: a spine plus the leases of its readers.
 //   - Handle: one reader's lease on a trace, at the handle's since.
+//   - Window: [fOld, fNew), the times an operator processes when its
+//     input frontier advances from fOld to fNew.
+//   - Export, import: an arrangement registered under a GlobalID by the
+//     dataflow that made it, and read by later dataflows, each holding a
+//     lease; an export is not dropped while imported.
 //
 // # Invariants
 //
@@ -72,7 +80,6 @@
 //
 // # Imports
 //
-// The standard library only, for now. When the arrange operators arrive
-// this package may import freshet/dataflow and nothing else of ours; it
+// The standard library and freshet/dataflow, nothing else of ours; it
 // must never import the SQL layers (repr, expr, planner, coord, pgwire).
 package arrange

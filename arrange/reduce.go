@@ -1,0 +1,283 @@
+package arrange
+
+import (
+	"bytes"
+	"cmp"
+	"slices"
+
+	"freshet/dataflow"
+)
+
+// ValCount is one val of a group with its count: an input of a reduction
+// (the val's accumulated count, never zero) or an output (the number of
+// copies of the val the group should hold).
+type ValCount struct {
+	Val   []byte
+	Count int64
+}
+
+// Reduce maintains, for every key of a, the group f(key, input) as an
+// arrangement with the same keys: input is the key's vals with nonzero
+// accumulated counts, sorted by val, and the result is the vals (and
+// counts) the output holds for the key. f must depend only on its
+// arguments. The input slice and its vals are valid only during the call
+// and must not be modified; the returned slice passes to Reduce, which
+// may reorder it, and needs no order, and may repeat vals (their counts
+// add up). A key whose input is empty is not asked: its output is empty.
+//
+// The output is kept with retractions: at each time t in a window [fOld,
+// fNew) at which a key's input changed, Reduce recomputes f on the input
+// accumulated at t, compares it with the output accumulated at t (the
+// output trace, which holds every time below fOld, plus what the window
+// already emitted), and emits the difference at t. Each window's output
+// is sealed into a batch [fOld, fNew), inserted into the output trace and
+// sent on the result's Batches. Keys stay on their worker.
+//
+// The work per window is, for each key with an update in it, the key's
+// input and output histories times the number of distinct times: the
+// changed keys' groups, never the whole collection.
+func Reduce(a *Arranged, name string, f func(key []byte, input []ValCount) []ValCount) *Arranged {
+	b := a.Batches.Builder()
+	start := b.Start()
+	inLease := newLease(b, a.Trace, start, name)
+	ob := b.NewOperator(name)
+	in := dataflow.NewInput(ob, a.Batches, dataflow.Pipeline[*Batch]())
+	o := newArrangedOutput(b, ob, name)
+	l := &reduceLogic{f: f, in: in, lease: inLease, o: o, pending: NewBatcher(start)}
+	ob.Build(func(op *dataflow.Operator, caps []*dataflow.Capability) dataflow.Logic {
+		o.bind(op, caps[0])
+		return l
+	})
+	return o.arr
+}
+
+type reduceLogic struct {
+	f     func(key []byte, input []ValCount) []ValCount
+	in    *dataflow.Input[*Batch]
+	lease *lease
+	o     *arrangedOutput
+	// pending stages a mark (key, time) for each update not yet in a
+	// window.
+	pending *Batcher
+
+	// Scratch, reused from key to key.
+	hin, hout history
+	counts    []int64
+	changes   []valChange
+	input     []ValCount
+	cur, next []ValCount
+	arena     []byte
+}
+
+func (l *reduceLogic) Schedule() {
+	stageMarks(l.in, l.pending)
+	o := l.o
+	o.applyCompaction()
+	if o.cap == nil {
+		return
+	}
+	f := l.in.Frontier()
+	fNew := uint64(f)
+	if fNew <= o.fOld {
+		return
+	}
+	if w := l.pending.Seal(fNew); w.Len() > 0 {
+		ic, oc := l.lease.cursor(), o.lease.cursor()
+		for c := w.Cursor(); c.KeyValid(); c.StepKey() {
+			l.reduceKey(c.Key(), ic, oc, fNew)
+		}
+	}
+	if f.IsDone() {
+		l.lease.close()
+	} else {
+		l.lease.setSince(max(o.start, fNew-1))
+	}
+	o.advance(f)
+}
+
+func (l *reduceLogic) Shutdown(dataflow.Reason) {}
+
+// reduceKey emits the corrections of key's output in [fOld, fNew).
+func (l *reduceLogic) reduceKey(key []byte, ic, oc *CursorList, fNew uint64) {
+	fOld := l.o.fOld
+	l.hin.load(ic, key, fNew)
+	l.counts, l.changes = l.hin.split(fOld, l.counts, l.changes)
+	if len(l.changes) == 0 {
+		return
+	}
+	// The output trace holds exactly the times below fOld.
+	l.hout.load(oc, key, Done)
+	l.cur = l.cur[:0]
+	for _, v := range l.hout.vals {
+		var c int64
+		for _, u := range l.hout.upds[v.lo:v.hi] {
+			c += u.diff
+		}
+		if c != 0 {
+			l.cur = append(l.cur, ValCount{Val: v.val, Count: c})
+		}
+	}
+	l.arena = l.arena[:0]
+	for i := 0; i < len(l.changes); {
+		t := l.changes[i].time
+		for ; i < len(l.changes) && l.changes[i].time == t; i++ {
+			l.counts[l.changes[i].val] += l.changes[i].diff
+		}
+		l.input = l.input[:0]
+		for j, v := range l.hin.vals {
+			if l.counts[j] != 0 {
+				l.input = append(l.input, ValCount{Val: v.val, Count: l.counts[j]})
+			}
+		}
+		var want []ValCount
+		if len(l.input) > 0 {
+			want = consolidateValCounts(l.f(key, l.input))
+		}
+		l.emitDiff(key, t, want)
+	}
+}
+
+// emitDiff emits want − cur for key at t and makes want the current
+// output, copying its vals, which f may reuse.
+func (l *reduceLogic) emitDiff(key []byte, t uint64, want []ValCount) {
+	o := l.o
+	cur := l.cur
+	i, j := 0, 0
+	for i < len(cur) || j < len(want) {
+		var c int
+		switch {
+		case i == len(cur):
+			c = 1
+		case j == len(want):
+			c = -1
+		default:
+			c = bytes.Compare(cur[i].Val, want[j].Val)
+		}
+		switch {
+		case c < 0:
+			o.batcher.Push(key, cur[i].Val, t, -cur[i].Count)
+			i++
+		case c > 0:
+			o.batcher.Push(key, want[j].Val, t, want[j].Count)
+			j++
+		default:
+			if d := want[j].Count - cur[i].Count; d != 0 {
+				o.batcher.Push(key, want[j].Val, t, d)
+			}
+			i++
+			j++
+		}
+	}
+	// want's vals may be f's own buffers: keep copies. The arena only
+	// grows within a key, so earlier copies stay valid.
+	l.next = l.next[:0]
+	for _, w := range want {
+		off := len(l.arena)
+		l.arena = append(l.arena, w.Val...)
+		l.next = append(l.next, ValCount{Val: l.arena[off:len(l.arena):len(l.arena)], Count: w.Count})
+	}
+	l.cur, l.next = l.next, l.cur
+}
+
+// consolidateValCounts sorts vcs by val in place, sums repeated vals and
+// drops zero counts.
+func consolidateValCounts(vcs []ValCount) []ValCount {
+	slices.SortStableFunc(vcs, func(x, y ValCount) int { return bytes.Compare(x.Val, y.Val) })
+	out := vcs[:0]
+	for _, vc := range vcs {
+		if n := len(out); n > 0 && bytes.Equal(out[n-1].Val, vc.Val) {
+			out[n-1].Count += vc.Count
+			if out[n-1].Count == 0 {
+				out = out[:n-1]
+			}
+			continue
+		}
+		if vc.Count != 0 {
+			out = append(out, vc)
+		}
+	}
+	return out
+}
+
+// arrangedOutput is an arrangement that an operator writes itself, with
+// keys that stay on their worker: the output of Reduce and the
+// aggregates. The operator stages updates in batcher during a window;
+// advance seals them into the window's batch, inserts it into the trace
+// and sends it on.
+type arrangedOutput struct {
+	arr   *Arranged
+	start uint64
+	out   *dataflow.Output[*Batch]
+	// cap is at fOld; nil once the input is done.
+	cap *dataflow.Capability
+	// fOld is the output trace's upper as far as the operator's windows
+	// go: every correction below it is in the trace.
+	// Invariant: fOld == cap.Time() while cap is live.
+	fOld    uint64
+	batcher *Batcher
+	// lease is the operator's own read lease on the output trace.
+	lease *lease
+}
+
+// newArrangedOutput adds the output of the operator ob is building.
+func newArrangedOutput(b *dataflow.Builder, ob *dataflow.OperatorBuilder, name string) *arrangedOutput {
+	out, batches := dataflow.NewOutput[*Batch](ob)
+	tr := NewTrace(1)
+	start := b.Start()
+	return &arrangedOutput{
+		arr:     &Arranged{Batches: batches, Trace: tr},
+		start:   start,
+		out:     out,
+		fOld:    start,
+		batcher: NewBatcher(0),
+		lease:   newLease(b, tr, start, name),
+	}
+}
+
+// bind completes the output once the operator exists. Recording the
+// operator makes the arrangement exportable, as one made by Arrange.
+func (o *arrangedOutput) bind(op *dataflow.Operator, cap *dataflow.Capability) {
+	o.arr.op = op
+	o.cap = cap
+}
+
+// applyCompaction applies the compaction an exporter's owner allowed.
+func (o *arrangedOutput) applyCompaction() {
+	if o.arr.shard != nil {
+		o.arr.shard.applyCompaction()
+	}
+}
+
+// advance ends the window at f: it seals the staged corrections below f
+// into a batch, inserts it into the trace, sends it (if not empty) and
+// hands it to importers, then moves the capability and the lease to f.
+func (o *arrangedOutput) advance(f dataflow.Frontier) {
+	upper := uint64(f)
+	batch := o.batcher.Seal(upper)
+	if err := o.arr.Trace.Insert(batch); err != nil {
+		panic(err)
+	}
+	if batch.Len() > 0 {
+		o.out.Give(o.cap.Time(), batch)
+	}
+	if o.arr.shard != nil {
+		o.arr.shard.publish(batch)
+	}
+	if f.IsDone() {
+		o.cap.Release()
+		o.cap = nil
+		o.lease.close()
+		return
+	}
+	o.lease.setSince(max(o.start, upper-1))
+	o.cap.Downgrade(upper)
+	o.fOld = upper
+}
+
+// compareValChange orders changes by time, then val.
+func compareValChange(x, y valChange) int {
+	if c := cmp.Compare(x.time, y.time); c != 0 {
+		return c
+	}
+	return cmp.Compare(x.val, y.val)
+}
