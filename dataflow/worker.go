@@ -3,6 +3,7 @@ package dataflow
 import (
 	"fmt"
 	"runtime/debug"
+	"slices"
 	"sync"
 	"sync/atomic"
 )
@@ -382,11 +383,10 @@ func (w *Worker) end(df *dataflow, r Reason) {
 	df.reason = r
 	if wasRunning {
 		delete(w.live, df.id)
-		for i, o := range w.order {
-			if o == df {
-				w.order = append(w.order[:i], w.order[i+1:]...)
-				break
-			}
+		// slices.Delete clears the vacated slot, so the ended dataflow is
+		// not kept reachable by the slice's backing array.
+		if i := slices.Index(w.order, df); i >= 0 {
+			w.order = slices.Delete(w.order, i, i+1)
 		}
 		w.stats.running.Add(-1)
 		w.stats.operators.Add(-int64(len(df.ops)))
