@@ -128,6 +128,12 @@ func (c *Cluster) SetDropGuard(guard func(ID) error) {
 // drop the guard refuses returns its error and changes nothing.
 func (c *Cluster) Drop(ctx context.Context, id ID) error {
 	c.mu.Lock()
+	if id == 0 || id > c.nextID {
+		// Never handed out: nothing to drop, and a tombstone would
+		// swallow the build that later gets this id.
+		c.mu.Unlock()
+		return nil
+	}
 	if c.guard != nil {
 		if err := c.guard(id); err != nil {
 			c.mu.Unlock()
