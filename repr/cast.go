@@ -1,0 +1,262 @@
+package repr
+
+import (
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/cockroachdb/apd/v3"
+
+	"freshet/sqlerr"
+)
+
+// Cast converts d to type to as PostgreSQL's explicit cast d::to does:
+// integers narrow with a range check, floats round to the nearest
+// integer (ties to even, as rint), numerics round half away from zero,
+// numeric(p,s) rounds and checks its precision, strings convert through
+// the input and output functions, varchar(n) and char(n) truncate
+// silently, and dates and timestamps convert in the session zone (UTC).
+// NULL casts to NULL. A conversion that PostgreSQL has no cast for is
+// 42846. Whether a cast may be applied implicitly is the planner's
+// question; see CastContextOf.
+func Cast(d Datum, to Type) (Datum, error) { return cast(d, to, false) }
+
+// AssignCast converts d to type to as PostgreSQL converts a value stored
+// into a column of that type (INSERT, UPDATE): like Cast, except that a
+// string too long for varchar(n) or char(n) is an error (22001) unless
+// the excess is spaces.
+func AssignCast(d Datum, to Type) (Datum, error) { return cast(d, to, true) }
+
+func cast(d Datum, to Type, assign bool) (Datum, error) {
+	if !d.valid {
+		return Null, nil
+	}
+	from := d.kind
+	switch {
+	case to.kind.IsString():
+		return castToString(d, to, assign)
+	case from.IsString():
+		return ParseText(to, d.s)
+	}
+	switch to.kind {
+	case KindBool:
+		switch from {
+		case KindBool:
+			return d, nil
+		case KindInt4:
+			return NewBool(d.i != 0), nil
+		}
+	case KindInt2, KindInt4, KindInt8:
+		return castToInt(d, to.kind)
+	case KindFloat4, KindFloat8:
+		return castToFloat(d, to.kind)
+	case KindNumeric:
+		return castToNumeric(d, to)
+	case KindDate:
+		switch from {
+		case KindDate:
+			return d, nil
+		case KindTimestamp, KindTimestampTZ:
+			switch d.i {
+			case TimestampNegInfinity:
+				return NewDate(DateNegInfinity), nil
+			case TimestampPosInfinity:
+				return NewDate(DatePosInfinity), nil
+			}
+			days, _ := splitTimestamp(d.i)
+			return NewDate(int32(days)), nil
+		}
+	case KindTimestamp, KindTimestampTZ:
+		var us int64
+		switch from {
+		case KindTimestamp, KindTimestampTZ:
+			us = d.i
+		case KindDate:
+			switch days := int64(d.Date()); days {
+			case DateNegInfinity:
+				us = TimestampNegInfinity
+			case DatePosInfinity:
+				us = TimestampPosInfinity
+			default:
+				// Check in days: the product overflows for late dates.
+				if days < minDate || days >= endTimestamp/usPerDay {
+					return Null, errDateRangeForStamp
+				}
+				us = days * usPerDay
+			}
+		default:
+			return Null, errCannotCast(from, to)
+		}
+		us, err := roundTimestamp(us, to)
+		if err != nil {
+			return Null, err
+		}
+		return Datum{kind: to.kind, valid: true, i: us}, nil
+	case KindInterval:
+		if from == KindInterval {
+			return d, nil
+		}
+	}
+	return Null, errCannotCast(from, to)
+}
+
+func errCannotCast(from Kind, to Type) error {
+	return sqlerr.New(sqlerr.CannotCoerce, "cannot cast type %s to %s", kinds[from].display, to.String())
+}
+
+// castToString converts d to text, varchar or bpchar: bool prints as
+// "true" or "false" (PostgreSQL's bool-to-text cast, not boolout's "t"),
+// char(n) loses its trailing spaces, other types use FormatText. Then
+// the target's length applies.
+func castToString(d Datum, to Type, assign bool) (Datum, error) {
+	var s string
+	switch {
+	case d.kind == KindBpchar:
+		s = strings.TrimRight(d.s, " ")
+	case d.kind.IsString():
+		s = d.s
+	case d.kind == KindBool:
+		s = strconv.FormatBool(d.Bool())
+	default:
+		s = FormatText(d)
+	}
+	if assign {
+		return stringInput(to, s)
+	}
+	n, ok := to.Length()
+	if !ok {
+		return NewString(to.kind, s), nil
+	}
+	cut, count := charPrefix(s, n)
+	s = s[:cut]
+	if to.kind == KindBpchar && count < n {
+		s += strings.Repeat(" ", n-count)
+	}
+	return NewString(to.kind, s), nil
+}
+
+// castToInt converts d to an integer kind: integers with a range check,
+// floats rounded to nearest even (rint), numerics rounded half away from
+// zero, bool (to integer only) as 0 or 1.
+func castToInt(d Datum, to Kind) (Datum, error) {
+	lo, hi := intRange(to)
+	switch {
+	case d.kind.IsInt():
+		if d.i < lo || d.i > hi {
+			return Null, errIntOutOfRange(to)
+		}
+		return newInt(to, d.i), nil
+	case d.kind.IsFloat():
+		f := math.RoundToEven(d.Float())
+		// float64(hi) rounds up to 2^63 for int8, so compare with <.
+		if math.IsNaN(f) || f < float64(lo) || f >= float64(hi)+1 {
+			return Null, errIntOutOfRange(to)
+		}
+		return newInt(to, int64(f)), nil
+	case d.kind == KindNumeric:
+		switch d.num.Form {
+		case apd.NaN, apd.NaNSignaling:
+			return Null, sqlerr.New(sqlerr.FeatureNotSupported, "cannot convert NaN to %s", kinds[to].display)
+		case apd.Infinite:
+			return Null, sqlerr.New(sqlerr.FeatureNotSupported, "cannot convert infinity to %s", kinds[to].display)
+		}
+		r := roundToScale(d.num, 0)
+		if !r.Coeff.IsInt64() {
+			return Null, errIntOutOfRange(to)
+		}
+		v := r.Coeff.Int64()
+		if r.Negative {
+			v = -v
+		}
+		if v < lo || v > hi {
+			return Null, errIntOutOfRange(to)
+		}
+		return newInt(to, v), nil
+	case d.kind == KindBool && to == KindInt4:
+		return newInt(to, d.i), nil
+	}
+	return Null, errCannotCast(d.kind, Type{kind: to})
+}
+
+// intRange returns the bounds of an integer kind.
+func intRange(k Kind) (lo, hi int64) {
+	switch k {
+	case KindInt2:
+		return math.MinInt16, math.MaxInt16
+	case KindInt4:
+		return math.MinInt32, math.MaxInt32
+	}
+	return math.MinInt64, math.MaxInt64
+}
+
+// castToFloat converts d to float4 or float8. float8 to float4 fails on
+// overflow and underflow; numerics convert through their text, as
+// PostgreSQL's numeric_float8 does.
+func castToFloat(d Datum, to Kind) (Datum, error) {
+	var f float64
+	switch {
+	case d.kind.IsInt():
+		f = float64(d.i)
+	case d.kind.IsFloat():
+		f = d.Float()
+	case d.kind == KindNumeric:
+		bits := 64
+		if to == KindFloat4 {
+			bits = 32
+		}
+		return parseFloat(Type{kind: to}, FormatText(d), bits)
+	default:
+		return Null, errCannotCast(d.kind, Type{kind: to})
+	}
+	if to == KindFloat4 {
+		f4 := float64(float32(f))
+		if math.IsInf(f4, 0) && !math.IsInf(f, 0) {
+			return Null, errFloatOverflow
+		}
+		if f4 == 0 && f != 0 {
+			return Null, errFloatUnderflow
+		}
+		f = f4
+	}
+	return newFloat(to, f), nil
+}
+
+// castToNumeric converts d to numeric and applies to's precision and
+// scale. Floats convert through %g text with 15 (float8) or 6 (float4)
+// significant digits, as PostgreSQL's float8_numeric does, so
+// 0.1::float8::numeric is 0.1.
+func castToNumeric(d Datum, to Type) (Datum, error) {
+	var n *apd.Decimal
+	switch {
+	case d.kind == KindNumeric:
+		n = d.num
+	case d.kind.IsInt():
+		n = numericFromInt(d.i)
+	case d.kind.IsFloat():
+		f := d.Float()
+		switch {
+		case math.IsNaN(f):
+			n = numericNaN
+		case math.IsInf(f, 1):
+			n = numericPosInf
+		case math.IsInf(f, -1):
+			n = numericNegInf
+		default:
+			digits := 15
+			if d.kind == KindFloat4 {
+				digits = 6
+			}
+			var err error
+			if n, err = parseDecimal(strconv.FormatFloat(f, 'g', digits, 64)); err != nil {
+				return Null, err
+			}
+		}
+	default:
+		return Null, errCannotCast(d.kind, to)
+	}
+	n, err := applyNumericTypmod(n, to)
+	if err != nil {
+		return Null, err
+	}
+	return NewNumeric(n), nil
+}

@@ -1,0 +1,175 @@
+package repr
+
+import (
+	"math"
+
+	"github.com/cockroachdb/apd/v3"
+)
+
+// Datum is one SQL value, or NULL. It is a small struct with a kind tag
+// rather than an interface over per-type structs, so that datums live in
+// slices without one heap allocation each and can be decoded from rows
+// without allocating (numerics and strings aside). Which fields hold the
+// value depends on the kind:
+//
+//	bool                      i: 0 or 1
+//	int2, int4, int8          i: the value
+//	float4, float8            i: math.Float64bits of the value (a float4
+//	                          is held exactly as a float64)
+//	numeric                   num: the decimal, including its exponent,
+//	                          which carries the display scale
+//	text, varchar, bpchar,    s: the string (bpchar already padded to its
+//	unknown                   length by input and casts)
+//	date                      i: days since 2000-01-01
+//	timestamp, timestamptz    i: microseconds since 2000-01-01 00:00:00
+//	                          (UTC for timestamptz)
+//	interval                  i: microseconds; j: months<<32 | days
+//
+// The zero Datum is NULL. A NULL carries no kind: the column's type says
+// what it would have been.
+//
+// Datums are values: copy them freely. The *apd.Decimal of a numeric is
+// shared by the copies and is never modified after the datum is built;
+// code that computes a numeric allocates a new Decimal.
+type Datum struct {
+	kind  Kind
+	valid bool
+	i     int64
+	j     int64
+	s     string
+	num   *apd.Decimal
+}
+
+// Null is the SQL NULL.
+var Null = Datum{}
+
+// Infinite dates and timestamps, as PostgreSQL stores 'infinity' and
+// '-infinity': the extreme values of their representations, so that they
+// sort below and above every finite value.
+const (
+	DateNegInfinity      = math.MinInt32
+	DatePosInfinity      = math.MaxInt32
+	TimestampNegInfinity = math.MinInt64
+	TimestampPosInfinity = math.MaxInt64
+)
+
+// IntervalValue is the value of an interval, as PostgreSQL keeps it: a
+// number of months, of days and of microseconds, each with its own sign.
+// The fields are kept apart because months and days have no fixed
+// length: adding '1 mon' to a timestamp moves the calendar month.
+type IntervalValue struct {
+	Months int32
+	Days   int32
+	Micros int64
+}
+
+// NewBool returns a bool datum.
+func NewBool(b bool) Datum {
+	var i int64
+	if b {
+		i = 1
+	}
+	return Datum{kind: KindBool, valid: true, i: i}
+}
+
+// NewInt2 returns a smallint datum.
+func NewInt2(v int16) Datum { return Datum{kind: KindInt2, valid: true, i: int64(v)} }
+
+// NewInt4 returns an integer datum.
+func NewInt4(v int32) Datum { return Datum{kind: KindInt4, valid: true, i: int64(v)} }
+
+// NewInt8 returns a bigint datum.
+func NewInt8(v int64) Datum { return Datum{kind: KindInt8, valid: true, i: v} }
+
+// newInt returns an integer datum of kind k; v must fit in k.
+func newInt(k Kind, v int64) Datum { return Datum{kind: k, valid: true, i: v} }
+
+// NewFloat4 returns a real datum.
+func NewFloat4(f float32) Datum {
+	return Datum{kind: KindFloat4, valid: true, i: int64(math.Float64bits(float64(f)))}
+}
+
+// NewFloat8 returns a double precision datum.
+func NewFloat8(f float64) Datum {
+	return Datum{kind: KindFloat8, valid: true, i: int64(math.Float64bits(f))}
+}
+
+// newFloat returns a float datum of kind k; f must be exact in k.
+func newFloat(k Kind, f float64) Datum {
+	return Datum{kind: k, valid: true, i: int64(math.Float64bits(f))}
+}
+
+// NewNumeric returns a numeric datum holding d, whose exponent gives the
+// display scale (1.50 is 150E-2). The datum takes d over: the caller must
+// not modify d afterwards.
+func NewNumeric(d *apd.Decimal) Datum { return Datum{kind: KindNumeric, valid: true, num: d} }
+
+// NewText returns a text datum.
+func NewText(s string) Datum { return Datum{kind: KindText, valid: true, s: s} }
+
+// NewString returns a datum of string kind k (text, varchar, bpchar or
+// unknown) holding s as it is: no length is checked and no padding added.
+func NewString(k Kind, s string) Datum { return Datum{kind: k, valid: true, s: s} }
+
+// NewDate returns a date datum for the given number of days since
+// 2000-01-01, or DateNegInfinity or DatePosInfinity.
+func NewDate(days int32) Datum { return Datum{kind: KindDate, valid: true, i: int64(days)} }
+
+// NewTimestamp returns a timestamp without time zone, in microseconds
+// since 2000-01-01 00:00:00.
+func NewTimestamp(us int64) Datum { return Datum{kind: KindTimestamp, valid: true, i: us} }
+
+// NewTimestampTZ returns a timestamp with time zone, in microseconds
+// since 2000-01-01 00:00:00 UTC.
+func NewTimestampTZ(us int64) Datum { return Datum{kind: KindTimestampTZ, valid: true, i: us} }
+
+// NewInterval returns an interval datum.
+func NewInterval(v IntervalValue) Datum {
+	return Datum{kind: KindInterval, valid: true, i: v.Micros, j: int64(v.Months)<<32 | int64(uint32(v.Days))}
+}
+
+// IsNull reports whether d is NULL.
+func (d Datum) IsNull() bool { return !d.valid }
+
+// Kind returns the kind of d's type; it is KindUnknown for NULL.
+func (d Datum) Kind() Kind { return d.kind }
+
+// The accessors below return d's value. Each requires d to be a non-NULL
+// datum of the kinds it names; on any other datum its result is
+// meaningless.
+
+// Bool returns the value of a bool datum.
+func (d Datum) Bool() bool { return d.i != 0 }
+
+// Int returns the value of an int2, int4 or int8 datum.
+func (d Datum) Int() int64 { return d.i }
+
+// Float returns the value of a float4 or float8 datum.
+func (d Datum) Float() float64 { return math.Float64frombits(uint64(d.i)) }
+
+// Numeric returns the decimal of a numeric datum. The caller must not
+// modify it.
+func (d Datum) Numeric() *apd.Decimal { return d.num }
+
+// Text returns the string of a text, varchar, bpchar or unknown datum.
+func (d Datum) Text() string { return d.s }
+
+// Date returns the days since 2000-01-01 of a date datum.
+func (d Datum) Date() int32 { return int32(d.i) }
+
+// Timestamp returns the microseconds since 2000-01-01 of a timestamp or
+// timestamptz datum.
+func (d Datum) Timestamp() int64 { return d.i }
+
+// Interval returns the value of an interval datum.
+func (d Datum) Interval() IntervalValue {
+	return IntervalValue{Months: int32(d.j >> 32), Days: int32(uint32(d.j)), Micros: d.i}
+}
+
+// String returns d's text form, or NULL, for logs and test failures.
+func (d Datum) String() string {
+	if !d.valid {
+		return "NULL"
+	}
+	return FormatText(d)
+}

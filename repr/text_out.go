@@ -1,0 +1,95 @@
+package repr
+
+import (
+	"strconv"
+
+	"github.com/cockroachdb/apd/v3"
+)
+
+// FormatText returns d's text representation exactly as PostgreSQL 15
+// prints it with the settings a session starts with (DateStyle ISO,
+// IntervalStyle postgres, extra_float_digits 1, TimeZone UTC): the text
+// format of the wire protocol and of COPY. NULL has no text form:
+// FormatText returns "" and callers must check IsNull first.
+func FormatText(d Datum) string { return string(AppendText(nil, d)) }
+
+// AppendText appends FormatText(d) to buf and returns the extended
+// buffer. It does not allocate when buf has room, except for numerics.
+func AppendText(buf []byte, d Datum) []byte {
+	if !d.valid {
+		return buf
+	}
+	switch d.kind {
+	case KindBool:
+		if d.Bool() {
+			return append(buf, 't')
+		}
+		return append(buf, 'f')
+	case KindInt2, KindInt4, KindInt8:
+		return strconv.AppendInt(buf, d.i, 10)
+	case KindFloat4:
+		return AppendFloat(buf, d.Float(), 32, 1)
+	case KindFloat8:
+		return AppendFloat(buf, d.Float(), 64, 1)
+	case KindNumeric:
+		return appendNumeric(buf, d.num)
+	case KindText, KindVarchar, KindBpchar, KindUnknown:
+		return append(buf, d.s...)
+	case KindDate:
+		return appendDate(buf, int64(d.Date()))
+	case KindTimestamp:
+		return appendTimestamp(buf, d.i, false)
+	case KindTimestampTZ:
+		return appendTimestamp(buf, d.i, true)
+	case KindInterval:
+		return appendInterval(buf, d.Interval())
+	}
+	return buf
+}
+
+// appendNumeric appends a numeric in plain notation with exactly its
+// display scale of fractional digits, as numeric_out does.
+func appendNumeric(buf []byte, d *apd.Decimal) []byte {
+	switch d.Form {
+	case apd.NaN, apd.NaNSignaling:
+		return append(buf, "NaN"...)
+	case apd.Infinite:
+		if d.Negative {
+			return append(buf, "-Infinity"...)
+		}
+		return append(buf, "Infinity"...)
+	}
+	if d.Negative && !d.IsZero() {
+		buf = append(buf, '-')
+	}
+	start := len(buf)
+	buf = d.Coeff.Append(buf, 10)
+	if d.Exponent >= 0 {
+		if d.IsZero() {
+			return buf[:start+1]
+		}
+		for range d.Exponent {
+			buf = append(buf, '0')
+		}
+		return buf
+	}
+	scale := int(-d.Exponent)
+	n := len(buf) - start
+	if n <= scale {
+		// Make room for "0." and leading zeros: 5E-3 is 0.005.
+		pad := scale - n + 1
+		for range pad {
+			buf = append(buf, 0)
+		}
+		copy(buf[start+pad:], buf[start:start+n])
+		for i := range pad {
+			buf[start+i] = '0'
+		}
+		n += pad
+	}
+	buf = append(buf, 0)
+	point := start + n - scale
+	copy(buf[point+1:], buf[point:start+n])
+	buf[point] = '.'
+	return buf
+}
