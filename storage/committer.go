@@ -1,0 +1,167 @@
+package storage
+
+import (
+	"github.com/cockroachdb/pebble/v2"
+
+	"freshet/sqlerr"
+)
+
+// request is one unit of work for the committer: a Txn, or a compaction's
+// rewrite of a table log, or a raise of the timestamp upper, or several.
+type request struct {
+	// txn is the change to apply, or nil.
+	txn *Txn
+	// deletes are raw keys deleted before txn's updates are written:
+	// the updates a compaction consolidated.
+	deletes [][]byte
+	// upper is a timestamp upper to persist; 0 asks for nothing.
+	upper uint64
+	// done receives the outcome of the group that held the request.
+	// Buffered, so that the committer never waits for a caller.
+	done chan error
+}
+
+func (r *request) empty() bool {
+	return (r.txn == nil || r.txn.empty()) && len(r.deletes) == 0 && r.upper == 0
+}
+
+func (r *request) size() int {
+	n := 32 * len(r.deletes)
+	if r.txn != nil {
+		n += r.txn.size()
+	}
+	return n
+}
+
+// runCommitter is the committer goroutine: it takes the requests queued,
+// as many as are waiting up to the group bounds, commits them in one
+// synced batch and tells every caller the outcome. While one group syncs,
+// the next one gathers in the queue; that is what makes a group.
+func (s *Store) runCommitter() {
+	defer close(s.committerDone)
+	var group []*request
+	for {
+		var first *request
+		select {
+		case first = <-s.queue:
+		case <-s.stop:
+			return
+		}
+		group = append(group[:0], first)
+		size := first.size()
+	gather:
+		for len(group) < maxGroupTxns && size < maxGroupBytes {
+			select {
+			case r := <-s.queue:
+				group = append(group, r)
+				size += r.size()
+			default:
+				break gather
+			}
+		}
+		err := s.commitGroup(group)
+		if err == nil {
+			s.commits.Add(uint64(len(group)))
+		}
+		for i, r := range group {
+			r.done <- err
+			group[i] = nil
+		}
+	}
+}
+
+// commitGroup writes group as one batch and syncs it. On failure it
+// poisons the store and returns the poison error: after a failed sync
+// nothing is known about what reached the disk.
+func (s *Store) commitGroup(group []*request) error {
+	if err := s.poisonErr(); err != nil {
+		return err
+	}
+	b := s.db.NewBatch()
+	defer b.Close()
+	seq, upper := s.nextSeq, s.upper.Load()
+	var key, value []byte
+	for _, r := range group {
+		if err := r.apply(b, &seq, &upper, &key, &value); err != nil {
+			return sqlerr.AssertionFailedf("could not build storage batch: %v", err)
+		}
+	}
+	if seq != s.nextSeq {
+		if err := b.Set(internalKey(internalNextSeq), encodeUint64(seq), nil); err != nil {
+			return sqlerr.AssertionFailedf("could not build storage batch: %v", err)
+		}
+	}
+	if upper != s.upper.Load() {
+		if err := b.Set(internalKey(internalTimestampUpper), encodeUint64(upper), nil); err != nil {
+			return sqlerr.AssertionFailedf("could not build storage batch: %v", err)
+		}
+	}
+	if b.Empty() {
+		// Every request asked for an upper that is already durable.
+		return nil
+	}
+	err := b.Commit(pebble.Sync)
+	if err != nil {
+		s.poisonWith(err)
+	}
+	// A failed sync reaches pebbleLogger.Fatalf, which poisons the store,
+	// while Commit returns nil: check poison, not only err.
+	if err := s.poisonErr(); err != nil {
+		return err
+	}
+	s.syncs.Add(1)
+	s.nextSeq = seq
+	s.upper.Store(upper)
+	return nil
+}
+
+// apply adds r to batch b. It takes seqs from *seq and raises *upper to
+// cover every update time and r's requested upper. key and value are
+// scratch buffers; pebble copies what it is given.
+func (r *request) apply(b *pebble.Batch, seq, upper *uint64, key, value *[]byte) error {
+	if r.upper > *upper {
+		*upper = r.upper
+	}
+	for _, k := range r.deletes {
+		if err := b.Delete(k, nil); err != nil {
+			return err
+		}
+	}
+	t := r.txn
+	if t == nil {
+		return nil
+	}
+	for _, id := range t.DropTables {
+		lo, hi := tableBounds(id)
+		if err := b.DeleteRange(lo, hi, nil); err != nil {
+			return err
+		}
+	}
+	for _, id := range t.DeleteCatalog {
+		if err := b.Delete(catalogKey(id), nil); err != nil {
+			return err
+		}
+	}
+	for _, rec := range t.Catalog {
+		if err := b.Set(catalogKey(rec.ID), rec.Value, nil); err != nil {
+			return err
+		}
+	}
+	for _, m := range t.Meta {
+		if err := b.Set(metaKey(m.Key), m.Value, nil); err != nil {
+			return err
+		}
+	}
+	for _, w := range t.Writes {
+		*key = appendUpdateKey((*key)[:0], w.Table, t.Time, *seq)
+		*value = appendUpdateValue((*value)[:0], w.Diff, w.Row)
+		*seq++
+		if err := b.Set(*key, *value, nil); err != nil {
+			return err
+		}
+	}
+	if len(t.Writes) > 0 && t.Time > *upper {
+		*upper = t.Time
+	}
+	return nil
+}

@@ -1,0 +1,149 @@
+package storage
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/cockroachdb/pebble/v2/vfs"
+)
+
+// TestGroupCommitGathers holds the first group's sync at a gate while
+// more writers queue, then lets it go: the writers that queued meanwhile
+// share the next sync, so 1+n Txns take exactly two syncs, and each
+// writer returns only after its own group's sync.
+func TestGroupCommitGathers(t *testing.T) {
+	const n = 40
+	fs := newFaultFS()
+	s := openMem(t, fs)
+	ctx := context.Background()
+	base := s.Stats()
+
+	fs.hold()
+	var returned atomic.Int64
+	errs := make(chan error, n+1)
+	go func() {
+		errs <- s.Write(ctx, 1, txnWrites(1))
+		returned.Add(1)
+	}()
+	waitFor(t, "the first group to reach its sync", func() bool { return fs.heldSyncs() == 1 })
+	for i := range n {
+		ts := uint64(2 + i)
+		go func() {
+			errs <- s.Write(ctx, ts, txnWrites(ts))
+			returned.Add(1)
+		}()
+	}
+	waitFor(t, "the writers to queue", func() bool { return len(s.queue) == n })
+	if got := returned.Load(); got != 0 {
+		t.Fatalf("%d writers returned before any sync completed", got)
+	}
+	fs.release()
+	for range n + 1 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	st := s.Stats()
+	if txns, syncs := st.Txns-base.Txns, st.Syncs-base.Syncs; txns != n+1 || syncs != 2 {
+		t.Errorf("%d Txns in %d syncs, want %d in 2", txns, syncs, n+1)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s = openMem(t, fs)
+	defer s.Close()
+	acked := make([]uint64, n+1)
+	for i := range acked {
+		acked[i] = uint64(1 + i)
+	}
+	checkTxns(t, s, acked)
+}
+
+// TestGroupCommitConcurrent runs many writers at once, with no gate, and
+// checks that every acknowledged Txn is whole after close and reopen, that
+// Stats counts every Txn, and that there were fewer syncs than Txns: the
+// first group's sync is held until writers queue behind it.
+func TestGroupCommitConcurrent(t *testing.T) {
+	const writers, perWriter = 32, 40
+	fs := newFaultFS()
+	s := openMem(t, fs)
+	ctx := context.Background()
+	base := s.Stats()
+
+	var next atomic.Uint64
+	var mu sync.Mutex
+	var acked []uint64
+	var wg sync.WaitGroup
+	fs.hold()
+	for range writers {
+		wg.Go(func() {
+			for range perWriter {
+				ts := next.Add(1)
+				if err := s.Write(ctx, ts, txnWrites(ts)); err != nil {
+					t.Error(err)
+					return
+				}
+				mu.Lock()
+				acked = append(acked, ts)
+				mu.Unlock()
+			}
+		})
+	}
+	// Once two writers queue behind the held sync, the next group has at
+	// least two Txns, so syncs < Txns whatever the scheduling after.
+	waitFor(t, "writers to queue behind the first sync", func() bool { return fs.heldSyncs() == 1 && len(s.queue) >= 2 })
+	fs.release()
+	wg.Wait()
+	st := s.Stats()
+	txns, syncs := st.Txns-base.Txns, st.Syncs-base.Syncs
+	t.Logf("%d Txns in %d syncs", txns, syncs)
+	if txns != writers*perWriter || syncs >= txns {
+		t.Errorf("%d Txns in %d syncs, want %d in fewer syncs", txns, syncs, writers*perWriter)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s = openMem(t, fs)
+	defer s.Close()
+	checkTxns(t, s, acked)
+	if u, _ := s.LoadTimestampUpper(); u != writers*perWriter {
+		t.Errorf("timestamp upper %d, want %d: the greatest time written", u, writers*perWriter)
+	}
+}
+
+// TestCloseWaitsForWriters checks that Close lets the writes under way
+// finish, and that writes after it fail cleanly.
+func TestCloseWaitsForWriters(t *testing.T) {
+	fs := vfs.NewMem()
+	s := openMem(t, fs)
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var acked []uint64
+	var next atomic.Uint64
+	for range 8 {
+		wg.Go(func() {
+			for {
+				ts := next.Add(1)
+				err := s.Write(ctx, ts, txnWrites(ts))
+				if err != nil {
+					wantCode(t, "write during close", err, codeAdminShutdown)
+					return
+				}
+				mu.Lock()
+				acked = append(acked, ts)
+				mu.Unlock()
+			}
+		})
+	}
+	waitFor(t, "some writes", func() bool { return s.Stats().Txns >= 50 })
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	wg.Wait()
+	s = openMem(t, fs)
+	defer s.Close()
+	checkTxns(t, s, acked)
+}

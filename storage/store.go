@@ -1,0 +1,137 @@
+package storage
+
+import (
+	"errors"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+
+	"github.com/cockroachdb/pebble/v2"
+
+	"freshet/sqlerr"
+)
+
+// Store is the durable state of one server: catalog records, table update
+// logs, settings and the timestamp upper, in one pebble database. Its
+// methods may be called concurrently. The zero value is not usable; call
+// Open.
+type Store struct {
+	db   *pebble.DB
+	lock *pebble.Lock
+	log  *slog.Logger
+
+	// queue carries Txns from callers to the committer.
+	queue chan *request
+	// stop is closed by Close once no caller is left, to end the
+	// committer; committerDone is closed when it has.
+	stop          chan struct{}
+	committerDone chan struct{}
+
+	// inflight counts the calls under way, so that Close can wait for
+	// them before it closes pebble, which must not be used after.
+	inflight sync.WaitGroup
+
+	// maintMu serializes CompactTable with table drops, so that a
+	// compaction never rewrites rows into the log of a table dropped
+	// while it read.
+	maintMu sync.Mutex
+
+	// poison holds the error that poisoned the store, or nil.
+	// Invariant: once set, never cleared.
+	poison atomic.Pointer[sqlerr.Error]
+
+	// upper is the persisted timestamp upper. Only the committer stores
+	// it, after the batch that raised it was synced.
+	upper atomic.Uint64
+
+	// nextSeq is the least seq no key holds. Only the committer uses it.
+	nextSeq uint64
+
+	// Counters reported by Stats.
+	commits atomic.Uint64
+	syncs   atomic.Uint64
+
+	mu struct {
+		sync.Mutex
+		// closed is set by Close; a closed store starts no new call.
+		closed bool
+	}
+}
+
+// Stats are counters of a Store's activity since Open.
+type Stats struct {
+	// Txns is the number of Txns acknowledged: made durable.
+	Txns uint64
+	// Syncs is the number of group commits, each one pebble batch
+	// synced once. Txns/Syncs is the mean group size.
+	Syncs uint64
+}
+
+// Stats returns the store's counters.
+func (s *Store) Stats() Stats {
+	return Stats{Txns: s.commits.Load(), Syncs: s.syncs.Load()}
+}
+
+// enter starts a call: it fails if the store is closed or poisoned, and
+// otherwise keeps Close from closing pebble until the matching exit.
+func (s *Store) enter() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.mu.closed {
+		return errClosed
+	}
+	if err := s.poison.Load(); err != nil {
+		return err
+	}
+	s.inflight.Add(1)
+	return nil
+}
+
+// exit ends a call started by enter.
+func (s *Store) exit() { s.inflight.Done() }
+
+// poisonWith poisons the store with cause, unless it is already poisoned.
+// It may be called from any goroutine, pebble's own among them.
+func (s *Store) poisonWith(cause error) {
+	err := ioError(cause, "could not make storage durable").
+		WithHint("Restart the server: it recovers every acknowledged write from the write-ahead log.")
+	if s.poison.CompareAndSwap(nil, err) {
+		s.log.Error("storage poisoned: refusing all further work", "err", cause)
+	}
+}
+
+// poisonErr returns the error that poisoned the store, or nil. It
+// returns a plain error, not a typed nil.
+func (s *Store) poisonErr() error {
+	if err := s.poison.Load(); err != nil {
+		return err
+	}
+	return nil
+}
+
+// Close waits for the calls under way, stops the committer, closes pebble
+// and releases the directory lock. A closed store fails every call but
+// Close with 57P01 admin_shutdown; Close again returns nil. Close of a
+// poisoned store still releases everything, but may return an error.
+func (s *Store) Close() error {
+	s.mu.Lock()
+	if s.mu.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.mu.closed = true
+	s.mu.Unlock()
+
+	s.inflight.Wait()
+	close(s.stop)
+	<-s.committerDone
+
+	err := s.db.Close()
+	// The database holds its own reference to the lock and dropped it in
+	// Close; this releases Open's.
+	err = errors.Join(err, s.lock.Close())
+	if err != nil {
+		return ioError(err, "could not close storage")
+	}
+	return nil
+}

@@ -1,0 +1,311 @@
+package storage
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"math"
+	"testing"
+
+	"github.com/cockroachdb/pebble/v2"
+	"github.com/cockroachdb/pebble/v2/vfs"
+
+	"freshet/sqlerr"
+)
+
+// quietLogger discards pebble's log lines in tests that open pebble
+// directly.
+var quietLogger = pebbleLogger{log: slog.New(slog.DiscardHandler), fatal: func(error) {}}
+
+func openMem(t *testing.T, fs vfs.FS) *Store {
+	t.Helper()
+	s, err := Open("db", Options{FS: fs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func wantCode(t *testing.T, what string, err error, code string) {
+	t.Helper()
+	if got := sqlerr.Code(err); got != code {
+		t.Errorf("%s: got %s (%v), want %s", what, got, err, code)
+	}
+}
+
+// TestDirectoryLock checks that a data directory open in one store cannot
+// be opened by another, on disk and in memory, and can once it is
+// closed.
+func TestDirectoryLock(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		dir  string
+		fs   vfs.FS
+	}{
+		{"disk", t.TempDir(), nil},
+		{"mem", "db", vfs.NewMem()},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := Open(tc.dir, Options{FS: tc.fs})
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = Open(tc.dir, Options{FS: tc.fs})
+			wantCode(t, "second open", err, codeLockFileExists)
+			if e := sqlerr.From(err); e == nil || e.Hint == "" {
+				t.Errorf("second open: want a hint, got %+v", e)
+			}
+			if err := s.Close(); err != nil {
+				t.Fatal(err)
+			}
+			s, err = Open(tc.dir, Options{FS: tc.fs})
+			if err != nil {
+				t.Fatalf("open after close: %v", err)
+			}
+			if err := s.Close(); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
+
+// TestOpenErrors checks that Open refuses what it cannot use with a code
+// and without a panic.
+func TestOpenErrors(t *testing.T) {
+	_, err := Open("", Options{Mem: true})
+	wantCode(t, "empty dir", err, sqlerr.InvalidParameterValue)
+
+	// A store of another format version.
+	fs := vfs.NewMem()
+	db, err := pebble.Open("db", &pebble.Options{FS: fs, Logger: quietLogger})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Set(internalKey(internalFormat), encodeUint64(99), pebble.Sync); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	_, err = Open("db", Options{FS: fs})
+	wantCode(t, "format 99", err, codeDataCorrupted)
+
+	// A pebble database that is not a store.
+	fs = vfs.NewMem()
+	db, err = pebble.Open("db", &pebble.Options{FS: fs, Logger: quietLogger})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Set([]byte("foreign"), nil, pebble.Sync); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	_, err = Open("db", Options{FS: fs})
+	wantCode(t, "foreign database", err, codeDataCorrupted)
+	// The failed open released the lock: a second one fails the same way.
+	_, err = Open("db", Options{FS: fs})
+	wantCode(t, "foreign database again", err, codeDataCorrupted)
+}
+
+// TestClosedStore checks that every method of a closed store fails with
+// 57P01 and that Close is idempotent.
+func TestClosedStore(t *testing.T) {
+	s, err := Open("db", Options{Mem: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Errorf("second Close: %v", err)
+	}
+	ctx := context.Background()
+	_, loadErr := s.LoadCatalog()
+	_, _, metaErr := s.GetMeta("k")
+	_, upperErr := s.LoadTimestampUpper()
+	for _, c := range []struct {
+		what string
+		err  error
+	}{
+		{"Write", s.Write(ctx, 1, []TableWrite{{Table: 1, Row: []byte("r"), Diff: 1}})},
+		{"empty Write", s.Write(ctx, 1, nil)},
+		{"Commit", s.Commit(ctx, &Txn{Catalog: []CatalogRecord{{ID: 1}}})},
+		{"PutCatalog", s.PutCatalog(ctx, CatalogRecord{ID: 1})},
+		{"DeleteCatalog", s.DeleteCatalog(ctx, 1)},
+		{"DropTable", s.DropTable(ctx, 1)},
+		{"PutMeta", s.PutMeta(ctx, "k", nil)},
+		{"CompactTable", s.CompactTable(ctx, 1, 5)},
+		{"AllocateTimestamps", s.AllocateTimestamps(ctx, 0)},
+		{"ScanTable", s.ScanTable(1, func(uint64, []byte, int64) error { return nil })},
+		{"LoadCatalog", loadErr},
+		{"GetMeta", metaErr},
+		{"LoadTimestampUpper", upperErr},
+	} {
+		wantCode(t, c.what, c.err, codeAdminShutdown)
+	}
+}
+
+// TestInvalidTxns checks that a Txn that breaks an invariant fails with
+// 22023 and changes nothing.
+func TestInvalidTxns(t *testing.T) {
+	s := openMem(t, vfs.NewMem())
+	defer s.Close()
+	ctx := context.Background()
+	row := []byte("r")
+	for _, tc := range []struct {
+		name string
+		txn  Txn
+	}{
+		{"zero diff", Txn{Time: 1, Writes: []TableWrite{{Table: 1, Row: row, Diff: 1}, {Table: 2, Row: row}}}},
+		{"reserved time", Txn{Time: math.MaxUint64, Writes: []TableWrite{{Table: 1, Row: row, Diff: 1}}}},
+		{"drop and write", Txn{DropTables: []uint64{1}, Time: 1, Writes: []TableWrite{{Table: 1, Row: row, Diff: 1}}}},
+		{"put twice", Txn{Catalog: []CatalogRecord{{ID: 4}, {ID: 4}}}},
+		{"put and delete", Txn{Catalog: []CatalogRecord{{ID: 4}}, DeleteCatalog: []uint64{4}}},
+		{"empty setting name", Txn{Meta: []MetaRecord{{Key: ""}}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			wantCode(t, "Commit", s.Commit(ctx, &tc.txn), sqlerr.InvalidParameterValue)
+		})
+	}
+	if st := s.Stats(); st.Txns != 0 || st.Syncs != 0 {
+		t.Errorf("stats after invalid Txns: %+v, want nothing committed", st)
+	}
+	checkTxns(t, s, nil)
+	if recs, err := s.LoadCatalog(); err != nil || len(recs) != 0 {
+		t.Errorf("catalog after invalid Txns: %v, %v", recs, err)
+	}
+	// A nil or empty Txn is a no-op, not an error.
+	if err := s.Commit(ctx, nil); err != nil {
+		t.Errorf("nil Txn: %v", err)
+	}
+	if err := s.Write(ctx, 3, nil); err != nil {
+		t.Errorf("empty Write: %v", err)
+	}
+}
+
+// TestAtomicDDL checks that catalog records, settings and table updates
+// of one Txn are committed together, in one sync.
+func TestAtomicDDL(t *testing.T) {
+	fs := vfs.NewMem()
+	s := openMem(t, fs)
+	ctx := context.Background()
+	txn := &Txn{
+		Catalog: []CatalogRecord{{ID: 1, Value: []byte("table t")}, {ID: 2, Value: []byte("table u")}},
+		Meta:    []MetaRecord{{Key: "next-id", Value: []byte("3")}},
+		Time:    7,
+		Writes:  txnWrites(7),
+	}
+	if err := s.Commit(ctx, txn); err != nil {
+		t.Fatal(err)
+	}
+	if st := s.Stats(); st.Txns != 1 || st.Syncs != 1 {
+		t.Errorf("stats: %+v, want one Txn in one sync", st)
+	}
+	// DROP of a table: its catalog record and its log go together.
+	if err := s.Commit(ctx, &Txn{DeleteCatalog: []uint64{1}, DropTables: []uint64{1, 2, 3}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s = openMem(t, fs)
+	defer s.Close()
+	recs, err := s.LoadCatalog()
+	if err != nil || len(recs) != 1 || recs[0].ID != 2 || string(recs[0].Value) != "table u" {
+		t.Errorf("catalog: %+v, %v", recs, err)
+	}
+	if v, _, err := s.GetMeta("next-id"); string(v) != "3" || err != nil {
+		t.Errorf("next-id: %q, %v", v, err)
+	}
+	if present := checkTxns(t, s, nil); len(present) != 0 {
+		t.Errorf("dropped tables still hold times %v", present)
+	}
+}
+
+// TestCanceledContext checks that a Txn whose context is done before it
+// is queued fails with 57014 and is not written.
+func TestCanceledContext(t *testing.T) {
+	s := openMem(t, vfs.NewMem())
+	defer s.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	wantCode(t, "Write", s.Write(ctx, 1, txnWrites(1)), sqlerr.QueryCanceled)
+	wantCode(t, "AllocateTimestamps", s.AllocateTimestamps(ctx, 10), sqlerr.QueryCanceled)
+	if present := checkTxns(t, s, nil); len(present) != 0 {
+		t.Errorf("canceled write is present: %v", present)
+	}
+	if u, _ := s.LoadTimestampUpper(); u != 0 {
+		t.Errorf("upper after canceled allocation: %d", u)
+	}
+}
+
+// TestScanStops checks that an error from the scan's callback stops the
+// scan and is returned unchanged.
+func TestScanStops(t *testing.T) {
+	s := openMem(t, vfs.NewMem())
+	defer s.Close()
+	ctx := context.Background()
+	for ts := uint64(1); ts <= 10; ts++ {
+		if err := s.Write(ctx, ts, []TableWrite{{Table: 1, Row: []byte("r"), Diff: 1}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stop := errors.New("stop")
+	n := 0
+	err := s.ScanTable(1, func(ts uint64, row []byte, diff int64) error {
+		n++
+		if ts == 4 {
+			return stop
+		}
+		return nil
+	})
+	if err != stop || n != 4 {
+		t.Errorf("got %v after %d updates, want stop after 4", err, n)
+	}
+}
+
+// TestTableBoundaries checks that the logs of the tables with the least
+// and greatest ids stay apart from their neighbours.
+func TestTableBoundaries(t *testing.T) {
+	s := openMem(t, vfs.NewMem())
+	defer s.Close()
+	ctx := context.Background()
+	ids := []uint64{0, 1, math.MaxUint64 - 1, math.MaxUint64}
+	for _, id := range ids {
+		if err := s.Write(ctx, 5, []TableWrite{{Table: id, Row: []byte{byte(id)}, Diff: 1}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.DropTable(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.CompactTable(ctx, math.MaxUint64, 100); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range ids {
+		var got []uint64
+		err := s.ScanTable(id, func(ts uint64, row []byte, diff int64) error {
+			if len(row) != 1 || row[0] != byte(id) {
+				t.Errorf("table %d holds row %x", id, row)
+			}
+			got = append(got, ts)
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []uint64{5}
+		switch id {
+		case 1:
+			want = nil
+		case math.MaxUint64:
+			want = []uint64{100}
+		}
+		if len(got) != len(want) || (len(got) == 1 && got[0] != want[0]) {
+			t.Errorf("table %d: times %v, want %v", id, got, want)
+		}
+	}
+}

@@ -1,0 +1,186 @@
+package storage
+
+import (
+	"context"
+	"math"
+
+	"freshet/sqlerr"
+)
+
+// Txn is one atomic, durable change to the store: after a crash it is
+// either wholly present or wholly absent. Its parts are applied in field
+// order (drops, catalog deletes, catalog puts, settings, updates). The
+// zero value changes nothing.
+type Txn struct {
+	// DropTables are tables whose whole update log is deleted.
+	DropTables []uint64
+	// DeleteCatalog are catalog records to delete; absent ids are no-ops.
+	DeleteCatalog []uint64
+	// Catalog are catalog records to write, replacing any with their id.
+	// Invariant: no id twice, and none also in DeleteCatalog.
+	Catalog []CatalogRecord
+	// Meta are settings to write, replacing any with their key.
+	Meta []MetaRecord
+	// Time is the time of every update in Writes.
+	// Invariant: Time < math.MaxUint64 when Writes is not empty; that time
+	// is reserved as the empty frontier.
+	Time uint64
+	// Writes are the updates of one write transaction, all at Time.
+	// Invariant: no Diff is zero, and no Table is in DropTables.
+	Writes []TableWrite
+}
+
+// CatalogRecord is one catalog object's record. The catalog package
+// encodes and decodes Value; storage keeps it as bytes.
+type CatalogRecord struct {
+	ID    uint64
+	Value []byte
+}
+
+// MetaRecord is one setting of the server, such as the next object id.
+type MetaRecord struct {
+	// Key names the setting. Invariant: not empty.
+	Key   string
+	Value []byte
+}
+
+// TableWrite is one update of a table: Diff copies of Row are added (or,
+// if Diff is negative, removed) at the Txn's time.
+type TableWrite struct {
+	Table uint64
+	Row   []byte
+	// Diff is the signed count. Invariant: not zero.
+	Diff int64
+}
+
+// empty reports whether t changes nothing.
+func (t *Txn) empty() bool {
+	return len(t.DropTables) == 0 && len(t.DeleteCatalog) == 0 && len(t.Catalog) == 0 &&
+		len(t.Meta) == 0 && len(t.Writes) == 0
+}
+
+// validate returns a 22023 error if t breaks an invariant of Txn.
+func (t *Txn) validate() error {
+	if len(t.Writes) > 0 && t.Time == math.MaxUint64 {
+		return invalidf("time %d is reserved and cannot be written", t.Time)
+	}
+	dropped := make(map[uint64]bool, len(t.DropTables))
+	for _, id := range t.DropTables {
+		dropped[id] = true
+	}
+	for _, w := range t.Writes {
+		if w.Diff == 0 {
+			return invalidf("update of table %d at time %d has diff 0", w.Table, t.Time)
+		}
+		if dropped[w.Table] {
+			return invalidf("table %d is both dropped and written in one transaction", w.Table)
+		}
+	}
+	seen := make(map[uint64]bool, len(t.Catalog)+len(t.DeleteCatalog))
+	for _, id := range t.DeleteCatalog {
+		seen[id] = true
+	}
+	for _, rec := range t.Catalog {
+		if seen[rec.ID] {
+			return invalidf("catalog object %d is changed twice in one transaction", rec.ID)
+		}
+		seen[rec.ID] = true
+	}
+	for _, m := range t.Meta {
+		if m.Key == "" {
+			return invalidf("setting name must not be empty")
+		}
+	}
+	return nil
+}
+
+// size estimates the bytes t adds to a batch.
+func (t *Txn) size() int {
+	n := 0
+	for _, rec := range t.Catalog {
+		n += 16 + len(rec.Value)
+	}
+	for _, m := range t.Meta {
+		n += 8 + len(m.Key) + len(m.Value)
+	}
+	for _, w := range t.Writes {
+		n += updateKeyLen + 12 + len(w.Row)
+	}
+	return n + 16*(len(t.DropTables)+len(t.DeleteCatalog))
+}
+
+// Commit applies txn atomically and durably: it returns nil only once the
+// batch holding txn is synced. Commit does not keep txn or its slices
+// after it returns, but they must not change while it runs.
+//
+// A Txn that breaks an invariant fails with 22023 and changes nothing. If
+// ctx is done before txn is queued, Commit fails with 57014 and changes
+// nothing; once queued, txn is waited for whatever ctx does, so that an
+// error never hides a change that was made. A failed sync fails with
+// 58030 and poisons the store: then txn may or may not be durable.
+func (s *Store) Commit(ctx context.Context, txn *Txn) error {
+	if txn == nil {
+		txn = &Txn{}
+	}
+	if err := txn.validate(); err != nil {
+		return err
+	}
+	if len(txn.DropTables) > 0 {
+		s.maintMu.Lock()
+		defer s.maintMu.Unlock()
+	}
+	return s.submit(ctx, &request{txn: txn})
+}
+
+// Write makes durable every update of one write transaction at time ts.
+// It is Commit of a Txn with only Writes.
+func (s *Store) Write(ctx context.Context, ts uint64, writes []TableWrite) error {
+	return s.Commit(ctx, &Txn{Time: ts, Writes: writes})
+}
+
+// PutCatalog writes catalog records, atomically and durably.
+func (s *Store) PutCatalog(ctx context.Context, recs ...CatalogRecord) error {
+	return s.Commit(ctx, &Txn{Catalog: recs})
+}
+
+// DeleteCatalog deletes catalog records, atomically and durably.
+func (s *Store) DeleteCatalog(ctx context.Context, ids ...uint64) error {
+	return s.Commit(ctx, &Txn{DeleteCatalog: ids})
+}
+
+// DropTable deletes the whole update log of table id, durably. A later
+// Write to id starts a new log.
+func (s *Store) DropTable(ctx context.Context, id uint64) error {
+	return s.Commit(ctx, &Txn{DropTables: []uint64{id}})
+}
+
+// PutMeta writes one setting, durably.
+func (s *Store) PutMeta(ctx context.Context, key string, value []byte) error {
+	return s.Commit(ctx, &Txn{Meta: []MetaRecord{{Key: key, Value: value}}})
+}
+
+// submit hands r to the committer and waits for its group's outcome. A
+// request that changes nothing returns at once.
+func (s *Store) submit(ctx context.Context, r *request) error {
+	if err := s.enter(); err != nil {
+		return err
+	}
+	defer s.exit()
+	if r.empty() {
+		return nil
+	}
+	if err := ctx.Err(); err != nil {
+		return canceled(err)
+	}
+	r.done = make(chan error, 1)
+	select {
+	case s.queue <- r:
+	case <-ctx.Done():
+		return canceled(ctx.Err())
+	}
+	return <-r.done
+}
+
+func canceled(err error) error {
+	return sqlerr.Wrapf(err, sqlerr.QueryCanceled, "canceling statement due to user request")
+}
