@@ -1,0 +1,95 @@
+package expr
+
+// UnaryFunc is a function of one argument.
+type UnaryFunc uint8
+
+// The unary functions.
+const (
+	// Not is logical negation; NOT NULL is NULL.
+	Not UnaryFunc = iota + 1
+	// Neg is arithmetic negation.
+	Neg
+	// IsNull is TRUE for NULL, else FALSE; never NULL.
+	IsNull
+	// IsTrue is TRUE only for TRUE; never NULL (x IS TRUE).
+	IsTrue
+	// IsFalse is TRUE only for FALSE; never NULL (x IS FALSE).
+	IsFalse
+	// Abs is the absolute value.
+	Abs
+)
+
+var unaryNames = map[UnaryFunc]string{Not: "not", Neg: "-", IsNull: "isnull", IsTrue: "istrue", IsFalse: "isfalse", Abs: "abs"}
+
+func (f UnaryFunc) String() string { return unaryNames[f] }
+
+// propagatesNull reports whether f of NULL is NULL.
+func (f UnaryFunc) propagatesNull() bool {
+	switch f {
+	case IsNull, IsTrue, IsFalse:
+		return false
+	}
+	return true
+}
+
+// BinaryFunc is a function of two arguments.
+type BinaryFunc uint8
+
+// The binary functions. Comparisons take operands of one type (the
+// planner casts them) and are NULL when either operand is NULL.
+const (
+	Add BinaryFunc = iota + 1
+	Sub
+	Mul
+	Div
+	Mod
+	Eq
+	NotEq
+	Lt
+	Lte
+	Gt
+	Gte
+	// And and Or use SQL's three-valued logic: FALSE AND NULL is FALSE,
+	// TRUE OR NULL is TRUE.
+	And
+	Or
+	// Concat is text || text.
+	Concat
+	// IsDistinctFrom is like NotEq but NULL-safe: never NULL.
+	IsDistinctFrom
+	// IsNotDistinctFrom is like Eq but NULL-safe: never NULL.
+	IsNotDistinctFrom
+)
+
+var binaryNames = map[BinaryFunc]string{
+	Add: "+", Sub: "-", Mul: "*", Div: "/", Mod: "%", Eq: "=", NotEq: "<>",
+	Lt: "<", Lte: "<=", Gt: ">", Gte: ">=", And: "AND", Or: "OR", Concat: "||",
+	IsDistinctFrom: "IS DISTINCT FROM", IsNotDistinctFrom: "IS NOT DISTINCT FROM",
+}
+
+func (f BinaryFunc) String() string { return binaryNames[f] }
+
+// IsComparison reports whether f compares its operands to a boolean.
+func (f BinaryFunc) IsComparison() bool {
+	switch f {
+	case Eq, NotEq, Lt, Lte, Gt, Gte, IsDistinctFrom, IsNotDistinctFrom:
+		return true
+	}
+	return false
+}
+
+// VariadicFunc is a function of any number of arguments.
+type VariadicFunc uint8
+
+// The variadic functions.
+const (
+	// Coalesce returns its first non-NULL argument, evaluating no further.
+	Coalesce VariadicFunc = iota + 1
+	// Greatest and Least ignore NULLs; NULL only if every argument is.
+	Greatest
+	Least
+)
+
+var variadicNames = map[VariadicFunc]string{Coalesce: "coalesce", Greatest: "greatest", Least: "least"}
+
+func (f VariadicFunc) String() string { return variadicNames[f] }

@@ -1,0 +1,398 @@
+package expr
+
+import (
+	"freshet/repr"
+	"freshet/sqlerr"
+)
+
+// Relation is a node of a relational plan. Its output is a multiset of
+// rows with the types Typ returns.
+type Relation interface {
+	// Typ returns the output's column types.
+	Typ() []ColumnType
+	// Children returns the direct inputs, in order.
+	Children() []Relation
+}
+
+// Row is one row of a Constant with its multiplicity.
+type Row struct {
+	Datums []repr.Datum
+	Diff   int64
+}
+
+// Constant is a fixed collection (VALUES, or a folded subplan).
+type Constant struct {
+	Rows  []Row
+	Types []ColumnType
+}
+
+// Get reads a collection outside the plan: a table, a view, an index.
+type Get struct {
+	ID    GlobalID
+	Name  string
+	Types []ColumnType
+}
+
+// LocalGet reads the binding of an enclosing Let.
+type LocalGet struct {
+	ID    LocalID
+	Types []ColumnType
+}
+
+// Let binds Value to ID within Body.
+type Let struct {
+	ID          LocalID
+	Value, Body Relation
+}
+
+// Map appends one column per scalar, each evaluated over the input row
+// extended by the columns appended before it.
+type Map struct {
+	Input   Relation
+	Scalars []Scalar
+}
+
+// Filter keeps the rows where every predicate is TRUE.
+type Filter struct {
+	Input      Relation
+	Predicates []Scalar
+}
+
+// Project keeps the listed input columns, in order; a column may repeat.
+type Project struct {
+	Input   Relation
+	Outputs []int
+}
+
+// TableFunc is a function that maps a row to any number of rows.
+type TableFunc uint8
+
+const (
+	// GenerateSeries(start, stop[, step]) over integers yields one column.
+	GenerateSeries TableFunc = iota + 1
+)
+
+// FlatMap appends the columns of Func(Args) to each input row, one output
+// row per row the function yields.
+type FlatMap struct {
+	Input Relation
+	Func  TableFunc
+	Args  []Scalar
+	// Type is the type of the appended column.
+	Type repr.Type
+}
+
+// Join is the cross product of its inputs, restricted to rows where the
+// scalars of each equivalence class are equal (NULL equals NULL). Scalars
+// refer to the columns of the concatenated inputs.
+type Join struct {
+	Inputs       []Relation
+	Equivalences [][]Scalar
+}
+
+// AggregateFunc is an aggregate function.
+type AggregateFunc uint8
+
+const (
+	// Count counts the rows where Expr is not NULL (count(*) counts a
+	// TRUE literal).
+	Count AggregateFunc = iota + 1
+	// Sum is the sum of the non-NULL values, NULL when there are none;
+	// int2/int4 sum to int8, int8 to numeric.
+	Sum
+	// Min and Max skip NULLs; NULL when there are no values.
+	Min
+	Max
+)
+
+var aggNames = map[AggregateFunc]string{Count: "count", Sum: "sum", Min: "min", Max: "max"}
+
+func (f AggregateFunc) String() string { return aggNames[f] }
+
+// Aggregate is one aggregate of a Reduce.
+type Aggregate struct {
+	Func AggregateFunc
+	Expr Scalar
+	// Distinct aggregates each distinct non-NULL value once.
+	Distinct bool
+}
+
+// Typ returns the aggregate's result type over input.
+func (a Aggregate) Typ(input []ColumnType) ColumnType {
+	t := a.Expr.Typ(input).Type
+	switch a.Func {
+	case Count:
+		return ColumnType{Type: repr.Int8}
+	case Sum:
+		switch t.Kind() {
+		case repr.KindInt2, repr.KindInt4:
+			return ColumnType{Type: repr.Int8, Nullable: true}
+		case repr.KindInt8, repr.KindNumeric:
+			return ColumnType{Type: repr.Numeric, Nullable: true}
+		}
+	}
+	return ColumnType{Type: t, Nullable: true}
+}
+
+// Reduce groups the input by the key scalars and computes the aggregates
+// per group: one row per group that has input, the key columns followed
+// by the aggregates. NULL keys group together. With no input it has no
+// rows, even with an empty key (the planner adds the default row).
+type Reduce struct {
+	Input      Relation
+	GroupKey   []Scalar
+	Aggregates []Aggregate
+}
+
+// ColumnOrder is one column of a sort order. NullsFirst says where NULLs
+// go whatever the direction; PostgreSQL's default, which the planner
+// writes out, is NullsFirst == Desc.
+type ColumnOrder struct {
+	Column     int
+	Desc       bool
+	NullsFirst bool
+}
+
+// TopK keeps, per group of the GroupKey columns, the rows ranked Offset
+// through Offset+Limit-1 by Order (all rows after Offset if Limit < 0).
+// Rows equal under Order are ranked by their full contents, so the result
+// is deterministic.
+type TopK struct {
+	Input    Relation
+	GroupKey []int
+	Order    []ColumnOrder
+	Limit    int64
+	Offset   int64
+}
+
+// Distinct keeps each row with a positive count once.
+type Distinct struct{ Input Relation }
+
+// Negate negates every count.
+type Negate struct{ Input Relation }
+
+// Threshold keeps the rows with a positive count, with that count.
+type Threshold struct{ Input Relation }
+
+// Union adds its inputs' counts. The inputs have one arity.
+type Union struct{ Inputs []Relation }
+
+// Typ implements Relation.
+func (c Constant) Typ() []ColumnType { return c.Types }
+
+// Typ implements Relation.
+func (g Get) Typ() []ColumnType { return g.Types }
+
+// Typ implements Relation.
+func (g LocalGet) Typ() []ColumnType { return g.Types }
+
+// Typ implements Relation.
+func (l Let) Typ() []ColumnType { return l.Body.Typ() }
+
+// Typ implements Relation.
+func (m Map) Typ() []ColumnType {
+	ts := append([]ColumnType(nil), m.Input.Typ()...)
+	for _, s := range m.Scalars {
+		ts = append(ts, s.Typ(ts))
+	}
+	return ts
+}
+
+// Typ implements Relation.
+func (f Filter) Typ() []ColumnType {
+	ts := append([]ColumnType(nil), f.Input.Typ()...)
+	// A column compared with `=` or tested IS NOT NULL by a filter is no
+	// longer NULL; only the simple, common case is recognised.
+	for _, p := range f.Predicates {
+		if u, ok := p.(CallUnary); ok && u.Func == Not {
+			if n, ok := u.Arg.(CallUnary); ok && n.Func == IsNull {
+				if c, ok := n.Arg.(Column); ok {
+					ts[c.Index].Nullable = false
+				}
+			}
+		}
+	}
+	return ts
+}
+
+// Typ implements Relation.
+func (p Project) Typ() []ColumnType {
+	in := p.Input.Typ()
+	ts := make([]ColumnType, len(p.Outputs))
+	for i, c := range p.Outputs {
+		ts[i] = in[c]
+	}
+	return ts
+}
+
+// Typ implements Relation.
+func (f FlatMap) Typ() []ColumnType {
+	return append(append([]ColumnType(nil), f.Input.Typ()...), ColumnType{Type: f.Type})
+}
+
+// Typ implements Relation.
+func (j Join) Typ() []ColumnType {
+	var ts []ColumnType
+	for _, in := range j.Inputs {
+		ts = append(ts, in.Typ()...)
+	}
+	return ts
+}
+
+// Typ implements Relation.
+func (r Reduce) Typ() []ColumnType {
+	in := r.Input.Typ()
+	var ts []ColumnType
+	for _, k := range r.GroupKey {
+		ts = append(ts, k.Typ(in))
+	}
+	for _, a := range r.Aggregates {
+		ts = append(ts, a.Typ(in))
+	}
+	return ts
+}
+
+// Typ implements Relation.
+func (t TopK) Typ() []ColumnType { return t.Input.Typ() }
+
+// Typ implements Relation.
+func (d Distinct) Typ() []ColumnType { return d.Input.Typ() }
+
+// Typ implements Relation.
+func (n Negate) Typ() []ColumnType { return n.Input.Typ() }
+
+// Typ implements Relation.
+func (t Threshold) Typ() []ColumnType { return t.Input.Typ() }
+
+// Typ implements Relation.
+func (u Union) Typ() []ColumnType {
+	ts := append([]ColumnType(nil), u.Inputs[0].Typ()...)
+	for _, in := range u.Inputs[1:] {
+		for i, c := range in.Typ() {
+			ts[i].Nullable = ts[i].Nullable || c.Nullable
+		}
+	}
+	return ts
+}
+
+// Children implements Relation.
+func (Constant) Children() []Relation { return nil }
+
+// Children implements Relation.
+func (Get) Children() []Relation { return nil }
+
+// Children implements Relation.
+func (LocalGet) Children() []Relation { return nil }
+
+// Children implements Relation.
+func (l Let) Children() []Relation { return []Relation{l.Value, l.Body} }
+
+// Children implements Relation.
+func (m Map) Children() []Relation { return []Relation{m.Input} }
+
+// Children implements Relation.
+func (f Filter) Children() []Relation { return []Relation{f.Input} }
+
+// Children implements Relation.
+func (p Project) Children() []Relation { return []Relation{p.Input} }
+
+// Children implements Relation.
+func (f FlatMap) Children() []Relation { return []Relation{f.Input} }
+
+// Children implements Relation.
+func (j Join) Children() []Relation { return j.Inputs }
+
+// Children implements Relation.
+func (r Reduce) Children() []Relation { return []Relation{r.Input} }
+
+// Children implements Relation.
+func (t TopK) Children() []Relation { return []Relation{t.Input} }
+
+// Children implements Relation.
+func (d Distinct) Children() []Relation { return []Relation{d.Input} }
+
+// Children implements Relation.
+func (n Negate) Children() []Relation { return []Relation{n.Input} }
+
+// Children implements Relation.
+func (t Threshold) Children() []Relation { return []Relation{t.Input} }
+
+// Children implements Relation.
+func (u Union) Children() []Relation { return u.Inputs }
+
+// Check verifies that every column reference is in range and that union
+// inputs agree in arity. The planner runs it on every plan it makes; a
+// failure is a bug (XX000).
+func Check(r Relation) error {
+	for _, c := range r.Children() {
+		if err := Check(c); err != nil {
+			return err
+		}
+	}
+	checkScalars := func(arity int, ss ...Scalar) error {
+		for _, s := range ss {
+			for _, c := range s.Columns(nil) {
+				if c < 0 || c >= arity {
+					return sqlerr.AssertionFailedf("column #%d out of range for arity %d in %s", c, arity, s)
+				}
+			}
+		}
+		return nil
+	}
+	switch n := r.(type) {
+	case Map:
+		arity := len(n.Input.Typ())
+		for _, s := range n.Scalars {
+			if err := checkScalars(arity, s); err != nil {
+				return err
+			}
+			arity++
+		}
+	case Filter:
+		return checkScalars(len(n.Input.Typ()), n.Predicates...)
+	case Project:
+		return checkScalars(len(n.Input.Typ()), columns(n.Outputs)...)
+	case FlatMap:
+		return checkScalars(len(n.Input.Typ()), n.Args...)
+	case Join:
+		arity := len(n.Typ())
+		for _, class := range n.Equivalences {
+			if err := checkScalars(arity, class...); err != nil {
+				return err
+			}
+		}
+	case Reduce:
+		arity := len(n.Input.Typ())
+		if err := checkScalars(arity, n.GroupKey...); err != nil {
+			return err
+		}
+		for _, a := range n.Aggregates {
+			if err := checkScalars(arity, a.Expr); err != nil {
+				return err
+			}
+		}
+	case TopK:
+		arity := len(n.Input.Typ())
+		cols := columns(n.GroupKey)
+		for _, o := range n.Order {
+			cols = append(cols, Column{o.Column})
+		}
+		return checkScalars(arity, cols...)
+	case Union:
+		arity := len(n.Inputs[0].Typ())
+		for _, in := range n.Inputs[1:] {
+			if len(in.Typ()) != arity {
+				return sqlerr.AssertionFailedf("union of arities %d and %d", arity, len(in.Typ()))
+			}
+		}
+	}
+	return nil
+}
+
+func columns(cs []int) []Scalar {
+	ss := make([]Scalar, len(cs))
+	for i, c := range cs {
+		ss[i] = Column{c}
+	}
+	return ss
+}

@@ -1,0 +1,414 @@
+package expr
+
+import (
+	"fmt"
+	"strings"
+
+	"freshet/repr"
+	"freshet/sqlerr"
+)
+
+// Scalar is an expression over the columns of one row.
+type Scalar interface {
+	// Eval computes the expression over row, whose columns have the
+	// input's types. An error carries its SQLSTATE.
+	Eval(row []repr.Datum) (repr.Datum, error)
+	// Typ returns the expression's type given the input's column types.
+	Typ(input []ColumnType) ColumnType
+	// Columns appends the input columns the expression reads.
+	Columns(dst []int) []int
+	String() string
+}
+
+// Column reads input column Index.
+type Column struct{ Index int }
+
+// Literal is a constant.
+type Literal struct {
+	Value repr.Datum
+	Type  repr.Type
+}
+
+// CallUnary applies a unary function.
+type CallUnary struct {
+	Func UnaryFunc
+	Arg  Scalar
+}
+
+// CallBinary applies a binary function.
+type CallBinary struct {
+	Func        BinaryFunc
+	Left, Right Scalar
+}
+
+// CallVariadic applies a variadic function.
+type CallVariadic struct {
+	Func VariadicFunc
+	Args []Scalar
+}
+
+// If is CASE WHEN Cond THEN Then ELSE Else END: Then only when Cond is
+// TRUE (NULL counts as not true). Only the chosen branch is evaluated, so
+// an error in the other branch is never raised.
+type If struct{ Cond, Then, Else Scalar }
+
+// Cast converts Arg to type To, with PostgreSQL's explicit-cast rules.
+type Cast struct {
+	Arg Scalar
+	To  repr.Type
+}
+
+// NullOf returns the NULL literal of type t.
+func NullOf(t repr.Type) Literal { return Literal{Value: repr.Null, Type: t} }
+
+// Bool returns a boolean literal.
+func Bool(b bool) Literal { return Literal{Value: repr.NewBool(b), Type: repr.Bool} }
+
+// Eval implements Scalar.
+func (c Column) Eval(row []repr.Datum) (repr.Datum, error) { return row[c.Index], nil }
+
+// Eval implements Scalar.
+func (l Literal) Eval([]repr.Datum) (repr.Datum, error) { return l.Value, nil }
+
+// Eval implements Scalar.
+func (c CallUnary) Eval(row []repr.Datum) (repr.Datum, error) {
+	a, err := c.Arg.Eval(row)
+	if err != nil {
+		return repr.Null, err
+	}
+	if a.IsNull() && c.Func.propagatesNull() {
+		return repr.Null, nil
+	}
+	switch c.Func {
+	case Not:
+		return repr.NewBool(!a.Bool()), nil
+	case Neg:
+		return repr.Neg(a)
+	case IsNull:
+		return repr.NewBool(a.IsNull()), nil
+	case IsTrue:
+		return repr.NewBool(!a.IsNull() && a.Bool()), nil
+	case IsFalse:
+		return repr.NewBool(!a.IsNull() && !a.Bool()), nil
+	case Abs:
+		zero, err := repr.Cast(repr.NewInt4(0), typeOfKind(a.Kind()))
+		if err != nil {
+			return repr.Null, err
+		}
+		if sqlCompare(a, zero) < 0 {
+			return repr.Neg(a)
+		}
+		return a, nil
+	}
+	return repr.Null, sqlerr.AssertionFailedf("unknown unary function %d", c.Func)
+}
+
+// typeOfKind returns the unmodified numeric type of kind k.
+func typeOfKind(k repr.Kind) repr.Type {
+	switch k {
+	case repr.KindInt2:
+		return repr.Int2
+	case repr.KindInt4:
+		return repr.Int4
+	case repr.KindInt8:
+		return repr.Int8
+	case repr.KindFloat4:
+		return repr.Float4
+	case repr.KindFloat8:
+		return repr.Float8
+	case repr.KindNumeric:
+		return repr.Numeric
+	}
+	return repr.Int4
+}
+
+// Eval implements Scalar.
+func (c CallBinary) Eval(row []repr.Datum) (repr.Datum, error) {
+	switch c.Func {
+	case And, Or:
+		return c.evalLogic(row)
+	}
+	a, err := c.Left.Eval(row)
+	if err != nil {
+		return repr.Null, err
+	}
+	b, err := c.Right.Eval(row)
+	if err != nil {
+		return repr.Null, err
+	}
+	switch c.Func {
+	case IsDistinctFrom:
+		return repr.NewBool(!sqlEqualNullSafe(a, b)), nil
+	case IsNotDistinctFrom:
+		return repr.NewBool(sqlEqualNullSafe(a, b)), nil
+	}
+	if a.IsNull() || b.IsNull() {
+		return repr.Null, nil
+	}
+	switch c.Func {
+	case Add:
+		return repr.Add(a, b)
+	case Sub:
+		return repr.Sub(a, b)
+	case Mul:
+		return repr.Mul(a, b)
+	case Div:
+		return repr.Div(a, b)
+	case Mod:
+		return repr.Mod(a, b)
+	case Concat:
+		return repr.NewText(repr.FormatText(a) + repr.FormatText(b)), nil
+	case Eq:
+		return repr.NewBool(sqlCompare(a, b) == 0), nil
+	case NotEq:
+		return repr.NewBool(sqlCompare(a, b) != 0), nil
+	case Lt:
+		return repr.NewBool(sqlCompare(a, b) < 0), nil
+	case Lte:
+		return repr.NewBool(sqlCompare(a, b) <= 0), nil
+	case Gt:
+		return repr.NewBool(sqlCompare(a, b) > 0), nil
+	case Gte:
+		return repr.NewBool(sqlCompare(a, b) >= 0), nil
+	}
+	return repr.Null, sqlerr.AssertionFailedf("unknown binary function %d", c.Func)
+}
+
+// sqlCompare compares two non-NULL values as SQL's operators do.
+func sqlCompare(a, b repr.Datum) int {
+	if a.Kind() == repr.KindInterval && b.Kind() == repr.KindInterval {
+		return repr.CompareIntervals(a.Interval(), b.Interval())
+	}
+	return repr.Compare(a, b)
+}
+
+func sqlEqualNullSafe(a, b repr.Datum) bool {
+	if a.IsNull() || b.IsNull() {
+		return a.IsNull() && b.IsNull()
+	}
+	return sqlCompare(a, b) == 0
+}
+
+// evalLogic evaluates AND and OR with three-valued logic. Both operands
+// are evaluated (SQL does not promise short-circuit order), except that an
+// error on one side is ignored when the other side decides the result, as
+// PostgreSQL may skip it.
+func (c CallBinary) evalLogic(row []repr.Datum) (repr.Datum, error) {
+	a, errA := c.Left.Eval(row)
+	decisive := c.Func == Or // TRUE decides OR, FALSE decides AND
+	if errA == nil && !a.IsNull() && a.Bool() == decisive {
+		return repr.NewBool(decisive), nil
+	}
+	b, errB := c.Right.Eval(row)
+	if errB == nil && !b.IsNull() && b.Bool() == decisive {
+		return repr.NewBool(decisive), nil
+	}
+	if errA != nil {
+		return repr.Null, errA
+	}
+	if errB != nil {
+		return repr.Null, errB
+	}
+	if a.IsNull() || b.IsNull() {
+		return repr.Null, nil
+	}
+	return repr.NewBool(!decisive), nil
+}
+
+// Eval implements Scalar.
+func (c CallVariadic) Eval(row []repr.Datum) (repr.Datum, error) {
+	switch c.Func {
+	case Coalesce:
+		for _, a := range c.Args {
+			v, err := a.Eval(row)
+			if err != nil || !v.IsNull() {
+				return v, err
+			}
+		}
+		return repr.Null, nil
+	case Greatest, Least:
+		best := repr.Null
+		for _, a := range c.Args {
+			v, err := a.Eval(row)
+			if err != nil {
+				return repr.Null, err
+			}
+			if v.IsNull() {
+				continue
+			}
+			if best.IsNull() {
+				best = v
+				continue
+			}
+			cmp := sqlCompare(v, best)
+			if (c.Func == Greatest && cmp > 0) || (c.Func == Least && cmp < 0) {
+				best = v
+			}
+		}
+		return best, nil
+	}
+	return repr.Null, sqlerr.AssertionFailedf("unknown variadic function %d", c.Func)
+}
+
+// Eval implements Scalar.
+func (c If) Eval(row []repr.Datum) (repr.Datum, error) {
+	cond, err := c.Cond.Eval(row)
+	if err != nil {
+		return repr.Null, err
+	}
+	if !cond.IsNull() && cond.Bool() {
+		return c.Then.Eval(row)
+	}
+	return c.Else.Eval(row)
+}
+
+// Eval implements Scalar.
+func (c Cast) Eval(row []repr.Datum) (repr.Datum, error) {
+	a, err := c.Arg.Eval(row)
+	if err != nil || a.IsNull() {
+		return repr.Null, err
+	}
+	return repr.Cast(a, c.To)
+}
+
+// Typ implements Scalar.
+func (c Column) Typ(input []ColumnType) ColumnType { return input[c.Index] }
+
+// Typ implements Scalar.
+func (l Literal) Typ([]ColumnType) ColumnType {
+	return ColumnType{Type: l.Type, Nullable: l.Value.IsNull()}
+}
+
+// Typ implements Scalar.
+func (c CallUnary) Typ(input []ColumnType) ColumnType {
+	a := c.Arg.Typ(input)
+	switch c.Func {
+	case Not:
+		return ColumnType{Type: repr.Bool, Nullable: a.Nullable}
+	case IsNull, IsTrue, IsFalse:
+		return ColumnType{Type: repr.Bool}
+	}
+	return a
+}
+
+// Typ implements Scalar.
+func (c CallBinary) Typ(input []ColumnType) ColumnType {
+	l, r := c.Left.Typ(input), c.Right.Typ(input)
+	nullable := l.Nullable || r.Nullable
+	switch {
+	case c.Func == IsDistinctFrom || c.Func == IsNotDistinctFrom:
+		return ColumnType{Type: repr.Bool}
+	case c.Func.IsComparison() || c.Func == And || c.Func == Or:
+		return ColumnType{Type: repr.Bool, Nullable: nullable}
+	case c.Func == Concat:
+		return ColumnType{Type: repr.Text, Nullable: nullable}
+	}
+	// Arithmetic: the planner casts both operands to the result type.
+	return ColumnType{Type: l.Type.Base(), Nullable: nullable}
+}
+
+// Typ implements Scalar.
+func (c CallVariadic) Typ(input []ColumnType) ColumnType {
+	t := ColumnType{Nullable: true}
+	for i, a := range c.Args {
+		at := a.Typ(input)
+		if i == 0 {
+			t.Type = at.Type
+		}
+		if c.Func == Coalesce && !at.Nullable {
+			t.Nullable = false
+		}
+	}
+	if c.Func != Coalesce {
+		t.Nullable = true
+		for _, a := range c.Args {
+			if !a.Typ(input).Nullable {
+				t.Nullable = false
+			}
+		}
+	}
+	return t
+}
+
+// Typ implements Scalar.
+func (c If) Typ(input []ColumnType) ColumnType {
+	a, b := c.Then.Typ(input), c.Else.Typ(input)
+	return ColumnType{Type: a.Type, Nullable: a.Nullable || b.Nullable}
+}
+
+// Typ implements Scalar.
+func (c Cast) Typ(input []ColumnType) ColumnType {
+	return ColumnType{Type: c.To, Nullable: c.Arg.Typ(input).Nullable}
+}
+
+// Columns implements Scalar.
+func (c Column) Columns(dst []int) []int { return append(dst, c.Index) }
+
+// Columns implements Scalar.
+func (Literal) Columns(dst []int) []int { return dst }
+
+// Columns implements Scalar.
+func (c CallUnary) Columns(dst []int) []int { return c.Arg.Columns(dst) }
+
+// Columns implements Scalar.
+func (c CallBinary) Columns(dst []int) []int { return c.Right.Columns(c.Left.Columns(dst)) }
+
+// Columns implements Scalar.
+func (c CallVariadic) Columns(dst []int) []int {
+	for _, a := range c.Args {
+		dst = a.Columns(dst)
+	}
+	return dst
+}
+
+// Columns implements Scalar.
+func (c If) Columns(dst []int) []int {
+	return c.Else.Columns(c.Then.Columns(c.Cond.Columns(dst)))
+}
+
+// Columns implements Scalar.
+func (c Cast) Columns(dst []int) []int { return c.Arg.Columns(dst) }
+
+func (c Column) String() string { return fmt.Sprintf("#%d", c.Index) }
+
+func (l Literal) String() string {
+	if l.Value.IsNull() {
+		return "null"
+	}
+	switch l.Type.Kind() {
+	case repr.KindText, repr.KindVarchar, repr.KindBpchar, repr.KindDate, repr.KindTimestamp,
+		repr.KindTimestampTZ, repr.KindInterval:
+		return "'" + strings.ReplaceAll(repr.FormatText(l.Value), "'", "''") + "'"
+	}
+	return repr.FormatText(l.Value)
+}
+
+func (c CallUnary) String() string {
+	switch c.Func {
+	case IsNull:
+		return fmt.Sprintf("(%s IS NULL)", c.Arg)
+	case IsTrue:
+		return fmt.Sprintf("(%s IS TRUE)", c.Arg)
+	case IsFalse:
+		return fmt.Sprintf("(%s IS FALSE)", c.Arg)
+	case Neg:
+		return fmt.Sprintf("-%s", c.Arg)
+	}
+	return fmt.Sprintf("%s(%s)", c.Func, c.Arg)
+}
+
+func (c CallBinary) String() string { return fmt.Sprintf("(%s %s %s)", c.Left, c.Func, c.Right) }
+
+func (c CallVariadic) String() string {
+	args := make([]string, len(c.Args))
+	for i, a := range c.Args {
+		args[i] = a.String()
+	}
+	return fmt.Sprintf("%s(%s)", c.Func, strings.Join(args, ", "))
+}
+
+func (c If) String() string {
+	return fmt.Sprintf("CASE WHEN %s THEN %s ELSE %s END", c.Cond, c.Then, c.Else)
+}
+
+func (c Cast) String() string { return fmt.Sprintf("%s::%s", c.Arg, c.To) }
