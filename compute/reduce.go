@@ -1,0 +1,165 @@
+package compute
+
+import (
+	"freshet/arrange"
+	"freshet/dataflow"
+	"freshet/expr"
+	"freshet/repr"
+)
+
+// Tags of a reduction's output vals: a row, or an error the group raised.
+const (
+	tagRow   = 0
+	tagError = 1
+)
+
+// reduce arranges the input by the group key and maintains, per group,
+// one output row of the key followed by the aggregates. A group whose
+// aggregates fail to evaluate outputs an error instead of a row.
+func (r *renderer) reduce(n expr.Reduce) (Collection, error) {
+	in, err := r.render(n.Input)
+	if err != nil {
+		return Collection{}, err
+	}
+	types := reprTypes(n.Input.Typ())
+	a, keyErrs := r.arrangeBy(in, "reduce", types, n.GroupKey)
+	out := arrange.Reduce(a, "reduce", func(key []byte, input []arrange.ValCount) []arrange.ValCount {
+		rows := make([]expr.Row, 0, len(input))
+		for _, vc := range input {
+			rows = append(rows, expr.Row{Datums: decode(vc.Val, types, nil), Diff: vc.Count})
+		}
+		var p repr.RowPacker
+		for _, ag := range n.Aggregates {
+			v, err := expr.EvalAggregate(ag, rows)
+			if err != nil {
+				e := errorUpdate(err, 0, 1)
+				return []arrange.ValCount{{Val: append([]byte{tagError}, e.Key...), Count: 1}}
+			}
+			p.Push(v)
+		}
+		total := int64(0)
+		for _, row := range rows {
+			total += row.Diff
+		}
+		if total <= 0 {
+			return nil
+		}
+		return []arrange.ValCount{{Val: append([]byte{tagRow}, p.Finish()...), Count: 1}}
+	})
+	rows, errs := r.flattenTagged(out, "reduce output", true)
+	return Collection{Rows: rows, Errs: dataflow.Concat(dataflow.Concat(in.Errs, keyErrs, "reduce key errors"), errs, "reduce errors")}, nil
+}
+
+// topK arranges the input by the group columns and keeps each group's
+// ranked rows.
+func (r *renderer) topK(n expr.TopK) (Collection, error) {
+	in, err := r.render(n.Input)
+	if err != nil {
+		return Collection{}, err
+	}
+	types := reprTypes(n.Input.Typ())
+	keys := make([]expr.Scalar, len(n.GroupKey))
+	for i, c := range n.GroupKey {
+		keys[i] = expr.Column{Index: c}
+	}
+	a, keyErrs := r.arrangeBy(in, "topk", types, keys)
+	less := func(v1, v2 []byte) bool {
+		return expr.CompareRows(n.Order, decode(v1, types, nil), decode(v2, types, nil)) < 0
+	}
+	out := arrange.TopK(a, "topk", less, int(n.Offset), int(n.Limit))
+	rows, _ := r.flattenTagged(out, "topk output", false)
+	return Collection{Rows: rows, Errs: dataflow.Concat(in.Errs, keyErrs, "topk errors")}, nil
+}
+
+// threshold arranges the input by its whole row and keeps each row with
+// count f(count).
+func (r *renderer) threshold(input expr.Relation, name string, f func(int64) int64) (Collection, error) {
+	in, err := r.render(input)
+	if err != nil {
+		return Collection{}, err
+	}
+	a := arrange.Arrange(in.Rows, name)
+	out := arrange.Threshold(a, name, f)
+	rows := flatten(out, name+" output", func(key, _ []byte) []byte { return key })
+	return Collection{Rows: rows, Errs: in.Errs}, nil
+}
+
+// flattenTagged turns a keyed output arrangement back into a collection.
+// With tagged vals (a reduction's), the row is key followed by the val's
+// row and error vals go to the error stream; otherwise the row is the val.
+func (r *renderer) flattenTagged(a *arrange.Arranged, name string, tagged bool) (dataflow.Stream[arrange.Update], dataflow.Stream[arrange.Update]) {
+	b := a.Batches.Builder()
+	ob := b.NewOperator(name)
+	in := dataflow.NewInput(ob, a.Batches, dataflow.Pipeline[*arrange.Batch]())
+	out, rows := dataflow.NewOutput[arrange.Update](ob)
+	errOut, errs := dataflow.NewOutput[arrange.Update](ob)
+	ob.Build(func(_ *dataflow.Operator, caps []*dataflow.Capability) dataflow.Logic {
+		for _, c := range caps {
+			c.Release()
+		}
+		return dataflow.ScheduleFunc(func() {
+			for {
+				t, batches, ok := in.Next()
+				if !ok {
+					return
+				}
+				var good, bad []arrange.Update
+				for _, batch := range batches {
+					c := batch.Cursor()
+					for ; c.KeyValid(); c.StepKey() {
+						for ; c.ValValid(); c.StepVal() {
+							key, val := c.Key(), c.Val()
+							c.History(func(tm uint64, d int64) {
+								switch {
+								case !tagged:
+									good = append(good, arrange.Update{Key: val, Time: tm, Diff: d})
+								case val[0] == tagError:
+									bad = append(bad, arrange.Update{Key: val[1:], Time: tm, Diff: d})
+								default:
+									row := append(append(make([]byte, 0, len(key)+len(val)-1), key...), val[1:]...)
+									good = append(good, arrange.Update{Key: row, Time: tm, Diff: d})
+								}
+							})
+						}
+					}
+				}
+				out.GiveSlice(t, good)
+				errOut.GiveSlice(t, bad)
+			}
+		})
+	})
+	return rows, errs
+}
+
+// flatten turns an arrangement into a collection of rows made by row.
+func flatten(a *arrange.Arranged, name string, row func(key, val []byte) []byte) dataflow.Stream[arrange.Update] {
+	b := a.Batches.Builder()
+	ob := b.NewOperator(name)
+	in := dataflow.NewInput(ob, a.Batches, dataflow.Pipeline[*arrange.Batch]())
+	out, rows := dataflow.NewOutput[arrange.Update](ob)
+	ob.Build(func(_ *dataflow.Operator, caps []*dataflow.Capability) dataflow.Logic {
+		caps[0].Release()
+		return dataflow.ScheduleFunc(func() {
+			for {
+				t, batches, ok := in.Next()
+				if !ok {
+					return
+				}
+				var res []arrange.Update
+				for _, batch := range batches {
+					c := batch.Cursor()
+					for ; c.KeyValid(); c.StepKey() {
+						for ; c.ValValid(); c.StepVal() {
+							r := row(c.Key(), c.Val())
+							c.History(func(tm uint64, d int64) {
+								res = append(res, arrange.Update{Key: r, Time: tm, Diff: d})
+							})
+						}
+					}
+				}
+				out.GiveSlice(t, res)
+			}
+		})
+	})
+	return rows
+}

@@ -1,0 +1,343 @@
+package compute
+
+import (
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"freshet/arrange"
+	"freshet/dataflow"
+	"freshet/expr"
+	"freshet/repr"
+)
+
+var seedFlag = flag.Uint64("seed", 0, "run seeded tests with this seed only")
+
+func forSeeds(t *testing.T, n int, f func(t *testing.T, seed uint64)) {
+	t.Helper()
+	var seeds []uint64
+	if *seedFlag != 0 {
+		seeds = []uint64{*seedFlag}
+	} else {
+		for i := 1; i <= n; i++ {
+			seeds = append(seeds, uint64(i))
+		}
+	}
+	parent := t.Name()
+	for _, seed := range seeds {
+		t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) {
+			t.Logf("seed %d; replay: go test ./compute -run '^%s$' -seed=%d -v", seed, strings.ReplaceAll(parent, "/", "$/^"), seed)
+			f(t, seed)
+		})
+	}
+}
+
+func intCols(n int) []expr.ColumnType {
+	ts := make([]expr.ColumnType, n)
+	for i := range ts {
+		ts[i] = expr.ColumnType{Type: repr.Int4, Nullable: true}
+	}
+	return ts
+}
+
+// planGen draws random plans over two tables of two nullable int columns.
+type planGen struct{ rng *rand.Rand }
+
+func (g planGen) lit(t repr.Type) expr.Literal {
+	d, _ := repr.Cast(repr.NewInt4(int32(g.rng.IntN(5))), t)
+	return expr.Literal{Value: d, Type: t}
+}
+
+func (g planGen) intCol(ts []expr.ColumnType) (int, bool) {
+	var cols []int
+	for i, c := range ts {
+		if c.Type.Kind() == repr.KindInt4 {
+			cols = append(cols, i)
+		}
+	}
+	if len(cols) == 0 {
+		return 0, false
+	}
+	return cols[g.rng.IntN(len(cols))], true
+}
+
+func (g planGen) predicate(ts []expr.ColumnType) expr.Scalar {
+	c := g.rng.IntN(len(ts))
+	col := expr.Column{Index: c}
+	switch g.rng.IntN(4) {
+	case 0:
+		return expr.CallUnary{Func: expr.IsNull, Arg: col}
+	case 1:
+		return expr.CallBinary{Func: expr.Or, Left: expr.CallBinary{Func: expr.Lt, Left: col, Right: g.lit(ts[c].Type)},
+			Right: expr.CallUnary{Func: expr.IsNull, Arg: col}}
+	}
+	fs := []expr.BinaryFunc{expr.Eq, expr.NotEq, expr.Lt, expr.Gte}
+	return expr.CallBinary{Func: fs[g.rng.IntN(len(fs))], Left: col, Right: g.lit(ts[c].Type)}
+}
+
+func (g planGen) plan(depth int) expr.Relation {
+	if depth == 0 || g.rng.IntN(4) == 0 {
+		id := expr.GlobalID(1 + g.rng.IntN(2))
+		return expr.Get{ID: id, Types: intCols(2)}
+	}
+	in := g.plan(depth - 1)
+	ts := in.Typ()
+	switch g.rng.IntN(10) {
+	case 0:
+		return expr.Filter{Input: in, Predicates: []expr.Scalar{g.predicate(ts)}}
+	case 1:
+		c, ok := g.intCol(ts)
+		if !ok {
+			return in
+		}
+		// Division can fail: 22012 when the divisor is zero.
+		div := expr.CallBinary{Func: expr.Div, Left: g.lit(repr.Int4), Right: expr.CallBinary{Func: expr.Sub, Left: expr.Column{Index: c}, Right: g.lit(repr.Int4)}}
+		add := expr.CallBinary{Func: expr.Add, Left: expr.Column{Index: c}, Right: g.lit(repr.Int4)}
+		if g.rng.IntN(3) == 0 {
+			return expr.Map{Input: in, Scalars: []expr.Scalar{div}}
+		}
+		return expr.Map{Input: in, Scalars: []expr.Scalar{add}}
+	case 2:
+		var outs []int
+		for i := 0; i < 1+g.rng.IntN(len(ts)); i++ {
+			outs = append(outs, g.rng.IntN(len(ts)))
+		}
+		return expr.Project{Input: in, Outputs: outs}
+	case 3:
+		right := g.plan(depth - 1)
+		rt := right.Typ()
+		lc, rc := g.rng.IntN(len(ts)), g.rng.IntN(len(rt))
+		if ts[lc].Type != rt[rc].Type {
+			return in
+		}
+		j := expr.Join{Inputs: []expr.Relation{in, right}, Equivalences: [][]expr.Scalar{{expr.Column{Index: lc}, expr.Column{Index: len(ts) + rc}}}}
+		if g.rng.IntN(3) == 0 {
+			// A cross join filtered by SQL equality, which drops NULLs.
+			return expr.Filter{Input: expr.Join{Inputs: j.Inputs}, Predicates: []expr.Scalar{expr.CallBinary{Func: expr.Eq, Left: j.Equivalences[0][0], Right: j.Equivalences[0][1]}}}
+		}
+		return j
+	case 4:
+		k := g.rng.IntN(len(ts))
+		c, ok := g.intCol(ts)
+		if !ok {
+			return in
+		}
+		aggs := []expr.Aggregate{{Func: expr.Count, Expr: expr.Bool(true)}}
+		switch g.rng.IntN(4) {
+		case 0:
+			aggs = append(aggs, expr.Aggregate{Func: expr.Sum, Expr: expr.Column{Index: c}})
+		case 1:
+			aggs = append(aggs, expr.Aggregate{Func: expr.Min, Expr: expr.Column{Index: c}})
+		case 2:
+			aggs = append(aggs, expr.Aggregate{Func: expr.Max, Expr: expr.Column{Index: c}})
+		case 3:
+			aggs = append(aggs, expr.Aggregate{Func: expr.Count, Expr: expr.Column{Index: c}, Distinct: true})
+		}
+		keys := []expr.Scalar{expr.Column{Index: k}}
+		if g.rng.IntN(4) == 0 {
+			keys = nil
+		}
+		return expr.Reduce{Input: in, GroupKey: keys, Aggregates: aggs}
+	case 5:
+		return expr.Distinct{Input: in}
+	case 6, 7:
+		other := g.plan(depth - 1)
+		if !slices.Equal(other.Typ(), ts) {
+			other = expr.Project{Input: other, Outputs: nil}
+			if len(ts) != 0 {
+				return in
+			}
+		}
+		if g.rng.IntN(2) == 0 {
+			return expr.Union{Inputs: []expr.Relation{in, other}}
+		}
+		// EXCEPT ALL.
+		return expr.Threshold{Input: expr.Union{Inputs: []expr.Relation{in, expr.Negate{Input: other}}}}
+	case 8:
+		var group []int
+		if len(ts) > 1 && g.rng.IntN(2) == 0 {
+			group = []int{g.rng.IntN(len(ts))}
+		}
+		o := g.rng.IntN(len(ts))
+		desc := g.rng.IntN(2) == 0
+		return expr.TopK{Input: in, GroupKey: group, Order: []expr.ColumnOrder{{Column: o, Desc: desc, NullsFirst: desc}},
+			Limit: int64(g.rng.IntN(4)) - 1, Offset: int64(g.rng.IntN(2))}
+	case 9:
+		return expr.FlatMap{Input: in, Func: expr.GenerateSeries, Args: []expr.Scalar{g.lit(repr.Int4), g.lit(repr.Int4)}, Type: repr.Int4}
+	}
+	return in
+}
+
+type tableUpdate struct {
+	table expr.GlobalID
+	row   []repr.Datum
+	time  uint64
+	diff  int64
+}
+
+// TestRenderMatchesInterpret renders random plans on the simulated
+// network and checks, at every completed time, that the output and its
+// errors agree with interpreting the plan from scratch over the inputs
+// accumulated at that time: the incremental view equals the query.
+func TestRenderMatchesInterpret(t *testing.T) {
+	for _, workers := range []int{1, 2, 4} {
+		t.Run(fmt.Sprintf("W=%d", workers), func(t *testing.T) {
+			forSeeds(t, 400, func(t *testing.T, seed uint64) {
+				renderOracle(t, workers, seed)
+			})
+		})
+	}
+}
+
+func renderOracle(t *testing.T, workers int, seed uint64) {
+	rng := rand.New(rand.NewPCG(seed, 77))
+	plan := planGen{rng}.plan(4)
+	if err := expr.Check(plan); err != nil {
+		t.Fatal(err)
+	}
+	sim := dataflow.NewSim(workers, rng.Uint64())
+	inputs := make([]map[expr.GlobalID]*dataflow.InputHandle[arrange.Update], workers)
+	probes := make([]*dataflow.Probe, workers)
+	var got, gotErrs [][]arrange.Update
+	got = make([][]arrange.Update, workers)
+	gotErrs = make([][]arrange.Update, workers)
+	var buildErr error
+	sim.Build(0, func(b *dataflow.Builder) {
+		w := b.Index()
+		inputs[w] = map[expr.GlobalID]*dataflow.InputHandle[arrange.Update]{}
+		source := func(b *dataflow.Builder, id expr.GlobalID) (Collection, error) {
+			h, s := dataflow.NewInputHandle[arrange.Update](b, fmt.Sprintf("table %d", id))
+			inputs[w][id] = h
+			return Collection{Rows: s, Errs: empty(b)}, nil
+		}
+		c, err := Render(b, plan, source)
+		if err != nil {
+			buildErr = err
+			return
+		}
+		rows := dataflow.Inspect(c.Rows, "collect", func(_ uint64, u arrange.Update) { got[w] = append(got[w], u) })
+		errs := dataflow.Inspect(c.Errs, "collect errors", func(_ uint64, u arrange.Update) { gotErrs[w] = append(gotErrs[w], u) })
+		probes[w] = dataflow.NewProbe(dataflow.Concat(rows, errs, "all"))
+	})
+	if !sim.RunUntil(1_000_000, func() bool { return !slices.Contains(probes, nil) || buildErr != nil }) {
+		t.Fatal("not built")
+	}
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	var history []tableUpdate
+	const times = 6
+	for tm := uint64(0); tm < times; tm++ {
+		for i := rng.IntN(6); i > 0; i-- {
+			id := expr.GlobalID(1 + rng.IntN(2))
+			var row []repr.Datum
+			// Retract only rows the table holds: a table never has a
+			// negative count.
+			counts := map[string]int64{}
+			var live []tableUpdate
+			for _, u := range history {
+				if u.table == id {
+					counts[string(repr.PackRow(u.row...))] += u.diff
+				}
+			}
+			for _, u := range history {
+				if u.table == id && counts[string(repr.PackRow(u.row...))] > 0 {
+					live = append(live, u)
+				}
+			}
+			diff := int64(1)
+			if len(live) > 0 && rng.IntN(3) == 0 {
+				row, diff = live[rng.IntN(len(live))].row, -1
+			} else {
+				for c := 0; c < 2; c++ {
+					if rng.IntN(5) == 0 {
+						row = append(row, repr.Null)
+					} else {
+						row = append(row, repr.NewInt4(int32(rng.IntN(4))))
+					}
+				}
+			}
+			history = append(history, tableUpdate{id, row, tm, diff})
+			// A table the plan does not read has no input.
+			if h := inputs[rng.IntN(workers)][id]; h != nil {
+				h.Send(tm, arrange.Update{Key: repr.PackRow(row...), Time: tm, Diff: diff})
+			}
+		}
+		for w := range inputs {
+			for _, h := range inputs[w] {
+				h.Advance(tm + 1)
+			}
+		}
+		if !sim.RunUntil(5_000_000, func() bool {
+			for _, p := range probes {
+				if ok, _ := p.Passed(tm); !ok {
+					return false
+				}
+			}
+			return true
+		}) {
+			t.Fatalf("time %d never completed; failures %v", tm, sim.Failures)
+		}
+		compareAt(t, plan, history, got, gotErrs, tm)
+	}
+	if len(sim.Failures) > 0 {
+		t.Fatal(sim.Failures)
+	}
+}
+
+func compareAt(t *testing.T, plan expr.Relation, history []tableUpdate, got, gotErrs [][]arrange.Update, tm uint64) {
+	t.Helper()
+	env := expr.Env{}
+	for _, u := range history {
+		if u.time <= tm {
+			env[u.table] = append(env[u.table], expr.Row{Datums: u.row, Diff: u.diff})
+		}
+	}
+	for id, rows := range env {
+		env[id] = expr.Consolidate(rows)
+	}
+	want, wantErr := expr.Interpret(plan, env)
+	acc := func(parts [][]arrange.Update) map[string]int64 {
+		m := map[string]int64{}
+		for _, p := range parts {
+			for _, u := range p {
+				if u.Time <= tm {
+					if m[string(u.Key)] += u.Diff; m[string(u.Key)] == 0 {
+						delete(m, string(u.Key))
+					}
+				}
+			}
+		}
+		return m
+	}
+	errs := acc(gotErrs)
+	if wantErr != nil {
+		if len(errs) == 0 {
+			t.Fatalf("time %d: the query fails with %v but the view has no error\nplan:\n%s", tm, wantErr, expr.Explain(plan))
+		}
+		return
+	}
+	if len(errs) > 0 {
+		t.Fatalf("time %d: the view has errors %v but the query succeeds\nplan:\n%s", tm, errs, expr.Explain(plan))
+	}
+	wantM := map[string]int64{}
+	for _, r := range want {
+		wantM[string(repr.PackRow(r.Datums...))] = r.Diff
+	}
+	gotM := acc(got)
+	if fmt.Sprint(gotM) != fmt.Sprint(wantM) {
+		t.Fatalf("time %d:\n got %v\nwant %v\nplan:\n%s", tm, render(gotM), render(wantM), expr.Explain(plan))
+	}
+}
+
+func render(m map[string]int64) string {
+	var parts []string
+	for k, n := range m {
+		parts = append(parts, fmt.Sprintf("%v×%d", repr.Row(k), n))
+	}
+	slices.Sort(parts)
+	return strings.Join(parts, " ")
+}

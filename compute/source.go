@@ -1,0 +1,47 @@
+package compute
+
+import (
+	"errors"
+	"fmt"
+
+	"freshet/arrange"
+	"freshet/dataflow"
+	"freshet/expr"
+)
+
+// ErrorsID returns the global id under which the errors of collection id
+// are exported: the id with its top bit set, a range catalog ids never
+// reach.
+func ErrorsID(id expr.GlobalID) arrange.GlobalID { return arrange.GlobalID(id) | 1<<63 }
+
+// ImportedSource is the Source of a dataflow whose Gets read exported
+// arrangements: the rows exported under the Get's id and, if any, the
+// errors exported under ErrorsID.
+func ImportedSource(reg *arrange.Registry) Source {
+	return func(b *dataflow.Builder, id expr.GlobalID) (Collection, error) {
+		rows, err := reg.Import(b, arrange.GlobalID(id), fmt.Sprintf("import %d", id))
+		if err != nil {
+			return Collection{}, err
+		}
+		c := Collection{Rows: flatten(rows, fmt.Sprintf("rows of %d", id), func(key, _ []byte) []byte { return key })}
+		errs, err := reg.Import(b, ErrorsID(id), fmt.Sprintf("import errors %d", id))
+		switch {
+		case errors.Is(err, arrange.ErrNoExport):
+			c.Errs = empty(b)
+		case err != nil:
+			return Collection{}, err
+		default:
+			c.Errs = flatten(errs, fmt.Sprintf("errors of %d", id), func(key, _ []byte) []byte { return key })
+		}
+		return c, nil
+	}
+}
+
+// Export arranges a rendered collection and exports its rows under id and
+// its errors under ErrorsID(id), so that later dataflows can import both.
+func Export(b *dataflow.Builder, reg *arrange.Registry, c Collection, id expr.GlobalID) error {
+	if err := reg.Export(b, arrange.Arrange(c.Rows, fmt.Sprintf("arrange %d", id)), arrange.GlobalID(id)); err != nil {
+		return err
+	}
+	return reg.Export(b, arrange.Arrange(c.Errs, fmt.Sprintf("arrange errors %d", id)), ErrorsID(id))
+}
