@@ -1,0 +1,270 @@
+package catalog
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"freshet/sqlerr"
+)
+
+// DefaultDatabase and DefaultSchema exist in every fresh catalog.
+const (
+	DefaultDatabase = "freshet"
+	DefaultSchema   = "public"
+)
+
+// Catalog holds every object. It is not safe for concurrent use: the
+// coordinator serializes DDL.
+type Catalog struct {
+	objects map[uint64]*Object
+	names   map[nameKey]uint64
+	// nextID is the id the next object gets.
+	// Invariant: greater than every id ever used.
+	nextID uint64
+}
+
+type nameKey struct {
+	kind                   Kind // Database, Schema, or Table for the relation namespace
+	database, schema, name string
+}
+
+func keyOf(o *Object) nameKey {
+	switch o.Kind {
+	case Database:
+		return nameKey{kind: Database, name: o.Name}
+	case Schema:
+		return nameKey{kind: Schema, database: o.Database, name: o.Name}
+	}
+	return nameKey{kind: Table, database: o.Database, schema: o.Schema, name: o.Name}
+}
+
+// New returns a catalog holding the default database and its schema.
+func New() *Catalog {
+	c := &Catalog{objects: map[uint64]*Object{}, names: map[nameKey]uint64{}, nextID: 1}
+	if _, err := c.CreateDatabase(DefaultDatabase); err != nil {
+		panic(err)
+	}
+	return c
+}
+
+// Load rebuilds a catalog from stored objects.
+func Load(objs []*Object) (*Catalog, error) {
+	c := &Catalog{objects: map[uint64]*Object{}, names: map[nameKey]uint64{}, nextID: 1}
+	for _, o := range objs {
+		if _, dup := c.names[keyOf(o)]; dup {
+			return nil, sqlerr.AssertionFailedf("catalog holds %s twice", o.QualifiedName())
+		}
+		c.objects[o.ID] = o
+		c.names[keyOf(o)] = o.ID
+		c.nextID = max(c.nextID, o.ID+1)
+	}
+	return c, nil
+}
+
+// NextID returns the id the next object will get. The coordinator stores
+// it so that ids are never reused across restarts.
+func (c *Catalog) NextID() uint64 { return c.nextID }
+
+// SetNextID raises the next id (after a restart).
+func (c *Catalog) SetNextID(id uint64) { c.nextID = max(c.nextID, id) }
+
+// Get returns the object with id, or nil.
+func (c *Catalog) Get(id uint64) *Object { return c.objects[id] }
+
+// Objects returns every object in id order.
+func (c *Catalog) Objects() []*Object {
+	out := make([]*Object, 0, len(c.objects))
+	for _, o := range c.objects {
+		out = append(out, o)
+	}
+	slices.SortFunc(out, func(a, b *Object) int { return int(a.ID) - int(b.ID) })
+	return out
+}
+
+// HasDatabase reports whether database name exists.
+func (c *Catalog) HasDatabase(name string) bool {
+	_, ok := c.names[nameKey{kind: Database, name: name}]
+	return ok
+}
+
+// CreateDatabase adds a database with its public schema and returns both.
+func (c *Catalog) CreateDatabase(name string) ([]*Object, error) {
+	if c.HasDatabase(name) {
+		return nil, sqlerr.New(sqlerr.DuplicateDatabase, "database %q already exists", name)
+	}
+	db := c.add(&Object{Kind: Database, Name: name})
+	sch := c.add(&Object{Kind: Schema, Name: DefaultSchema, Database: name, DependsOn: []uint64{db.ID}})
+	return []*Object{db, sch}, nil
+}
+
+// Create validates and adds a relation or index. It fills in the id.
+func (c *Catalog) Create(o *Object) (*Object, error) {
+	if !c.HasDatabase(o.Database) {
+		return nil, sqlerr.New(sqlerr.InvalidCatalogName, "database %q does not exist", o.Database)
+	}
+	if _, ok := c.names[nameKey{kind: Schema, database: o.Database, name: o.Schema}]; !ok {
+		return nil, sqlerr.New(sqlerr.InvalidSchemaName, "schema %q does not exist", o.Schema)
+	}
+	// Tables, views and indexes share one namespace per schema.
+	if _, dup := c.names[keyOf(o)]; dup {
+		return nil, sqlerr.New(sqlerr.DuplicateTable, "relation %q already exists", o.Name)
+	}
+	seen := map[string]bool{}
+	for _, col := range o.Columns {
+		if seen[col.Name] {
+			return nil, sqlerr.New(sqlerr.DuplicateColumn, "column %q specified more than once", col.Name)
+		}
+		seen[col.Name] = true
+	}
+	for _, d := range o.DependsOn {
+		if c.objects[d] == nil {
+			return nil, sqlerr.AssertionFailedf("%s depends on missing object %d", o.Name, d)
+		}
+	}
+	return c.add(o), nil
+}
+
+func (c *Catalog) add(o *Object) *Object {
+	o.ID = c.nextID
+	c.nextID++
+	c.objects[o.ID] = o
+	c.names[keyOf(o)] = o.ID
+	return o
+}
+
+// Resolve finds a relation or index by name.
+func (c *Catalog) Resolve(database, schema, name string) (*Object, error) {
+	id, ok := c.names[nameKey{kind: Table, database: database, schema: schema, name: name}]
+	if !ok {
+		return nil, sqlerr.New(sqlerr.UndefinedTable, "relation %q does not exist", name)
+	}
+	return c.objects[id], nil
+}
+
+// Dependents returns the objects that depend on id directly, in id order.
+func (c *Catalog) Dependents(id uint64) []*Object {
+	var out []*Object
+	for _, o := range c.Objects() {
+		if slices.Contains(o.DependsOn, id) || (o.Kind == Index && o.On == id) {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// DropPlan is what a DROP removes: the objects in the order to drop them
+// (dependents first) and the notices PostgreSQL sends for a cascade.
+type DropPlan struct {
+	Objects []*Object
+	Notice  string
+	Detail  string
+}
+
+// PlanDrop works out what DROP kind name [CASCADE] removes, without
+// changing anything. With dependents and no cascade it fails with 2BP01
+// and PostgreSQL's message, detail and hint. Indexes are dropped with
+// their relation silently, as PostgreSQL does.
+func (c *Catalog) PlanDrop(kind Kind, target *Object, cascade bool) (*DropPlan, error) {
+	if target.Kind != kind {
+		return nil, wrongKind(target, kind)
+	}
+	var order []*Object
+	visited := map[uint64]bool{}
+	var visit func(o *Object)
+	visit = func(o *Object) {
+		if visited[o.ID] {
+			return
+		}
+		visited[o.ID] = true
+		for _, d := range c.Dependents(o.ID) {
+			visit(d)
+		}
+		order = append(order, o)
+	}
+	visit(target)
+	// Objects other than the target and its own indexes are dependents
+	// that need CASCADE.
+	var lines []string
+	for _, o := range order {
+		if o == target || (o.Kind == Index && o.On == target.ID) || o.Kind == Schema {
+			continue
+		}
+		lines = append(lines, c.dependsLine(o))
+	}
+	if len(lines) > 0 && !cascade {
+		slices.Reverse(lines)
+		return nil, sqlerr.New(sqlerr.DependentObjectsStillExist, "cannot drop %s %s because other objects depend on it", target.Kind, target.Name).
+			WithDetail("%s", strings.Join(lines, "\n")).
+			WithHint("Use DROP ... CASCADE to drop the dependent objects too.")
+	}
+	plan := &DropPlan{Objects: order}
+	var cascades []string
+	for i := len(order) - 1; i >= 0; i-- {
+		o := order[i]
+		if o == target || (o.Kind == Index && o.On == target.ID) || o.Kind == Schema {
+			continue
+		}
+		cascades = append(cascades, fmt.Sprintf("drop cascades to %s %s", o.Kind, o.Name))
+	}
+	switch len(cascades) {
+	case 0:
+	case 1:
+		plan.Notice = cascades[0]
+	default:
+		plan.Notice = fmt.Sprintf("drop cascades to %d other objects", len(cascades))
+		plan.Detail = strings.Join(cascades, "\n")
+	}
+	return plan, nil
+}
+
+// dependsLine is PostgreSQL's "view v depends on table t" for o and the
+// first object it depends on.
+func (c *Catalog) dependsLine(o *Object) string {
+	on := o.On
+	if on == 0 && len(o.DependsOn) > 0 {
+		on = o.DependsOn[0]
+	}
+	if d := c.objects[on]; d != nil {
+		return fmt.Sprintf("%s %s depends on %s %s", o.Kind, o.Name, d.Kind, d.Name)
+	}
+	return fmt.Sprintf("%s %s", o.Kind, o.Name)
+}
+
+// wrongKind is PostgreSQL's error for DROP VIEW on a table and the like.
+func wrongKind(o *Object, want Kind) error {
+	return sqlerr.New(sqlerr.WrongObjectType, "%q is not a %s", o.Name, want).
+		WithHint("Use DROP %s to remove a %s.", strings.ToUpper(o.Kind.String()), o.Kind)
+}
+
+// PlanDropDatabase returns every object of the database, dependents first.
+func (c *Catalog) PlanDropDatabase(name string) (*DropPlan, error) {
+	id, ok := c.names[nameKey{kind: Database, name: name}]
+	if !ok {
+		return nil, sqlerr.New(sqlerr.InvalidCatalogName, "database %q does not exist", name)
+	}
+	var objs []*Object
+	for _, o := range c.Objects() {
+		if o.Database == name && o.Kind != Schema && o.Kind != Database {
+			objs = append(objs, o)
+		}
+	}
+	// Later ids depend only on earlier ones: drop in reverse id order.
+	slices.Reverse(objs)
+	for _, o := range c.Objects() {
+		if o.Database == name && o.Kind == Schema {
+			objs = append(objs, o)
+		}
+	}
+	return &DropPlan{Objects: append(objs, c.objects[id])}, nil
+}
+
+// Remove deletes objects from the catalog (after they are dropped).
+func (c *Catalog) Remove(objs []*Object) {
+	for _, o := range objs {
+		delete(c.objects, o.ID)
+		if c.names[keyOf(o)] == o.ID {
+			delete(c.names, keyOf(o))
+		}
+	}
+}

@@ -1,0 +1,155 @@
+package catalog
+
+import (
+	"strings"
+	"testing"
+
+	"freshet/repr"
+	"freshet/sqlerr"
+)
+
+func rel(c *Catalog, t *testing.T, kind Kind, name string, deps ...uint64) *Object {
+	t.Helper()
+	o, err := c.Create(&Object{Kind: kind, Name: name, Database: DefaultDatabase, Schema: DefaultSchema,
+		Columns: []Column{{Name: "a", Type: repr.Int4}}, DependsOn: deps})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return o
+}
+
+func TestCreateAndResolve(t *testing.T) {
+	c := New()
+	tb := rel(c, t, Table, "t")
+	if got, err := c.Resolve(DefaultDatabase, DefaultSchema, "t"); err != nil || got != tb {
+		t.Fatalf("resolve: %v %v", got, err)
+	}
+	if _, err := c.Resolve(DefaultDatabase, DefaultSchema, "nope"); sqlerr.Code(err) != sqlerr.UndefinedTable || err.Error() != `relation "nope" does not exist` {
+		t.Fatalf("missing: %v", err)
+	}
+	if _, err := c.Create(&Object{Kind: View, Name: "t", Database: DefaultDatabase, Schema: DefaultSchema}); sqlerr.Code(err) != sqlerr.DuplicateTable {
+		t.Fatalf("duplicate: %v", err)
+	}
+	if _, err := c.Create(&Object{Kind: Table, Name: "x", Database: "nodb", Schema: DefaultSchema}); sqlerr.Code(err) != sqlerr.InvalidCatalogName {
+		t.Fatalf("no database: %v", err)
+	}
+	if _, err := c.CreateDatabase(DefaultDatabase); sqlerr.Code(err) != sqlerr.DuplicateDatabase {
+		t.Fatalf("duplicate database: %v", err)
+	}
+}
+
+func TestDropRestrictAndCascade(t *testing.T) {
+	c := New()
+	tb := rel(c, t, Table, "t")
+	v := rel(c, t, View, "v", tb.ID)
+	m := rel(c, t, MaterializedView, "m", v.ID)
+	idx, err := c.Create(&Object{Kind: Index, Name: "t_idx", Database: DefaultDatabase, Schema: DefaultSchema, On: tb.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.PlanDrop(Table, tb, false)
+	e := sqlerr.From(err)
+	if e.Code != sqlerr.DependentObjectsStillExist ||
+		e.Message != "cannot drop table t because other objects depend on it" ||
+		e.Detail != "view v depends on table t\nmaterialized view m depends on view v" ||
+		e.Hint != "Use DROP ... CASCADE to drop the dependent objects too." {
+		t.Fatalf("restrict: %q / %q / %q (%s)", e.Message, e.Detail, e.Hint, e.Code)
+	}
+	plan, err := c.PlanDrop(Table, tb, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, o := range plan.Objects {
+		names = append(names, o.Name)
+	}
+	if got := strings.Join(names, " "); got != "m v t_idx t" {
+		t.Fatalf("drop order %q", got)
+	}
+	if plan.Notice != "drop cascades to 2 other objects" || plan.Detail != "drop cascades to view v\ndrop cascades to materialized view m" {
+		t.Fatalf("notice %q detail %q", plan.Notice, plan.Detail)
+	}
+	// An index goes with its table without CASCADE.
+	c2 := New()
+	t2 := rel(c2, t, Table, "t")
+	c2.Create(&Object{Kind: Index, Name: "i", Database: DefaultDatabase, Schema: DefaultSchema, On: t2.ID})
+	if p, err := c2.PlanDrop(Table, t2, false); err != nil || len(p.Objects) != 2 || p.Notice != "" {
+		t.Fatalf("table with index: %v %v", p, err)
+	}
+	if _, err := c.PlanDrop(View, tb, false); sqlerr.Code(err) != sqlerr.WrongObjectType || sqlerr.From(err).Hint != "Use DROP TABLE to remove a table." {
+		t.Fatalf("wrong kind: %v", err)
+	}
+	c.Remove(plan.Objects)
+	for _, o := range []*Object{tb, v, m, idx} {
+		if c.Get(o.ID) != nil {
+			t.Fatalf("%s still there", o.Name)
+		}
+	}
+	if again := rel(c, t, Table, "t"); again.ID <= idx.ID {
+		t.Fatalf("id %d reused (last was %d)", again.ID, idx.ID)
+	}
+}
+
+func TestEncodeDecodeLoad(t *testing.T) {
+	c := New()
+	o, err := c.Create(&Object{Kind: Table, Name: "t", Database: DefaultDatabase, Schema: DefaultSchema, Columns: []Column{
+		{Name: "a", Type: repr.Int8, NotNull: true},
+		{Name: "b", Type: repr.VarcharOf(10), Default: "'x'"},
+		{Name: "c", Type: repr.NumericOf(10, 2)},
+		{Name: "d", Type: repr.TimestampOf(3)},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var objs []*Object
+	for _, x := range c.Objects() {
+		y, err := Decode(Encode(x))
+		if err != nil {
+			t.Fatal(err)
+		}
+		objs = append(objs, y)
+	}
+	c2, err := Load(objs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := c2.Resolve(DefaultDatabase, DefaultSchema, "t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, col := range got.Columns {
+		if col.Type.String() != o.Columns[i].Type.String() || col.NotNull != o.Columns[i].NotNull || col.Default != o.Columns[i].Default {
+			t.Fatalf("column %d: %+v, want %+v", i, col, o.Columns[i])
+		}
+	}
+	if c2.NextID() != c.NextID() {
+		t.Fatalf("next id %d, want %d", c2.NextID(), c.NextID())
+	}
+	if _, err := Decode([]byte("{")); sqlerr.Code(err) != sqlerr.InternalError {
+		t.Fatalf("corrupt record: %v", err)
+	}
+}
+
+func TestDropDatabase(t *testing.T) {
+	c := New()
+	if _, err := c.CreateDatabase("d"); err != nil {
+		t.Fatal(err)
+	}
+	o, _ := c.Create(&Object{Kind: Table, Name: "t", Database: "d", Schema: DefaultSchema})
+	c.Create(&Object{Kind: View, Name: "v", Database: "d", Schema: DefaultSchema, DependsOn: []uint64{o.ID}})
+	plan, err := c.PlanDropDatabase("d")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, x := range plan.Objects {
+		names = append(names, x.Kind.String()+":"+x.Name)
+	}
+	if got := strings.Join(names, " "); got != "view:v table:t schema:public database:d" {
+		t.Fatalf("order %q", got)
+	}
+	c.Remove(plan.Objects)
+	if c.HasDatabase("d") || !c.HasDatabase(DefaultDatabase) {
+		t.Fatal("wrong databases after drop")
+	}
+}
