@@ -1,0 +1,507 @@
+package coord
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"runtime"
+	"slices"
+	"sync"
+	"time"
+
+	"freshet/arrange"
+	"freshet/catalog"
+	"freshet/compute"
+	"freshet/dataflow"
+	"freshet/expr"
+	"freshet/repr"
+	"freshet/sqlerr"
+	"freshet/storage"
+)
+
+// Config configures an Engine.
+type Config struct {
+	// Workers is the number of dataflow workers; zero means one per core.
+	Workers int
+	// DataDir is where storage keeps its files.
+	DataDir string
+	// Store, if set, is used instead of opening DataDir (tests pass an
+	// in-memory store).
+	Store *storage.Store
+	// Logger receives the engine's log lines.
+	Logger *slog.Logger
+	// Clock returns the current time in milliseconds; nil means the wall
+	// clock.
+	Clock func() uint64
+}
+
+// Engine runs the SQL server's state: the catalog, durable storage, the
+// dataflow cluster and the arrangement registry. Every table is a
+// dataflow that arranges its updates and exports them; every materialized
+// view and index is a dataflow that imports what it reads and exports its
+// result; every other read is a transient dataflow.
+type Engine struct {
+	log      *slog.Logger
+	cluster  *dataflow.Cluster
+	reg      *arrange.Registry
+	store    *storage.Store
+	ownStore bool
+	workers  int
+
+	// mu serializes DDL and writes: timestamps are handed out and fed to
+	// table inputs in order.
+	mu        sync.Mutex
+	cat       *catalog.Catalog
+	oracle    oracle
+	tables    map[uint64]*table
+	dataflows map[uint64]dataflow.ID
+}
+
+// table is a table's dataflow: one input per worker.
+type table struct {
+	inputs []*dataflow.InputHandle[arrange.Update]
+}
+
+// Open starts an engine: it opens storage, loads the catalog, rebuilds
+// every table from its log and every view and index from its definition.
+// rebuild plans a stored view or index again (the coordinator's planner);
+// it may be nil when the catalog has none.
+func Open(ctx context.Context, cfg Config, rebuild func(e *Engine, o *catalog.Object) error) (*Engine, error) {
+	log := cfg.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	workers := cfg.Workers
+	if workers <= 0 {
+		workers = runtime.NumCPU()
+	}
+	store := cfg.Store
+	own := false
+	if store == nil {
+		var err error
+		if store, err = storage.Open(cfg.DataDir, storage.Options{Logger: log}); err != nil {
+			return nil, err
+		}
+		own = true
+	}
+	clock := cfg.Clock
+	if clock == nil {
+		clock = func() uint64 { return uint64(time.Now().UnixMilli()) }
+	}
+	e := &Engine{
+		log:       log,
+		cluster:   dataflow.NewCluster(dataflow.Config{Workers: workers}),
+		reg:       arrange.NewRegistry(workers),
+		store:     store,
+		ownStore:  own,
+		workers:   workers,
+		tables:    map[uint64]*table{},
+		dataflows: map[uint64]dataflow.ID{},
+	}
+	e.cluster.SetDropGuard(e.reg.CheckDrop)
+	go e.watchFailures()
+	upper, err := store.LoadTimestampUpper()
+	if err != nil {
+		e.Close()
+		return nil, err
+	}
+	e.oracle = oracle{clock: clock, last: upper, upper: upper, persist: store.AllocateTimestamps}
+	if err := e.load(ctx, rebuild); err != nil {
+		e.Close()
+		return nil, err
+	}
+	return e, nil
+}
+
+// load restores the catalog and the dataflows of its objects.
+func (e *Engine) load(ctx context.Context, rebuild func(*Engine, *catalog.Object) error) error {
+	recs, err := e.store.LoadCatalog()
+	if err != nil {
+		return err
+	}
+	if len(recs) == 0 {
+		e.cat = catalog.New()
+		return e.persistCatalog(ctx, e.cat.Objects(), nil)
+	}
+	objs := make([]*catalog.Object, 0, len(recs))
+	for _, r := range recs {
+		o, err := catalog.Decode(r.Value)
+		if err != nil {
+			return err
+		}
+		objs = append(objs, o)
+	}
+	if e.cat, err = catalog.Load(objs); err != nil {
+		return err
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for _, o := range e.cat.Objects() {
+		switch o.Kind {
+		case catalog.Table:
+			if err := e.buildTableLocked(ctx, o, true); err != nil {
+				return err
+			}
+		case catalog.MaterializedView, catalog.Index:
+			if rebuild == nil {
+				return sqlerr.AssertionFailedf("no planner to rebuild %s %s", o.Kind, o.Name)
+			}
+			e.mu.Unlock()
+			err := rebuild(e, o)
+			e.mu.Lock()
+			if err != nil {
+				return fmt.Errorf("rebuilding %s %s: %w", o.Kind, o.Name, err)
+			}
+		}
+	}
+	return nil
+}
+
+// Catalog runs f with the catalog under the engine's lock.
+func (e *Engine) Catalog(f func(c *catalog.Catalog) error) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return f(e.cat)
+}
+
+// watchFailures drops every dataflow that failed on some worker, on
+// every worker, so a failure stays contained.
+func (e *Engine) watchFailures() {
+	for f := range e.cluster.Failures() {
+		e.log.Error("dataflow failed", "dataflow", f.Dataflow, "worker", f.Worker, "operator", f.Operator, "error", fmt.Sprint(f.Value))
+		if err := e.cluster.Drop(context.Background(), f.Dataflow); err != nil {
+			e.log.Warn("dropping a failed dataflow", "dataflow", f.Dataflow, "error", err)
+		}
+	}
+}
+
+// Close stops the cluster and closes storage.
+func (e *Engine) Close() {
+	e.cluster.Close()
+	if e.ownStore {
+		e.store.Close()
+	}
+}
+
+func (e *Engine) persistCatalog(ctx context.Context, put []*catalog.Object, del []*catalog.Object) error {
+	txn := &storage.Txn{}
+	for _, o := range put {
+		txn.Catalog = append(txn.Catalog, storage.CatalogRecord{ID: o.ID, Value: catalog.Encode(o)})
+	}
+	for _, o := range del {
+		txn.DeleteCatalog = append(txn.DeleteCatalog, o.ID)
+		if o.Kind == catalog.Table {
+			txn.DropTables = append(txn.DropTables, o.ID)
+		}
+	}
+	return e.store.Commit(ctx, txn)
+}
+
+// CreateDatabase adds a database.
+func (e *Engine) CreateDatabase(ctx context.Context, name string) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	objs, err := e.cat.CreateDatabase(name)
+	if err != nil {
+		return err
+	}
+	if err := e.persistCatalog(ctx, objs, nil); err != nil {
+		e.cat.Remove(objs)
+		return err
+	}
+	return nil
+}
+
+// CreateTable adds a table and starts its dataflow.
+func (e *Engine) CreateTable(ctx context.Context, o *catalog.Object) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if _, err := e.cat.Create(o); err != nil {
+		return err
+	}
+	if err := e.persistCatalog(ctx, []*catalog.Object{o}, nil); err != nil {
+		e.cat.Remove([]*catalog.Object{o})
+		return err
+	}
+	return e.buildTableLocked(ctx, o, false)
+}
+
+// buildTableLocked starts a table's dataflow and, on restart, feeds it
+// the table's log.
+func (e *Engine) buildTableLocked(ctx context.Context, o *catalog.Object, replay bool) error {
+	t := &table{inputs: make([]*dataflow.InputHandle[arrange.Update], e.workers)}
+	var exportErr error
+	var errMu sync.Mutex
+	id, err := e.cluster.Build(ctx, 0, func(b *dataflow.Builder) {
+		h, s := dataflow.NewInputHandle[arrange.Update](b, o.Name)
+		t.inputs[b.Index()] = h
+		if err := e.reg.Export(b, arrange.Arrange(s, o.Name), arrange.GlobalID(o.ID)); err != nil {
+			errMu.Lock()
+			exportErr = err
+			errMu.Unlock()
+		}
+	})
+	if err != nil {
+		return err
+	}
+	if exportErr != nil {
+		e.cluster.Drop(ctx, id)
+		return exportErr
+	}
+	e.tables[o.ID] = t
+	e.dataflows[o.ID] = id
+	if replay {
+		if err := e.store.ScanTable(o.ID, func(ts uint64, row []byte, diff int64) error {
+			u := arrange.Update{Key: append([]byte(nil), row...), Time: ts, Diff: diff}
+			return t.inputs[int(repr.Row(u.Key).Hash()%uint64(e.workers))].Send(ts, u)
+		}); err != nil {
+			return err
+		}
+	}
+	for _, h := range t.inputs {
+		if err := h.Advance(e.oracle.read() + 1); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// TableWrite is one row change of a write transaction.
+type TableWrite struct {
+	Table uint64
+	Row   repr.Row
+	Diff  int64
+}
+
+// Write commits a write transaction: one timestamp for all its changes,
+// durable before it returns, then fed to the tables' dataflows. Every
+// table's input advances past the timestamp, so reads at it complete.
+func (e *Engine) Write(ctx context.Context, writes []TableWrite) (uint64, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for _, w := range writes {
+		if e.tables[w.Table] == nil {
+			return 0, sqlerr.New(sqlerr.UndefinedTable, "table %d does not exist", w.Table)
+		}
+	}
+	ts, err := e.oracle.next(ctx)
+	if err != nil {
+		return 0, err
+	}
+	if len(writes) > 0 {
+		sw := make([]storage.TableWrite, 0, len(writes))
+		for _, w := range writes {
+			if w.Diff != 0 {
+				sw = append(sw, storage.TableWrite{Table: w.Table, Row: w.Row, Diff: w.Diff})
+			}
+		}
+		if len(sw) > 0 {
+			if err := e.store.Write(ctx, ts, sw); err != nil {
+				return 0, err
+			}
+		}
+	}
+	for _, w := range writes {
+		if w.Diff == 0 {
+			continue
+		}
+		h := e.tables[w.Table].inputs[int(w.Row.Hash()%uint64(e.workers))]
+		if err := h.Send(ts, arrange.Update{Key: w.Row, Time: ts, Diff: w.Diff}); err != nil {
+			return 0, sqlerr.Wrapf(err, sqlerr.InternalError, "feeding table %d", w.Table)
+		}
+	}
+	e.advanceLocked(ts + 1)
+	return ts, nil
+}
+
+func (e *Engine) advanceLocked(t uint64) {
+	for _, tb := range e.tables {
+		for _, h := range tb.inputs {
+			h.Advance(t)
+		}
+	}
+}
+
+// ReadTime returns the time a read now sees: every acknowledged write.
+func (e *Engine) ReadTime() uint64 {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.oracle.read()
+}
+
+// Read evaluates plan at time ts (use ReadTime) in a transient dataflow
+// that imports what the plan reads, and returns the rows. The dataflow is
+// dropped when Read returns, also when ctx is canceled (57014).
+func (e *Engine) Read(ctx context.Context, plan expr.Relation, ts uint64) (expr.Collection, error) {
+	type sink struct {
+		mu         sync.Mutex
+		rows, errs []arrange.Update
+	}
+	sinks := make([]sink, e.workers)
+	probes := make([]*dataflow.Probe, e.workers)
+	buildErrs := make([]error, e.workers)
+	id, err := e.cluster.Build(ctx, ts, func(b *dataflow.Builder) {
+		w := b.Index()
+		c, err := compute.Render(b, plan, compute.ImportedSource(e.reg))
+		if err != nil {
+			buildErrs[w] = err
+			b.RequestDrop()
+			return
+		}
+		s := &sinks[w]
+		rows := dataflow.Inspect(c.Rows, "collect", func(_ uint64, u arrange.Update) {
+			s.mu.Lock()
+			s.rows = append(s.rows, u)
+			s.mu.Unlock()
+		})
+		errs := dataflow.Inspect(c.Errs, "collect errors", func(_ uint64, u arrange.Update) {
+			s.mu.Lock()
+			s.errs = append(s.errs, u)
+			s.mu.Unlock()
+		})
+		probes[w] = dataflow.NewProbe(dataflow.Concat(rows, errs, "read"))
+	})
+	// The build command is queued even when ctx ended while waiting for
+	// it, so the drop is unconditional; it follows the build in every
+	// worker's queue.
+	defer e.cluster.Drop(context.Background(), id)
+	if err != nil {
+		return nil, canceled(err)
+	}
+	for _, err := range buildErrs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	for _, p := range probes {
+		if err := p.WaitPast(ctx, ts); err != nil {
+			return nil, canceled(err)
+		}
+	}
+	types := plan.Typ()
+	rts := make([]repr.Type, len(types))
+	for i, t := range types {
+		rts[i] = t.Type
+	}
+	counts := map[string]int64{}
+	errCounts := map[string]int64{}
+	for i := range sinks {
+		s := &sinks[i]
+		s.mu.Lock()
+		for _, u := range s.rows {
+			if u.Time <= ts {
+				counts[string(u.Key)] += u.Diff
+			}
+		}
+		for _, u := range s.errs {
+			if u.Time <= ts {
+				errCounts[string(u.Key)] += u.Diff
+			}
+		}
+		s.mu.Unlock()
+	}
+	var firstErr []string
+	for k, n := range errCounts {
+		if n > 0 {
+			firstErr = append(firstErr, k)
+		}
+	}
+	if len(firstErr) > 0 {
+		slices.Sort(firstErr)
+		return nil, compute.DecodeError([]byte(firstErr[0]))
+	}
+	var out []expr.Row
+	for k, n := range counts {
+		if n == 0 {
+			continue
+		}
+		ds, err := repr.Row(k).Datums(rts)
+		if err != nil {
+			return nil, sqlerr.Wrapf(err, sqlerr.InternalError, "decoding a result row")
+		}
+		out = append(out, expr.Row{Datums: ds, Diff: n})
+	}
+	return expr.Consolidate(out), nil
+}
+
+// canceled maps a context's end to 57014.
+func canceled(err error) error {
+	if err == context.Canceled || err == context.DeadlineExceeded {
+		return sqlerr.New(sqlerr.QueryCanceled, "canceling statement due to user request")
+	}
+	return err
+}
+
+// CreateMaterializedView adds o and starts the dataflow that maintains
+// plan and exports it under o's id.
+func (e *Engine) CreateMaterializedView(ctx context.Context, o *catalog.Object, plan expr.Relation) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if _, err := e.cat.Create(o); err != nil {
+		return err
+	}
+	if err := e.persistCatalog(ctx, []*catalog.Object{o}, nil); err != nil {
+		e.cat.Remove([]*catalog.Object{o})
+		return err
+	}
+	return e.buildViewLocked(ctx, o, plan)
+}
+
+// RebuildView starts the dataflow of a view or index loaded from the
+// catalog (at restart).
+func (e *Engine) RebuildView(ctx context.Context, o *catalog.Object, plan expr.Relation) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.buildViewLocked(ctx, o, plan)
+}
+
+func (e *Engine) buildViewLocked(ctx context.Context, o *catalog.Object, plan expr.Relation) error {
+	ts := e.oracle.read()
+	errs := make([]error, e.workers)
+	id, err := e.cluster.Build(ctx, ts, func(b *dataflow.Builder) {
+		c, err := compute.Render(b, plan, compute.ImportedSource(e.reg))
+		if err == nil {
+			err = compute.Export(b, e.reg, c, expr.GlobalID(o.ID))
+		}
+		if err != nil {
+			errs[b.Index()] = err
+			b.RequestDrop()
+		}
+	})
+	if err != nil {
+		return err
+	}
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	e.dataflows[o.ID] = id
+	return nil
+}
+
+// Drop removes the objects of plan, dependents first: their dataflows
+// on every worker, then their catalog records and table logs, durably.
+func (e *Engine) Drop(ctx context.Context, plan *catalog.DropPlan) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for _, o := range plan.Objects {
+		id, ok := e.dataflows[o.ID]
+		if !ok {
+			continue
+		}
+		if err := e.cluster.Drop(ctx, id); err != nil {
+			return sqlerr.Wrapf(err, sqlerr.ObjectInUse, "cannot drop %s %s now", o.Kind, o.Name)
+		}
+		delete(e.dataflows, o.ID)
+		delete(e.tables, o.ID)
+	}
+	if err := e.persistCatalog(ctx, nil, plan.Objects); err != nil {
+		return err
+	}
+	e.cat.Remove(plan.Objects)
+	return nil
+}
+
+// Stats returns the cluster's counters.
+func (e *Engine) Stats() dataflow.Stats { return e.cluster.Stats() }

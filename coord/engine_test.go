@@ -1,0 +1,150 @@
+package coord
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"freshet/catalog"
+	"freshet/expr"
+	"freshet/repr"
+	"freshet/sqlerr"
+)
+
+func tableObj(name string) *catalog.Object {
+	return &catalog.Object{Kind: catalog.Table, Name: name, Database: catalog.DefaultDatabase, Schema: catalog.DefaultSchema,
+		Columns: []catalog.Column{{Name: "k", Type: repr.Int4}, {Name: "v", Type: repr.Int4}}}
+}
+
+func row(k, v int32) repr.Row { return repr.PackRow(repr.NewInt4(k), repr.NewInt4(v)) }
+
+func show(c expr.Collection) string {
+	s := ""
+	for _, r := range c {
+		s += "("
+		for i, d := range r.Datums {
+			if i > 0 {
+				s += ","
+			}
+			s += repr.FormatText(d)
+		}
+		s += fmt.Sprintf(")x%d ", r.Diff)
+	}
+	return s
+}
+
+// sumByKey is SELECT k, sum(v) FROM t GROUP BY k.
+func sumByKey(t *catalog.Object) expr.Relation {
+	return expr.Reduce{Input: expr.Get{ID: expr.GlobalID(t.ID), Types: t.ColumnTypes()},
+		GroupKey: []expr.Scalar{expr.Column{Index: 0}}, Aggregates: []expr.Aggregate{{Func: expr.Sum, Expr: expr.Column{Index: 1}}}}
+}
+
+func TestEngineTablesViewsRestart(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	dir := t.TempDir()
+	clock := uint64(1000)
+	cfg := Config{Workers: 2, DataDir: dir, Clock: func() uint64 { clock++; return clock }}
+	e, err := Open(ctx, cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb := tableObj("t")
+	if err := e.CreateTable(ctx, tb); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Write(ctx, []TableWrite{{tb.ID, row(1, 10), 1}, {tb.ID, row(1, 5), 1}, {tb.ID, row(2, 7), 1}}); err != nil {
+		t.Fatal(err)
+	}
+	mv := &catalog.Object{Kind: catalog.MaterializedView, Name: "m", Database: catalog.DefaultDatabase, Schema: catalog.DefaultSchema,
+		DependsOn: []uint64{tb.ID}, Columns: []catalog.Column{{Name: "k", Type: repr.Int4}, {Name: "sum", Type: repr.Int8}}}
+	if err := e.CreateMaterializedView(ctx, mv, sumByKey(tb)); err != nil {
+		t.Fatal(err)
+	}
+	readMV := func(e *Engine) string {
+		got, err := e.Read(ctx, expr.Get{ID: expr.GlobalID(mv.ID), Types: mv.ColumnTypes()}, e.ReadTime())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return show(got)
+	}
+	if got := readMV(e); got != "(1,15)x1 (2,7)x1 " {
+		t.Fatalf("view: %s", got)
+	}
+	// A write shows up in the view at once: the next read sees it.
+	if _, err := e.Write(ctx, []TableWrite{{tb.ID, row(1, 10), -1}, {tb.ID, row(3, 1), 1}}); err != nil {
+		t.Fatal(err)
+	}
+	if got := readMV(e); got != "(1,5)x1 (2,7)x1 (3,1)x1 " {
+		t.Fatalf("view after write: %s", got)
+	}
+	// Dropping the table without CASCADE is refused; the view depends on it.
+	var plan *catalog.DropPlan
+	e.Catalog(func(c *catalog.Catalog) error {
+		_, err := c.PlanDrop(catalog.Table, tb, false)
+		if sqlerr.Code(err) != sqlerr.DependentObjectsStillExist {
+			t.Fatalf("restrict: %v", err)
+		}
+		return nil
+	})
+	e.Close()
+
+	// Restart: the table is rebuilt from its log and the view from its
+	// plan, with the same contents.
+	rebuild := func(e *Engine, o *catalog.Object) error {
+		return e.RebuildView(ctx, o, sumByKey(tb))
+	}
+	e, err = Open(ctx, cfg, rebuild)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	if got := readMV(e); got != "(1,5)x1 (2,7)x1 (3,1)x1 " {
+		t.Fatalf("view after restart: %s", got)
+	}
+	if _, err := e.Write(ctx, []TableWrite{{tb.ID, row(2, 1), 1}}); err != nil {
+		t.Fatal(err)
+	}
+	if got := readMV(e); got != "(1,5)x1 (2,8)x1 (3,1)x1 " {
+		t.Fatalf("view after restart and write: %s", got)
+	}
+	e.Catalog(func(c *catalog.Catalog) error {
+		plan, err = c.PlanDrop(catalog.Table, tb, true)
+		return err
+	})
+	if err := e.Drop(ctx, plan); err != nil {
+		t.Fatal(err)
+	}
+	if st := e.Stats(); st.Running != 0 {
+		t.Fatalf("dataflows left after dropping everything: %+v", st)
+	}
+}
+
+func TestEngineReadErrorsAndCancel(t *testing.T) {
+	ctx := context.Background()
+	e, err := Open(ctx, Config{Workers: 2, DataDir: t.TempDir()}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	tb := tableObj("t")
+	if err := e.CreateTable(ctx, tb); err != nil {
+		t.Fatal(err)
+	}
+	e.Write(ctx, []TableWrite{{tb.ID, row(0, 1), 1}})
+	div := expr.Map{Input: expr.Get{ID: expr.GlobalID(tb.ID), Types: tb.ColumnTypes()},
+		Scalars: []expr.Scalar{expr.CallBinary{Func: expr.Div, Left: expr.Column{Index: 1}, Right: expr.Column{Index: 0}}}}
+	if _, err := e.Read(ctx, div, e.ReadTime()); sqlerr.Code(err) != sqlerr.DivisionByZero {
+		t.Fatalf("division by zero: %v", err)
+	}
+	canceled, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := e.Read(canceled, div, e.ReadTime()); sqlerr.Code(err) != sqlerr.QueryCanceled {
+		t.Fatalf("canceled read: %v", err)
+	}
+	// Transient dataflows are gone when their reads return.
+	if st := e.Stats(); st.Running != 2 {
+		t.Fatalf("running dataflows %d, want the table's 2", st.Running)
+	}
+}
