@@ -1,0 +1,405 @@
+package pgwire
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"maps"
+	"net"
+	"runtime/debug"
+	"slices"
+
+	"github.com/jackc/pgx/v5/pgproto3"
+
+	"freshet/sqlerr"
+)
+
+// conn is one client connection. Its goroutine (serveConn) runs the
+// startup, then the message loop; a second goroutine (readLoop) reads
+// the client's messages into in, so that a client that goes away is
+// noticed, and its running query canceled, while the loop is busy.
+type conn struct {
+	srv *Server
+	nc  net.Conn
+	br  *bufio.Reader
+	log *slog.Logger
+
+	// srvCtx is canceled when the server shuts down.
+	srvCtx context.Context
+	// ctx is the context of everything the connection runs. It is
+	// canceled, with the cause, when the server shuts down, when the
+	// client goes away (errClientGone) and when the connection ends.
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+
+	// in carries the client's messages from readLoop, which closes it
+	// with the error that ended reading.
+	in *inbox
+	// done is closed when the message loop has returned, so that readLoop
+	// stops waiting to hand over a message.
+	done chan struct{}
+
+	// out buffers the messages for the client until flush.
+	out []byte
+	// writeErr is the error of the first failed write; once set, nothing
+	// more is sent.
+	writeErr error
+
+	sess    Session
+	formats formats
+	// stmts and portals are the prepared statements and portals by name;
+	// "" is the unnamed one.
+	stmts   map[string]*statement
+	portals map[string]*portal
+	// params holds the ParameterStatus values the client has been sent.
+	params map[string]string
+
+	// ignoreTillSync is set by an error in the extended protocol: messages
+	// up to the next Sync are discarded.
+	ignoreTillSync bool
+	// batchFailed reports whether an error was sent since the last Sync.
+	batchFailed bool
+}
+
+// errClientGone is the cause with which a connection's context is
+// canceled when its client closes the connection or the connection fails.
+var errClientGone = errors.New("client connection closed")
+
+// errConnDone is the cause with which a connection's context is canceled
+// when the server ends it.
+var errConnDone = errors.New("connection ended")
+
+// flushThreshold is the size at which buffered output is written even
+// before the end of a batch, so that long results stream.
+const flushThreshold = 32 << 10
+
+// serveConn serves one connection until it ends.
+func (s *Server) serveConn(srvCtx context.Context, nc net.Conn) {
+	ctx, cancel := context.WithCancelCause(srvCtx)
+	c := &conn{
+		srv:     s,
+		nc:      nc,
+		br:      bufio.NewReader(nc),
+		log:     s.logger().With("remote", nc.RemoteAddr().String()),
+		srvCtx:  srvCtx,
+		ctx:     ctx,
+		cancel:  cancel,
+		in:      newInbox(),
+		done:    make(chan struct{}),
+		stmts:   map[string]*statement{},
+		portals: map[string]*portal{},
+		params:  map[string]string{},
+	}
+	readerDone := make(chan struct{})
+	reading := false
+	defer func() {
+		// A panic here is a bug of pgwire itself, not of the session: the
+		// connection's state is unknown, so it ends.
+		if r := recover(); r != nil {
+			c.log.Error("pgwire: panic serving connection", "panic", r, "stack", string(debug.Stack()))
+			c.send(errorResponse(fatal(errPanic(r))))
+			c.flush()
+		}
+		c.release()
+		cancel(errConnDone)
+		close(c.done)
+		nc.Close()
+		if reading {
+			<-readerDone
+		}
+	}()
+	if !c.startup() {
+		return
+	}
+	reading = true
+	go func() {
+		defer close(readerDone)
+		c.readLoop()
+	}()
+	c.serve()
+}
+
+// readLoop reads the client's messages into c.in until reading fails.
+func (c *conn) readLoop() {
+	defer func() {
+		if r := recover(); r != nil {
+			c.log.Error("pgwire: panic reading messages", "panic", r, "stack", string(debug.Stack()))
+			c.cancel(errClientGone)
+			c.in.close(errPanic(r))
+		}
+	}()
+	maxBody := c.srv.maxMessageSize()
+	for {
+		f, err := readFrame(c.br, maxBody)
+		if err != nil {
+			var e *sqlerr.Error
+			if !errors.As(err, &e) {
+				// The client is gone: whatever runs for it is pointless.
+				c.cancel(errClientGone)
+			}
+			c.in.close(err)
+			return
+		}
+		if !c.in.put(f, c.done) {
+			return
+		}
+	}
+}
+
+// next returns the client's next message. It fails when the connection
+// ends: with io.EOF when the client closed it cleanly, with errClientGone
+// when it broke, with a protocol error when the client sent garbage, and
+// with errServerShutdown when the server shuts down.
+func (c *conn) next() (frame, error) {
+	if c.srvCtx.Err() != nil {
+		return frame{}, errServerShutdown
+	}
+	f, err := c.in.get(c.ctx)
+	switch {
+	case err == nil:
+		return f, nil
+	case c.srvCtx.Err() != nil:
+		return frame{}, errServerShutdown
+	case err == io.EOF:
+		return frame{}, io.EOF
+	}
+	var e *sqlerr.Error
+	if errors.As(err, &e) {
+		return frame{}, err
+	}
+	return frame{}, errClientGone
+}
+
+// serve is the message loop of a connection after its startup.
+func (c *conn) serve() {
+	for {
+		f, err := c.next()
+		if err != nil {
+			c.end(err)
+			return
+		}
+		if c.ignoreTillSync && f.typ != 'S' && f.typ != 'X' {
+			continue
+		}
+		if !c.handle(f) {
+			return
+		}
+	}
+}
+
+// end reports why the connection ends, if the client should hear it.
+func (c *conn) end(err error) {
+	switch {
+	case err == io.EOF, errors.Is(err, errClientGone):
+		c.log.Debug("pgwire: client disconnected", "err", err)
+	case errors.Is(err, errServerShutdown):
+		c.send(errorResponse(err))
+		c.flush()
+	default:
+		c.log.Info("pgwire: closing connection", "err", err)
+		c.send(errorResponse(fatal(err)))
+		c.flush()
+	}
+}
+
+// handle processes one message and reports whether the connection goes
+// on.
+func (c *conn) handle(f frame) bool {
+	switch f.typ {
+	case 'Q':
+		var m pgproto3.Query
+		if err := m.Decode(f.body); err != nil {
+			return c.malformed(f, err)
+		}
+		return c.query(m.String)
+	case 'P':
+		var m pgproto3.Parse
+		if err := m.Decode(f.body); err != nil {
+			return c.malformed(f, err)
+		}
+		return c.extended(c.parse(&m))
+	case 'B':
+		var m pgproto3.Bind
+		if err := m.Decode(f.body); err != nil {
+			return c.malformed(f, err)
+		}
+		return c.extended(c.bind(&m))
+	case 'D':
+		var m pgproto3.Describe
+		if err := m.Decode(f.body); err != nil {
+			return c.malformed(f, err)
+		}
+		return c.extended(c.describe(&m))
+	case 'E':
+		var m pgproto3.Execute
+		if err := m.Decode(f.body); err != nil {
+			return c.malformed(f, err)
+		}
+		return c.extended(c.execute(&m))
+	case 'C':
+		var m pgproto3.Close
+		if err := m.Decode(f.body); err != nil {
+			return c.malformed(f, err)
+		}
+		return c.extended(c.closeMessage(&m))
+	case 'S':
+		if len(f.body) != 0 {
+			return c.malformed(f, nil)
+		}
+		return c.sync()
+	case 'H':
+		if len(f.body) != 0 {
+			return c.malformed(f, nil)
+		}
+		return c.flush() == nil
+	case 'X':
+		return false
+	case 'd', 'c', 'f':
+		// CopyData, CopyDone and CopyFail outside COPY: what is left of a
+		// COPY that failed. PostgreSQL drops them silently.
+		return true
+	case 'F':
+		if c.sendError(sqlerr.New(sqlerr.FeatureNotSupported, "fastpath function calls are not supported")) {
+			return false
+		}
+		return c.readyForQuery()
+	default:
+		c.end(protocolViolation("invalid frontend message type %d", f.typ))
+		return false
+	}
+}
+
+// malformed ends the connection of a client that sent a message that
+// does not decode.
+func (c *conn) malformed(f frame, err error) bool {
+	c.log.Info("pgwire: malformed message", "type", string(rune(f.typ)), "err", err)
+	c.end(protocolViolation("invalid message format"))
+	return false
+}
+
+// extended finishes an extended-protocol message: if it failed, its
+// error is sent and the following messages are discarded until Sync.
+func (c *conn) extended(err error) bool {
+	if err == nil {
+		return true
+	}
+	c.batchFailed = true
+	if c.sendError(err) {
+		return false
+	}
+	c.ignoreTillSync = true
+	return true
+}
+
+// sendError sends err as an ErrorResponse and reports whether it was
+// FATAL, which ends the connection.
+func (c *conn) sendError(err error) bool {
+	resp := errorResponse(err)
+	c.send(resp)
+	if isFatal(resp) {
+		c.flush()
+		return true
+	}
+	return false
+}
+
+// readyForQuery ends a batch: it closes the portals of an ended
+// transaction, reports changed parameters and the transaction status,
+// and flushes. It reports whether the connection goes on.
+func (c *conn) readyForQuery() bool {
+	status := c.txStatus()
+	if status == TxIdle {
+		c.closePortals()
+	}
+	c.sendParameterChanges()
+	c.send(&pgproto3.ReadyForQuery{TxStatus: byte(status)})
+	return c.flush() == nil
+}
+
+// txStatus returns the session's transaction status.
+func (c *conn) txStatus() TxStatus {
+	status, err := call(c, func() (TxStatus, error) { return c.sess.TxStatus(), nil })
+	if err != nil {
+		return TxIdle
+	}
+	switch status {
+	case TxIdle, TxInBlock, TxFailed:
+		return status
+	}
+	c.log.Error("pgwire: session reported an invalid transaction status", "status", status)
+	return TxIdle
+}
+
+// send buffers msg for the client, and writes the buffer out once it
+// holds flushThreshold bytes. It returns the connection's write error,
+// if any.
+func (c *conn) send(msg pgproto3.BackendMessage) error {
+	if c.writeErr != nil {
+		return c.writeErr
+	}
+	out, err := msg.Encode(c.out)
+	if err != nil {
+		// Only a message too large for the protocol fails to encode.
+		return sqlerr.Wrapf(err, sqlerr.InternalError, "cannot send message")
+	}
+	c.out = out
+	if len(c.out) >= flushThreshold {
+		return c.flush()
+	}
+	return nil
+}
+
+// flush writes the buffered messages to the client.
+func (c *conn) flush() error {
+	if c.writeErr != nil {
+		return c.writeErr
+	}
+	if len(c.out) == 0 {
+		return nil
+	}
+	_, err := c.nc.Write(c.out)
+	if cap(c.out) > 4*flushThreshold {
+		c.out = nil
+	} else {
+		c.out = c.out[:0]
+	}
+	if err != nil {
+		c.writeErr = err
+		c.cancel(errClientGone)
+	}
+	return err
+}
+
+// release closes the connection's portals, statements and session.
+func (c *conn) release() {
+	c.closePortals()
+	for _, name := range slices.Sorted(maps.Keys(c.stmts)) {
+		c.closeStatement(name)
+	}
+	if c.sess != nil {
+		call(c, func() (struct{}, error) {
+			c.sess.Close()
+			return struct{}{}, nil
+		})
+	}
+}
+
+// call runs f, a call into the session, and turns a panic into an XX000
+// error: a session's bug fails the statement, not the server.
+func call[T any](c *conn, f func() (T, error)) (v T, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			c.log.Error("pgwire: panic in session", "panic", r, "stack", string(debug.Stack()))
+			err = errPanic(r)
+		}
+	}()
+	return f()
+}
+
+// do is call for session methods that return only an error.
+func do(c *conn, f func() error) error {
+	_, err := call(c, func() (struct{}, error) { return struct{}{}, f() })
+	return err
+}

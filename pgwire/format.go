@@ -1,0 +1,396 @@
+package pgwire
+
+import (
+	"encoding/binary"
+	"errors"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgtype"
+
+	"freshet/sqlerr"
+)
+
+// Values cross the Session interface in PostgreSQL's text format only.
+// This file converts them to and from the binary format that a client
+// may ask for in Bind, per type OID, with pgx's pgtype: a result value's
+// text is parsed and encoded in binary, and a binary parameter is decoded
+// and printed as text the way PostgreSQL prints it, so that the session
+// parses every parameter with the same text input functions.
+
+// The OIDs this file treats specially.
+const (
+	oidBool        = 16
+	oidBytea       = 17
+	oidChar        = 18
+	oidName        = 19
+	oidInt8        = 20
+	oidInt2        = 21
+	oidInt4        = 23
+	oidText        = 25
+	oidOID         = 26
+	oidJSON        = 114
+	oidXML         = 142
+	oidFloat4      = 700
+	oidFloat8      = 701
+	oidUnknown     = 705
+	oidBpchar      = 1042
+	oidVarchar     = 1043
+	oidDate        = 1082
+	oidTime        = 1083
+	oidTimestamp   = 1114
+	oidTimestampTZ = 1184
+	oidInterval    = 1186
+	oidNumeric     = 1700
+	oidUUID        = 2950
+	oidJSONB       = 3802
+)
+
+// textIsBinary reports whether the binary format of oid's values is their
+// text: the string types, json and xml.
+func textIsBinary(oid uint32) bool {
+	switch oid {
+	case oidText, oidVarchar, oidBpchar, oidName, oidChar, oidUnknown, oidJSON, oidXML:
+		return true
+	}
+	return false
+}
+
+// jsonbVersion is the first byte of jsonb's binary format.
+const jsonbVersion = 1
+
+// typeSize returns pg_type.typlen for the built-in types, -1 otherwise.
+func typeSize(oid uint32) int16 {
+	switch oid {
+	case oidBool, oidChar:
+		return 1
+	case oidInt2:
+		return 2
+	case oidInt4, oidFloat4, oidOID, oidDate:
+		return 4
+	case oidInt8, oidFloat8, oidTime, oidTimestamp, oidTimestampTZ:
+		return 8
+	case oidInterval, oidUUID:
+		return 16
+	case oidName:
+		return 64
+	}
+	return -1
+}
+
+// formats converts values of one connection between the text and binary
+// formats. The zero value is ready to use; it builds its pgtype.Map, whose
+// plan caches are not safe for concurrent use, on first need.
+type formats struct {
+	m *pgtype.Map
+}
+
+func (f *formats) typeMap() *pgtype.Map {
+	if f.m == nil {
+		f.m = pgtype.NewMap()
+	}
+	return f.m
+}
+
+// typeName returns a type's name for error messages.
+func (f *formats) typeName(oid uint32) string {
+	if t, ok := f.typeMap().TypeForOID(oid); ok {
+		return t.Name
+	}
+	return "with OID " + strconv.FormatUint(uint64(oid), 10)
+}
+
+// canBinary reports whether values of type oid can be converted to and
+// from the binary format.
+func (f *formats) canBinary(oid uint32) bool {
+	if textIsBinary(oid) || oid == oidJSONB {
+		return true
+	}
+	t, ok := f.typeMap().TypeForOID(oid)
+	return ok && t.Codec.FormatSupported(pgtype.BinaryFormatCode)
+}
+
+// appendBinary appends the binary format of the non-NULL value whose text
+// format is text to buf.
+func (f *formats) appendBinary(buf []byte, oid uint32, text []byte) ([]byte, error) {
+	if textIsBinary(oid) {
+		return append(buf, text...), nil
+	}
+	if oid == oidJSONB {
+		return append(append(buf, jsonbVersion), text...), nil
+	}
+	m := f.typeMap()
+	var v any
+	var err error
+	switch oid {
+	// The time types scan into their pgtype structs, which keep
+	// 'infinity'; DecodeValue would turn it into a value that cannot be
+	// encoded.
+	case oidDate:
+		var d pgtype.Date
+		err = m.Scan(oid, pgtype.TextFormatCode, text, &d)
+		v = d
+	case oidTimestamp:
+		var ts pgtype.Timestamp
+		err = m.Scan(oid, pgtype.TextFormatCode, text, &ts)
+		v = ts
+	case oidTimestampTZ:
+		var ts pgtype.Timestamptz
+		err = m.Scan(oid, pgtype.TextFormatCode, text, &ts)
+		v = ts
+	default:
+		t, ok := m.TypeForOID(oid)
+		if !ok {
+			return nil, errNoBinaryOutput(f.typeName(oid))
+		}
+		v, err = t.Codec.DecodeValue(m, oid, pgtype.TextFormatCode, text)
+	}
+	if err == nil {
+		var out []byte
+		out, err = m.Encode(oid, pgtype.BinaryFormatCode, v, buf)
+		if err == nil && out != nil {
+			return out, nil
+		}
+		if err == nil {
+			err = errors.New("encoded as NULL")
+		}
+	}
+	// The session printed a value that pgtype cannot read back: a bug on
+	// one side or the other, not the client's.
+	return nil, sqlerr.Wrapf(err, sqlerr.InternalError, "cannot convert %s value %q to binary", f.typeName(oid), text)
+}
+
+// binaryToText returns the text format of a non-NULL binary parameter of
+// type oid, as PostgreSQL's output function prints it.
+func (f *formats) binaryToText(oid uint32, bin []byte) ([]byte, error) {
+	if textIsBinary(oid) {
+		return bin, nil
+	}
+	m := f.typeMap()
+	var text []byte
+	var err error
+	switch oid {
+	case oidJSONB:
+		if len(bin) == 0 || bin[0] != jsonbVersion {
+			return nil, errBadBinary(f.typeName(oid))
+		}
+		return bin[1:], nil
+	case oidFloat4:
+		if len(bin) != 4 {
+			return nil, errBadBinary("real")
+		}
+		return appendFloat(nil, float64(math.Float32frombits(binary.BigEndian.Uint32(bin))), 32), nil
+	case oidFloat8:
+		if len(bin) != 8 {
+			return nil, errBadBinary("double precision")
+		}
+		return appendFloat(nil, math.Float64frombits(binary.BigEndian.Uint64(bin)), 64), nil
+	case oidDate:
+		var d pgtype.Date
+		if err = m.Scan(oid, pgtype.BinaryFormatCode, bin, &d); err == nil {
+			text = appendDate(nil, d)
+		}
+	case oidTimestamp:
+		var ts pgtype.Timestamp
+		if err = m.Scan(oid, pgtype.BinaryFormatCode, bin, &ts); err == nil {
+			text = appendTimestamp(nil, ts.Time, ts.InfinityModifier, false)
+		}
+	case oidTimestampTZ:
+		var ts pgtype.Timestamptz
+		if err = m.Scan(oid, pgtype.BinaryFormatCode, bin, &ts); err == nil {
+			text = appendTimestamp(nil, ts.Time.UTC(), ts.InfinityModifier, true)
+		}
+	case oidInterval:
+		var iv pgtype.Interval
+		if err = m.Scan(oid, pgtype.BinaryFormatCode, bin, &iv); err == nil {
+			text = appendInterval(nil, iv)
+		}
+	default:
+		t, ok := m.TypeForOID(oid)
+		if !ok || !t.Codec.FormatSupported(pgtype.BinaryFormatCode) {
+			return nil, sqlerr.New(sqlerr.UndefinedFunction, "no binary input function available for type %s", f.typeName(oid))
+		}
+		var v any
+		if v, err = t.Codec.DecodeValue(m, oid, pgtype.BinaryFormatCode, bin); err == nil {
+			text, err = m.Encode(oid, pgtype.TextFormatCode, v, nil)
+		}
+	}
+	// A value that decodes to NULL (some codecs read an empty value so)
+	// is as wrong as one that does not decode: the parameter was not
+	// NULL.
+	if err != nil || text == nil {
+		return nil, errBadBinary(f.typeName(oid))
+	}
+	return text, nil
+}
+
+func errNoBinaryOutput(typeName string) error {
+	return sqlerr.New(sqlerr.UndefinedFunction, "no binary output function available for type %s", typeName)
+}
+
+func errBadBinary(typeName string) error {
+	return sqlerr.New(codeInvalidBinaryRepresentation, "incorrect binary data format for type %s", typeName)
+}
+
+// appendFloat appends f as PostgreSQL 15 prints a float of the given bit
+// size: the shortest text that reads back exactly, in positional
+// notation for decimal exponents from -4 up to the type's precision (15
+// digits for float8, 6 for float4), in scientific notation otherwise.
+func appendFloat(buf []byte, f float64, bits int) []byte {
+	switch {
+	case math.IsNaN(f):
+		return append(buf, "NaN"...)
+	case math.IsInf(f, 1):
+		return append(buf, "Infinity"...)
+	case math.IsInf(f, -1):
+		return append(buf, "-Infinity"...)
+	case f == 0:
+		if math.Signbit(f) {
+			return append(buf, "-0"...)
+		}
+		return append(buf, '0')
+	}
+	// The scientific form is the shortest digits and the exponent; the
+	// positional form is used when the exponent is small.
+	sci := strconv.AppendFloat(nil, f, 'e', -1, bits)
+	exp, _ := strconv.Atoi(string(sci[strings.LastIndexByte(string(sci), 'e')+1:]))
+	digits := 15
+	if bits == 32 {
+		digits = 6
+	}
+	if exp >= -4 && exp < digits {
+		return strconv.AppendFloat(buf, f, 'f', -1, bits)
+	}
+	return append(buf, sci...)
+}
+
+// appendDate appends d in the ISO date style: 2024-01-31, 0044-03-15 BC,
+// infinity.
+func appendDate(buf []byte, d pgtype.Date) []byte {
+	switch d.InfinityModifier {
+	case pgtype.Infinity:
+		return append(buf, "infinity"...)
+	case pgtype.NegativeInfinity:
+		return append(buf, "-infinity"...)
+	}
+	buf, bc := appendYMD(buf, d.Time)
+	if bc {
+		buf = append(buf, " BC"...)
+	}
+	return buf
+}
+
+// appendTimestamp appends t in the ISO style of PostgreSQL with
+// DateStyle ISO and TimeZone UTC: 2024-01-31 12:34:56.789+00 for a
+// timestamptz, without the zone for a timestamp.
+func appendTimestamp(buf []byte, t time.Time, inf pgtype.InfinityModifier, zone bool) []byte {
+	switch inf {
+	case pgtype.Infinity:
+		return append(buf, "infinity"...)
+	case pgtype.NegativeInfinity:
+		return append(buf, "-infinity"...)
+	}
+	buf, bc := appendYMD(buf, t)
+	buf = append(buf, ' ')
+	buf = appendTwo(buf, t.Hour())
+	buf = append(buf, ':')
+	buf = appendTwo(buf, t.Minute())
+	buf = append(buf, ':')
+	buf = appendTwo(buf, t.Second())
+	buf = appendMicros(buf, int64(t.Nanosecond()/1000))
+	if zone {
+		buf = append(buf, "+00"...)
+	}
+	if bc {
+		buf = append(buf, " BC"...)
+	}
+	return buf
+}
+
+// appendYMD appends t's date as YYYY-MM-DD and reports whether the year
+// is BC (year 0 is 1 BC).
+func appendYMD(buf []byte, t time.Time) ([]byte, bool) {
+	y, bc := t.Year(), false
+	if y <= 0 {
+		y, bc = 1-y, true
+	}
+	s := strconv.Itoa(y)
+	for i := len(s); i < 4; i++ {
+		buf = append(buf, '0')
+	}
+	buf = append(buf, s...)
+	buf = append(buf, '-')
+	buf = appendTwo(buf, int(t.Month()))
+	buf = append(buf, '-')
+	buf = appendTwo(buf, t.Day())
+	return buf, bc
+}
+
+func appendTwo(buf []byte, v int) []byte {
+	return append(buf, byte('0'+v/10%10), byte('0'+v%10))
+}
+
+// appendMicros appends a fraction of a second of us microseconds, without
+// trailing zeros, or nothing if us is 0.
+func appendMicros(buf []byte, us int64) []byte {
+	if us == 0 {
+		return buf
+	}
+	frac := strconv.FormatInt(1000000+us, 10)[1:]
+	return append(append(buf, '.'), strings.TrimRight(frac, "0")...)
+}
+
+// appendInterval appends iv in IntervalStyle postgres: 1 year 2 mons
+// -3 days +04:05:06.5. Every field carries its own sign, as PostgreSQL
+// prints it; a field after a negative one is signed explicitly.
+func appendInterval(buf []byte, iv pgtype.Interval) []byte {
+	zero, negative := true, false
+	field := func(v int64, unit string) {
+		if v == 0 {
+			return
+		}
+		if !zero {
+			buf = append(buf, ' ')
+		}
+		if negative && v > 0 {
+			buf = append(buf, '+')
+		}
+		buf = strconv.AppendInt(buf, v, 10)
+		buf = append(buf, ' ')
+		buf = append(buf, unit...)
+		if v != 1 {
+			buf = append(buf, 's')
+		}
+		zero, negative = false, v < 0
+	}
+	field(int64(iv.Months/12), "year")
+	field(int64(iv.Months%12), "mon")
+	field(int64(iv.Days), "day")
+	if zero || iv.Microseconds != 0 {
+		if !zero {
+			buf = append(buf, ' ')
+		}
+		us := uint64(iv.Microseconds)
+		if iv.Microseconds < 0 {
+			us = -us
+			buf = append(buf, '-')
+		} else if negative {
+			buf = append(buf, '+')
+		}
+		const usPerSecond = 1000000
+		secs := us / usPerSecond
+		hours := secs / 3600
+		if hours < 10 {
+			buf = append(buf, '0')
+		}
+		buf = strconv.AppendUint(buf, hours, 10)
+		buf = append(buf, ':')
+		buf = appendTwo(buf, int(secs/60%60))
+		buf = append(buf, ':')
+		buf = appendTwo(buf, int(secs%60))
+		buf = appendMicros(buf, int64(us%usPerSecond))
+	}
+	return buf
+}

@@ -1,0 +1,217 @@
+package pgwire
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgtype"
+)
+
+// The expected texts in these tables are what PostgreSQL 15 prints for
+// the same values, with DateStyle ISO, IntervalStyle postgres and
+// TimeZone UTC.
+
+func TestAppendFloat(t *testing.T) {
+	tests := []struct {
+		f    float64
+		bits int
+		want string
+	}{
+		{1e20, 64, "1e+20"},
+		{123456789.125, 64, "123456789.125"},
+		{1e15, 64, "1e+15"},
+		{1e14, 64, "100000000000000"},
+		{1234567890123456, 64, "1.234567890123456e+15"},
+		{0.0001, 64, "0.0001"},
+		{0.00001, 64, "1e-05"},
+		{1.5e-7, 64, "1.5e-07"},
+		{math.Copysign(0, -1), 64, "-0"},
+		{0, 64, "0"},
+		{math.Inf(1), 64, "Infinity"},
+		{math.Inf(-1), 64, "-Infinity"},
+		{math.NaN(), 64, "NaN"},
+		{float64(float32(0.1)), 32, "0.1"},
+		{100000, 32, "100000"},
+		{999999, 32, "999999"},
+		{1e6, 32, "1e+06"},
+		{1234567, 32, "1.234567e+06"},
+		{float64(float32(0.000123)), 32, "0.000123"},
+		{float64(float32(1e-5)), 32, "1e-05"},
+		{float64(math.MaxFloat32), 32, "3.4028235e+38"},
+		{1e14, 32, "1e+14"},
+	}
+	for _, tt := range tests {
+		if got := string(appendFloat(nil, tt.f, tt.bits)); got != tt.want {
+			t.Errorf("appendFloat(%v, %d) = %q, want %q", tt.f, tt.bits, got, tt.want)
+		}
+	}
+}
+
+func TestAppendInterval(t *testing.T) {
+	const s = 1000000
+	tests := []struct {
+		months, days int32
+		us           int64
+		want         string
+	}{
+		{14, 3, (4*3600 + 5*60 + 6) * s, "1 year 2 mons 3 days 04:05:06"},
+		{-14, -3, -(4*3600 + 5*60 + 6) * s, "-1 years -2 mons -3 days -04:05:06"},
+		{0, -3, 4 * 3600 * s, "-3 days +04:00:00"},
+		{0, 0, 0, "00:00:00"},
+		{1, 0, 0, "1 mon"},
+		{-1, 1, 0, "-1 mons +1 day"},
+		{0, 0, -1, "-00:00:00.000001"},
+		{0, 0, 100 * 3600 * s, "100:00:00"},
+		{-1, 0, 0, "-1 mons"},
+		{0, 2, 1500000, "2 days 00:00:01.5"},
+		{1, 0, -s, "1 mon -00:00:01"},
+		{0, -1, 0, "-1 days"},
+		{-12, 0, 0, "-1 years"},
+		{11, 0, 0, "11 mons"},
+		{0, -1, -s, "-1 days -00:00:01"},
+		{0, 1, -s, "1 day -00:00:01"},
+		{-1, -1, s, "-1 mons -1 days +00:00:01"},
+		{0, 0, math.MinInt64, "-2562047788:00:54.775808"},
+	}
+	for _, tt := range tests {
+		iv := pgtype.Interval{Months: tt.months, Days: tt.days, Microseconds: tt.us, Valid: true}
+		if got := string(appendInterval(nil, iv)); got != tt.want {
+			t.Errorf("appendInterval(%v) = %q, want %q", iv, got, tt.want)
+		}
+	}
+}
+
+func TestAppendDateTime(t *testing.T) {
+	ts := func(y int, mo time.Month, d, h, mi, sec, us int) time.Time {
+		return time.Date(y, mo, d, h, mi, sec, us*1000, time.UTC)
+	}
+	tests := []struct {
+		got, want string
+	}{
+		{string(appendDate(nil, pgtype.Date{Time: ts(-43, 3, 15, 0, 0, 0, 0), Valid: true})), "0044-03-15 BC"},
+		{string(appendDate(nil, pgtype.Date{Time: ts(2024, 2, 29, 0, 0, 0, 0), Valid: true})), "2024-02-29"},
+		{string(appendDate(nil, pgtype.Date{InfinityModifier: pgtype.Infinity, Valid: true})), "infinity"},
+		{string(appendDate(nil, pgtype.Date{InfinityModifier: pgtype.NegativeInfinity, Valid: true})), "-infinity"},
+		{string(appendTimestamp(nil, ts(0, 1, 1, 0, 0, 0, 500000), pgtype.Finite, false)), "0001-01-01 00:00:00.5 BC"},
+		{string(appendTimestamp(nil, ts(2024, 2, 29, 12, 34, 56, 789), pgtype.Finite, true)), "2024-02-29 12:34:56.000789+00"},
+		{string(appendTimestamp(nil, ts(10000, 1, 1, 0, 0, 0, 0), pgtype.Finite, false)), "10000-01-01 00:00:00"},
+		{string(appendTimestamp(nil, ts(294276, 12, 31, 23, 59, 59, 999999), pgtype.Finite, false)), "294276-12-31 23:59:59.999999"},
+		{string(appendTimestamp(nil, time.Time{}, pgtype.Infinity, true)), "infinity"},
+	}
+	for _, tt := range tests {
+		if tt.got != tt.want {
+			t.Errorf("got %q, want %q", tt.got, tt.want)
+		}
+	}
+}
+
+// TestFormatRoundTrip converts the text PostgreSQL prints to binary and
+// back: the text must survive, so that results sent in binary mean what
+// the session printed, and parameters sent in binary reach the session
+// as PostgreSQL would print them.
+func TestFormatRoundTrip(t *testing.T) {
+	tests := []struct {
+		oid  uint32
+		text string
+		// back is the text that comes back, if not text (pgtype prints
+		// some types differently; the session's input accepts both).
+		back string
+	}{
+		{oidBool, "t", ""},
+		{oidBool, "f", ""},
+		{oidInt2, "-32768", ""},
+		{oidInt4, "2147483647", ""},
+		{oidInt8, "-9223372036854775808", ""},
+		{oidFloat4, "1.234567e+06", ""},
+		{oidFloat4, "-Infinity", ""},
+		{oidFloat8, "1.5e-07", ""},
+		{oidFloat8, "NaN", ""},
+		{oidFloat8, "-0", ""},
+		{oidNumeric, "1.50", ""},
+		{oidNumeric, "0.0000001", ""},
+		{oidNumeric, "-123456789012345678901234567890.123", ""},
+		{oidNumeric, "NaN", ""},
+		{oidNumeric, "-Infinity", ""},
+		{oidText, "héllo", ""},
+		{oidVarchar, "", ""},
+		{oidBpchar, "ab  ", ""},
+		{oidChar, "x", ""},
+		{oidName, "pg_class", ""},
+		{oidDate, "2024-02-29", ""},
+		{oidDate, "0044-03-15 BC", ""},
+		{oidDate, "infinity", ""},
+		{oidTimestamp, "2024-02-29 12:34:56.000789", ""},
+		{oidTimestamp, "0001-01-01 00:00:00.5 BC", ""},
+		{oidTimestamp, "-infinity", ""},
+		{oidTimestampTZ, "2024-02-29 12:34:56.789+00", ""},
+		{oidTimestampTZ, "2024-02-29 23:30:00+05:30", "2024-02-29 18:00:00+00"},
+		{oidTimestampTZ, "infinity", ""},
+		{oidInterval, "1 year 2 mons -3 days +04:05:06.5", ""},
+		{oidInterval, "-1 mons -1 days +00:00:01", ""},
+		{oidInterval, "-00:00:00.000001", ""},
+		{oidInterval, "00:00:00", ""},
+		{oidTime, "12:34:56.5", "12:34:56.500000"},
+		{oidBytea, `\x0102ff`, ""},
+		{oidUUID, "a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11", ""},
+		{oidOID, "4294967295", ""},
+		{1007, "{1,2,NULL}", ""},
+		{1009, `{a,"b c","",NULL,"\"q\""}`, ""},
+		{oidJSONB, `{"a": 1, "b": [1, 2]}`, ""},
+		{oidJSON, `{"b":1,  "a":2}`, ""},
+	}
+	var f formats
+	for _, tt := range tests {
+		bin, err := f.appendBinary(nil, tt.oid, []byte(tt.text))
+		if err != nil {
+			t.Errorf("%d %q: to binary: %v", tt.oid, tt.text, err)
+			continue
+		}
+		back, err := f.binaryToText(tt.oid, bin)
+		if err != nil {
+			t.Errorf("%d %q: binary %x to text: %v", tt.oid, tt.text, bin, err)
+			continue
+		}
+		want := tt.back
+		if want == "" {
+			want = tt.text
+		}
+		if string(back) != want {
+			t.Errorf("%d %q: binary %x comes back as %q, want %q", tt.oid, tt.text, bin, back, want)
+		}
+	}
+}
+
+// TestBinaryGarbage decodes random bytes as binary parameters of every
+// common type: errors are expected, panics are not, and whatever decodes
+// must encode again.
+func TestBinaryGarbage(t *testing.T) {
+	rng := rand.New(rand.NewPCG(*seed, 2))
+	var f formats
+	for _, oid := range randomOIDs {
+		for range 2000 {
+			bin := appendRandomBytes(rng, nil, pick(rng, []int{0, 1, 2, 4, 8, 10, 12, 16, rng.IntN(64)}))
+			text, err := f.binaryToText(oid, bin)
+			if err != nil {
+				continue
+			}
+			if _, err := f.appendBinary(nil, oid, text); err != nil {
+				t.Errorf("oid %d: %x decodes to %q, which does not encode: %v", oid, bin, text, err)
+			}
+		}
+	}
+}
+
+func TestCanBinary(t *testing.T) {
+	var f formats
+	for oid, want := range map[uint32]bool{oidInt4: true, oidText: true, oidJSONB: true, 1007: true, 2278: false, 99999: false} {
+		if got := f.canBinary(oid); got != want {
+			t.Errorf("canBinary(%d) = %v, want %v", oid, got, want)
+		}
+	}
+	if got := fmt.Sprint(typeSize(oidInt8), typeSize(oidText), typeSize(oidInterval)); got != "8 -1 16" {
+		t.Errorf("typeSize: %s", got)
+	}
+}

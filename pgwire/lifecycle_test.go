@@ -1,0 +1,93 @@
+package pgwire
+
+import (
+	"bufio"
+	"net"
+	"strings"
+	"testing"
+	"time"
+)
+
+// dialStarted opens a raw connection to ts and completes its startup.
+func dialStarted(t *testing.T, ts *testServer) *transcriptConn {
+	t.Helper()
+	nc, err := net.Dial("tcp", ts.addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { nc.Close() })
+	nc.SetDeadline(time.Now().Add(20 * time.Second))
+	tc := &transcriptConn{nc: nc, br: bufio.NewReader(nc)}
+	got, err := tc.run(transcriptChunk{cmd: "startup"})
+	if err != nil || len(got) != 1 || !strings.Contains(got[0], "ReadyForQuery") {
+		t.Fatalf("startup: %q, %v", got, err)
+	}
+	return tc
+}
+
+// send sends messages written as in transcripts.
+func (tc *transcriptConn) send(t *testing.T, lines ...string) {
+	t.Helper()
+	if _, err := tc.run(transcriptChunk{cmd: "send", input: lines}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestClientGoneCancelsQuery closes the client's socket while its query
+// runs: the server notices and cancels the query's context, and closes
+// the session.
+func TestClientGoneCancelsQuery(t *testing.T) {
+	b := newFakeBackend()
+	b.events = make(chan string, 64)
+	ts := startServer(t, b)
+	tc := dialStarted(t, ts)
+	tc.send(t, `{"Type":"Query","String":"select pg_sleep(60)"}`)
+	waitEvent(t, b.events, "sleeping")
+	tc.nc.Close()
+	if e := waitEvent(t, b.events, "sleep ended"); e != "sleep ended: "+errClientGone.Error() {
+		t.Errorf("got %q", e)
+	}
+	waitEvent(t, b.events, "closed")
+}
+
+// TestShutdown shuts the server down with an idle and a busy connection:
+// the idle one is told FATAL 57P01, the busy one's query is canceled,
+// every session is closed, and Serve returns nil promptly.
+func TestShutdown(t *testing.T) {
+	b := newFakeBackend()
+	b.events = make(chan string, 64)
+	ts := startServer(t, b)
+	idle := dialStarted(t, ts)
+	busy := dialStarted(t, ts)
+	busy.send(t, `{"Type":"Query","String":"select pg_sleep(60)"}`)
+	waitEvent(t, b.events, "sleeping")
+
+	start := time.Now()
+	if err := ts.stop(); err != nil {
+		t.Fatalf("Serve: %v", err)
+	}
+	if d := time.Since(start); d > 4*time.Second {
+		t.Errorf("shutdown took %v", d)
+	}
+	if e := waitEvent(t, b.events, "sleep ended"); !strings.Contains(e, "terminating connection due to administrator command") {
+		t.Errorf("busy session: %q", e)
+	}
+	got, err := idle.run(transcriptChunk{cmd: "eof"})
+	want := `{"Type":"ErrorResponse","Severity":"FATAL","SeverityUnlocalized":"FATAL","Code":"57P01","Message":"terminating connection due to administrator command"}`
+	if err != nil || len(got) != 2 || got[0] != want || got[1] != "EOF" {
+		t.Errorf("idle connection got %q, %v", got, err)
+	}
+	got, err = busy.run(transcriptChunk{cmd: "eof"})
+	if err != nil || len(got) == 0 || got[len(got)-1] != "EOF" || !strings.Contains(strings.Join(got, "\n"), `"Code":"57P01"`) {
+		t.Errorf("busy connection got %q, %v", got, err)
+	}
+	if _, err := net.DialTimeout("tcp", ts.addr, time.Second); err == nil {
+		t.Error("the listener still accepts after shutdown")
+	}
+	b.mu.Lock()
+	open := len(b.mu.sessions)
+	b.mu.Unlock()
+	if open != 0 {
+		t.Errorf("%d sessions not closed", open)
+	}
+}
