@@ -1,0 +1,707 @@
+package planner
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	pg "github.com/pganalyze/pg_query_go/v5"
+
+	"freshet/expr"
+	"freshet/repr"
+	"freshet/sqlerr"
+)
+
+// bindExpr binds a scalar expression. Errors get the position of the
+// innermost node that has one.
+func (b *binder) bindExpr(n *pg.Node, c *exprCtx) (hscalar, error) {
+	s, err := b.bindExprNode(n, c)
+	if err != nil {
+		return nil, errorAt(err, b.sql, nodeLocation(n))
+	}
+	return s, nil
+}
+
+func (b *binder) bindExprNode(n *pg.Node, c *exprCtx) (hscalar, error) {
+	switch x := n.GetNode().(type) {
+	case *pg.Node_ColumnRef:
+		return b.bindColumnRef(x.ColumnRef, c)
+	case *pg.Node_AConst:
+		return bindConst(x.AConst)
+	case *pg.Node_ParamRef:
+		return b.param(int(x.ParamRef.Number))
+	case *pg.Node_TypeCast:
+		arg, err := b.bindExpr(x.TypeCast.Arg, c)
+		if err != nil {
+			return nil, err
+		}
+		t, err := b.typeFromName(x.TypeCast.TypeName)
+		if err != nil {
+			return nil, err
+		}
+		return b.explicitCast(arg, t)
+	case *pg.Node_AExpr:
+		return b.bindAExpr(x.AExpr, c)
+	case *pg.Node_BoolExpr:
+		return b.bindBoolExpr(x.BoolExpr, c)
+	case *pg.Node_NullTest:
+		if x.NullTest.Argisrow {
+			return nil, unsupported("IS NULL on a row")
+		}
+		arg, err := b.bindExpr(x.NullTest.Arg, c)
+		if err != nil {
+			return nil, err
+		}
+		var s hscalar = hUnary{fn: expr.IsNull, arg: arg, t: expr.ColumnType{Type: repr.Bool}}
+		if x.NullTest.Nulltesttype == pg.NullTestType_IS_NOT_NULL {
+			s = hUnary{fn: expr.Not, arg: s, t: expr.ColumnType{Type: repr.Bool}}
+		}
+		return b.fold(s)
+	case *pg.Node_BooleanTest:
+		return b.bindBooleanTest(x.BooleanTest, c)
+	case *pg.Node_CaseExpr:
+		return b.bindCase(x.CaseExpr, c)
+	case *pg.Node_CoalesceExpr:
+		return b.bindVariadic(expr.Coalesce, "COALESCE", x.CoalesceExpr.Args, c)
+	case *pg.Node_MinMaxExpr:
+		if x.MinMaxExpr.Op == pg.MinMaxOp_IS_GREATEST {
+			return b.bindVariadic(expr.Greatest, "GREATEST", x.MinMaxExpr.Args, c)
+		}
+		return b.bindVariadic(expr.Least, "LEAST", x.MinMaxExpr.Args, c)
+	case *pg.Node_FuncCall:
+		return b.bindFunc(x.FuncCall, c)
+	case *pg.Node_SubLink:
+		return b.bindSubLink(x.SubLink, c)
+	case *pg.Node_SetToDefault:
+		return nil, sqlerr.New(sqlerr.SyntaxError, "DEFAULT is not allowed in this context")
+	case *pg.Node_SqlvalueFunction:
+		return nil, unsupported("%s", sqlValueFunctionName(x.SqlvalueFunction.Op))
+	case *pg.Node_RowExpr:
+		return nil, unsupported("row constructors")
+	case *pg.Node_AArrayExpr:
+		return nil, unsupported("arrays")
+	case *pg.Node_AIndirection:
+		return nil, unsupported("subscripts and field selection")
+	case *pg.Node_CollateClause:
+		return nil, unsupported("COLLATE")
+	case *pg.Node_GroupingFunc:
+		return nil, unsupported("GROUPING")
+	}
+	return nil, unsupported("expression %s", nodeName(n))
+}
+
+// nodeName names a node's type for messages.
+func nodeName(n *pg.Node) string {
+	return strings.TrimPrefix(fmt.Sprintf("%T", n.GetNode()), "*pg_query.Node_")
+}
+
+func bindConst(c *pg.A_Const) (hscalar, error) {
+	if c.Isnull {
+		return hLiteral{v: repr.Null, t: repr.Unknown}, nil
+	}
+	switch v := c.Val.(type) {
+	case *pg.A_Const_Ival:
+		return hLiteral{v: repr.NewInt4(v.Ival.Ival), t: repr.Int4}, nil
+	case *pg.A_Const_Fval:
+		return numberLiteral(v.Fval.Fval)
+	case *pg.A_Const_Sval:
+		return hLiteral{v: repr.NewString(repr.KindUnknown, v.Sval.Sval), t: repr.Unknown}, nil
+	case *pg.A_Const_Boolval:
+		return hLiteral{v: repr.NewBool(v.Boolval.Boolval), t: repr.Bool}, nil
+	case *pg.A_Const_Bsval:
+		return nil, unsupported("bit string literals")
+	}
+	return nil, sqlerr.AssertionFailedf("empty constant")
+}
+
+// numberLiteral types a numeric literal as PostgreSQL does: an integer
+// that fits int4 is int4, else int8, else numeric; any other is numeric.
+func numberLiteral(s string) (hscalar, error) {
+	if !strings.ContainsAny(s, ".eE") {
+		if v, err := strconv.ParseInt(s, 0, 64); err == nil {
+			if v == int64(int32(v)) {
+				return hLiteral{v: repr.NewInt4(int32(v)), t: repr.Int4}, nil
+			}
+			return hLiteral{v: repr.NewInt8(v), t: repr.Int8}, nil
+		}
+	}
+	d, err := repr.ParseText(repr.Numeric, s)
+	if err != nil {
+		return nil, err
+	}
+	return hLiteral{v: d, t: repr.Numeric}, nil
+}
+
+func (b *binder) bindColumnRef(ref *pg.ColumnRef, c *exprCtx) (hscalar, error) {
+	var names []string
+	for _, f := range ref.Fields {
+		switch f := f.GetNode().(type) {
+		case *pg.Node_String_:
+			names = append(names, f.String_.Sval)
+		case *pg.Node_AStar:
+			return nil, unsupported("%s as a value", strings.Join(append(names, "*"), "."))
+		}
+	}
+	if c.scope == nil {
+		if c.clause == "DEFAULT" {
+			return nil, sqlerr.New(sqlerr.FeatureNotSupported, "cannot use column reference in DEFAULT expression")
+		}
+		return nil, sqlerr.New(codeInvalidColumnReference, "argument of %s must not contain variables", c.clause)
+	}
+	var table, name string
+	switch len(names) {
+	case 1:
+		name = names[0]
+	case 2, 3:
+		table, name = names[len(names)-2], names[len(names)-1]
+	default:
+		return nil, sqlerr.New(sqlerr.SyntaxError, "improper qualified name (too many dotted names): %s", strings.Join(names, "."))
+	}
+	return c.scope.resolveColumn(table, name)
+}
+
+// typeFromName resolves a TypeName node.
+func (b *binder) typeFromName(tn *pg.TypeName) (repr.Type, error) {
+	if tn.Setof || tn.PctType {
+		return repr.Type{}, unsupported("this type name")
+	}
+	if len(tn.ArrayBounds) > 0 {
+		return repr.Type{}, unsupported("array types")
+	}
+	var names []string
+	for _, n := range tn.Names {
+		names = append(names, n.GetString_().GetSval())
+	}
+	if len(names) == 0 {
+		return repr.Type{}, sqlerr.AssertionFailedf("type name without names")
+	}
+	name := names[len(names)-1]
+	if len(names) > 1 && names[len(names)-2] != "pg_catalog" {
+		return repr.Type{}, sqlerr.New(sqlerr.UndefinedObject, "type %q does not exist", strings.Join(names, "."))
+	}
+	var mods []int32
+	for _, m := range tn.Typmods {
+		ac := m.GetAConst()
+		if ac == nil || ac.GetIval() == nil {
+			return repr.Type{}, sqlerr.New(sqlerr.SyntaxError, "type modifiers must be simple constants or identifiers")
+		}
+		mods = append(mods, ac.GetIval().Ival)
+	}
+	t, err := repr.TypeFromName(name, mods)
+	if err != nil {
+		return repr.Type{}, errorAt(err, b.sql, tn.Location)
+	}
+	return t, nil
+}
+
+func (b *binder) bindAExpr(e *pg.A_Expr, c *exprCtx) (hscalar, error) {
+	op := ""
+	if len(e.Name) > 0 {
+		op = e.Name[len(e.Name)-1].GetString_().GetSval()
+	}
+	switch e.Kind {
+	case pg.A_Expr_Kind_AEXPR_OP:
+		if e.Lexpr == nil {
+			arg, err := b.bindExpr(e.Rexpr, c)
+			if err != nil {
+				return nil, err
+			}
+			return b.prefixOp(op, arg)
+		}
+		l, err := b.bindExpr(e.Lexpr, c)
+		if err != nil {
+			return nil, err
+		}
+		if e.Rexpr == nil {
+			return nil, unsupported("postfix operators")
+		}
+		r, err := b.bindExpr(e.Rexpr, c)
+		if err != nil {
+			return nil, err
+		}
+		return b.binaryOp(op, l, r)
+	case pg.A_Expr_Kind_AEXPR_DISTINCT, pg.A_Expr_Kind_AEXPR_NOT_DISTINCT:
+		l, r, err := b.bindPair(e.Lexpr, e.Rexpr, c)
+		if err != nil {
+			return nil, err
+		}
+		fn := expr.IsDistinctFrom
+		if e.Kind == pg.A_Expr_Kind_AEXPR_NOT_DISTINCT {
+			fn = expr.IsNotDistinctFrom
+		}
+		return b.comparison(fn, "=", l, r)
+	case pg.A_Expr_Kind_AEXPR_NULLIF:
+		l, r, err := b.bindPair(e.Lexpr, e.Rexpr, c)
+		if err != nil {
+			return nil, err
+		}
+		// NULLIF(l, r) is l's value, of l's type, unless l = r.
+		switch {
+		case isUnknown(l) && isUnknown(r):
+			l, err = b.coerceTo(l, repr.Text)
+		case isUnknown(l):
+			l, err = b.coerceTo(l, r.typ().Type.Base())
+		}
+		if err != nil {
+			return nil, err
+		}
+		eq, err := b.binaryOp("=", l, r)
+		if err != nil {
+			return nil, err
+		}
+		t := l.typ()
+		t.Nullable = true
+		return b.fold(hIf{cond: eq, then: hLiteral{v: repr.Null, t: t.Type}, els: l, t: t})
+	case pg.A_Expr_Kind_AEXPR_IN:
+		return b.bindInList(e, op, c)
+	case pg.A_Expr_Kind_AEXPR_BETWEEN, pg.A_Expr_Kind_AEXPR_NOT_BETWEEN,
+		pg.A_Expr_Kind_AEXPR_BETWEEN_SYM, pg.A_Expr_Kind_AEXPR_NOT_BETWEEN_SYM:
+		return b.bindBetween(e, c)
+	case pg.A_Expr_Kind_AEXPR_LIKE, pg.A_Expr_Kind_AEXPR_ILIKE:
+		return nil, unsupported("LIKE")
+	case pg.A_Expr_Kind_AEXPR_SIMILAR:
+		return nil, unsupported("SIMILAR TO")
+	case pg.A_Expr_Kind_AEXPR_OP_ANY, pg.A_Expr_Kind_AEXPR_OP_ALL:
+		return nil, unsupported("ANY and ALL over arrays")
+	}
+	return nil, unsupported("operator expression")
+}
+
+func (b *binder) bindPair(l, r *pg.Node, c *exprCtx) (hscalar, hscalar, error) {
+	ls, err := b.bindExpr(l, c)
+	if err != nil {
+		return nil, nil, err
+	}
+	rs, err := b.bindExpr(r, c)
+	if err != nil {
+		return nil, nil, err
+	}
+	return ls, rs, nil
+}
+
+// comparison builds a comparison function with the operand types of op.
+func (b *binder) comparison(fn expr.BinaryFunc, op string, l, r hscalar) (hscalar, error) {
+	eq, err := b.binaryOp(op, l, r)
+	if err != nil {
+		return nil, err
+	}
+	var ls, rs hscalar
+	switch e := eq.(type) {
+	case hBinary:
+		ls, rs = e.left, e.right
+	default:
+		// Both sides were constants and folded: redo the casts alone.
+		lt, rt := l.typ().Type, r.typ().Type
+		if isUnknown(l) && isUnknown(r) {
+			lt, rt = repr.Text, repr.Text
+		} else if isUnknown(l) {
+			lt = rt.Base()
+		} else if isUnknown(r) {
+			rt = lt.Base()
+		}
+		lt, rt, _, err = resolveBinary(expr.Eq, op, lt, rt)
+		if err != nil {
+			return nil, err
+		}
+		if ls, err = b.coerceTo(l, lt); err != nil {
+			return nil, err
+		}
+		if rs, err = b.coerceTo(r, rt); err != nil {
+			return nil, err
+		}
+	}
+	nullable := ls.typ().Nullable || rs.typ().Nullable
+	if fn == expr.IsDistinctFrom || fn == expr.IsNotDistinctFrom {
+		nullable = false
+	}
+	return b.fold(hBinary{fn: fn, left: ls, right: rs, t: expr.ColumnType{Type: repr.Bool, Nullable: nullable}})
+}
+
+func (b *binder) prefixOp(op string, arg hscalar) (hscalar, error) {
+	t := arg.typ().Type
+	switch {
+	case t.Kind() == repr.KindUnknown && (op == "-" || op == "+"):
+		return nil, sqlerr.New(codeAmbiguousFunction, "operator is not unique: %s unknown", op).
+			WithHint("Could not choose a best candidate operator. You might need to add explicit type casts.")
+	case op == "-" && (isNumeric(t.Kind()) || t.Kind() == repr.KindInterval):
+		return b.fold(hUnary{fn: expr.Neg, arg: arg, t: arg.typ()})
+	case op == "+" && isNumeric(t.Kind()):
+		return arg, nil
+	}
+	return nil, sqlerr.New(sqlerr.UndefinedFunction, "operator does not exist: %s %s", op, typeName(t)).
+		WithHint("No operator matches the given name and argument type. You might need to add an explicit type cast.")
+}
+
+// and and or build the boolean connectives over boolean operands.
+func (b *binder) and(l, r hscalar) (hscalar, error) { return b.logic(expr.And, l, r) }
+
+func (b *binder) or(l, r hscalar) (hscalar, error) { return b.logic(expr.Or, l, r) }
+
+func (b *binder) logic(fn expr.BinaryFunc, l, r hscalar) (hscalar, error) {
+	if l == nil {
+		return r, nil
+	}
+	t := expr.ColumnType{Type: repr.Bool, Nullable: l.typ().Nullable || r.typ().Nullable}
+	return b.fold(hBinary{fn: fn, left: l, right: r, t: t})
+}
+
+func (b *binder) not(s hscalar) (hscalar, error) {
+	return b.fold(hUnary{fn: expr.Not, arg: s, t: expr.ColumnType{Type: repr.Bool, Nullable: s.typ().Nullable}})
+}
+
+func (b *binder) bindBoolExpr(e *pg.BoolExpr, c *exprCtx) (hscalar, error) {
+	name := map[pg.BoolExprType]string{pg.BoolExprType_AND_EXPR: "AND", pg.BoolExprType_OR_EXPR: "OR", pg.BoolExprType_NOT_EXPR: "NOT"}[e.Boolop]
+	var args []hscalar
+	for _, a := range e.Args {
+		s, err := b.bindExpr(a, c)
+		if err != nil {
+			return nil, err
+		}
+		if s, err = b.coerceBool(s, name); err != nil {
+			return nil, errorAt(err, b.sql, nodeLocation(a))
+		}
+		args = append(args, s)
+	}
+	if e.Boolop == pg.BoolExprType_NOT_EXPR {
+		return b.not(args[0])
+	}
+	var out hscalar
+	for _, a := range args {
+		var err error
+		if e.Boolop == pg.BoolExprType_AND_EXPR {
+			out, err = b.and(out, a)
+		} else {
+			out, err = b.or(out, a)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+func (b *binder) bindBooleanTest(e *pg.BooleanTest, c *exprCtx) (hscalar, error) {
+	arg, err := b.bindExpr(e.Arg, c)
+	if err != nil {
+		return nil, err
+	}
+	names := map[pg.BoolTestType]string{
+		pg.BoolTestType_IS_TRUE: "IS TRUE", pg.BoolTestType_IS_NOT_TRUE: "IS NOT TRUE",
+		pg.BoolTestType_IS_FALSE: "IS FALSE", pg.BoolTestType_IS_NOT_FALSE: "IS NOT FALSE",
+		pg.BoolTestType_IS_UNKNOWN: "IS UNKNOWN", pg.BoolTestType_IS_NOT_UNKNOWN: "IS NOT UNKNOWN",
+	}
+	if arg, err = b.coerceBool(arg, names[e.Booltesttype]); err != nil {
+		return nil, err
+	}
+	fn := map[pg.BoolTestType]expr.UnaryFunc{
+		pg.BoolTestType_IS_TRUE: expr.IsTrue, pg.BoolTestType_IS_NOT_TRUE: expr.IsTrue,
+		pg.BoolTestType_IS_FALSE: expr.IsFalse, pg.BoolTestType_IS_NOT_FALSE: expr.IsFalse,
+		pg.BoolTestType_IS_UNKNOWN: expr.IsNull, pg.BoolTestType_IS_NOT_UNKNOWN: expr.IsNull,
+	}[e.Booltesttype]
+	var s hscalar = hUnary{fn: fn, arg: arg, t: expr.ColumnType{Type: repr.Bool}}
+	switch e.Booltesttype {
+	case pg.BoolTestType_IS_NOT_TRUE, pg.BoolTestType_IS_NOT_FALSE, pg.BoolTestType_IS_NOT_UNKNOWN:
+		s = hUnary{fn: expr.Not, arg: s, t: expr.ColumnType{Type: repr.Bool}}
+	}
+	return b.fold(s)
+}
+
+func (b *binder) bindCase(e *pg.CaseExpr, c *exprCtx) (hscalar, error) {
+	var arg hscalar
+	if e.Arg != nil {
+		var err error
+		if arg, err = b.bindExpr(e.Arg, c); err != nil {
+			return nil, err
+		}
+	}
+	var conds, results []hscalar
+	for _, w := range e.Args {
+		cw := w.GetCaseWhen()
+		cond, err := b.bindExpr(cw.Expr, c)
+		if err != nil {
+			return nil, err
+		}
+		if arg != nil {
+			if cond, err = b.binaryOp("=", arg, cond); err != nil {
+				return nil, errorAt(err, b.sql, cw.Location)
+			}
+		} else if cond, err = b.coerceBool(cond, "CASE/WHEN"); err != nil {
+			return nil, errorAt(err, b.sql, nodeLocation(cw.Expr))
+		}
+		res, err := b.bindExpr(cw.Result, c)
+		if err != nil {
+			return nil, err
+		}
+		conds, results = append(conds, cond), append(results, res)
+	}
+	var els hscalar = hLiteral{v: repr.Null, t: repr.Unknown}
+	if e.Defresult != nil {
+		var err error
+		if els, err = b.bindExpr(e.Defresult, c); err != nil {
+			return nil, err
+		}
+	}
+	all, t, err := b.unify(append(results, els), "CASE")
+	if err != nil {
+		return nil, err
+	}
+	out := all[len(all)-1]
+	for i := len(conds) - 1; i >= 0; i-- {
+		ct := expr.ColumnType{Type: t, Nullable: all[i].typ().Nullable || out.typ().Nullable}
+		if out, err = b.fold(hIf{cond: conds[i], then: all[i], els: out, t: ct}); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+func (b *binder) bindVariadic(fn expr.VariadicFunc, name string, argNodes []*pg.Node, c *exprCtx) (hscalar, error) {
+	var args []hscalar
+	for _, a := range argNodes {
+		s, err := b.bindExpr(a, c)
+		if err != nil {
+			return nil, err
+		}
+		args = append(args, s)
+	}
+	args, t, err := b.unify(args, name)
+	if err != nil {
+		return nil, err
+	}
+	nullable := true
+	for _, a := range args {
+		if !a.typ().Nullable {
+			nullable = false
+		}
+	}
+	if fn == expr.Coalesce {
+		// COALESCE stops at the first argument that is not NULL.
+		for i, a := range args {
+			if l, ok := a.(hLiteral); ok && !l.v.IsNull() {
+				args = args[:i+1]
+				break
+			}
+		}
+		if len(args) == 1 {
+			return args[0], nil
+		}
+	}
+	return b.fold(hVariadic{fn: fn, args: args, t: expr.ColumnType{Type: t, Nullable: nullable}})
+}
+
+// bindInList binds `x IN (a, b, ...)` as x = a OR x = b ..., and NOT IN
+// as x <> a AND x <> b ..., so that each comparison is visible to later
+// rewrites.
+func (b *binder) bindInList(e *pg.A_Expr, op string, c *exprCtx) (hscalar, error) {
+	x, err := b.bindExpr(e.Lexpr, c)
+	if err != nil {
+		return nil, err
+	}
+	var items []hscalar
+	for _, n := range e.Rexpr.GetList().GetItems() {
+		s, err := b.bindExpr(n, c)
+		if err != nil {
+			return nil, err
+		}
+		items = append(items, s)
+	}
+	// Like PostgreSQL, compare in the common type of all the values if
+	// there is one, and else item by item.
+	if all, _, err := b.unify(append([]hscalar{x}, items...), "IN"); err == nil {
+		x, items = all[0], all[1:]
+	}
+	var out hscalar
+	for _, it := range items {
+		cmp, err := b.binaryOp(op, x, it)
+		if err != nil {
+			return nil, err
+		}
+		if op == "=" {
+			out, err = b.or(out, cmp)
+		} else {
+			out, err = b.and(out, cmp)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+func (b *binder) bindBetween(e *pg.A_Expr, c *exprCtx) (hscalar, error) {
+	x, err := b.bindExpr(e.Lexpr, c)
+	if err != nil {
+		return nil, err
+	}
+	bounds := e.Rexpr.GetList().GetItems()
+	lo, hi, err := b.bindPair(bounds[0], bounds[1], c)
+	if err != nil {
+		return nil, err
+	}
+	between := func(lo, hi hscalar) (hscalar, error) {
+		ge, err := b.binaryOp(">=", x, lo)
+		if err != nil {
+			return nil, err
+		}
+		le, err := b.binaryOp("<=", x, hi)
+		if err != nil {
+			return nil, err
+		}
+		return b.and(ge, le)
+	}
+	switch e.Kind {
+	case pg.A_Expr_Kind_AEXPR_BETWEEN:
+		return between(lo, hi)
+	case pg.A_Expr_Kind_AEXPR_NOT_BETWEEN:
+		lt, err := b.binaryOp("<", x, lo)
+		if err != nil {
+			return nil, err
+		}
+		gt, err := b.binaryOp(">", x, hi)
+		if err != nil {
+			return nil, err
+		}
+		return b.or(lt, gt)
+	}
+	s1, err := between(lo, hi)
+	if err != nil {
+		return nil, err
+	}
+	s2, err := between(hi, lo)
+	if err != nil {
+		return nil, err
+	}
+	s, err := b.or(s1, s2)
+	if err != nil {
+		return nil, err
+	}
+	if e.Kind == pg.A_Expr_Kind_AEXPR_NOT_BETWEEN_SYM {
+		return b.not(s)
+	}
+	return s, nil
+}
+
+func (b *binder) bindSubLink(l *pg.SubLink, c *exprCtx) (hscalar, error) {
+	sel := l.Subselect.GetSelectStmt()
+	if sel == nil {
+		return nil, unsupported("this subquery")
+	}
+	switch l.SubLinkType {
+	case pg.SubLinkType_EXISTS_SUBLINK, pg.SubLinkType_EXPR_SUBLINK, pg.SubLinkType_ANY_SUBLINK, pg.SubLinkType_ALL_SUBLINK:
+	case pg.SubLinkType_ARRAY_SUBLINK:
+		return nil, unsupported("ARRAY subqueries")
+	default:
+		return nil, unsupported("row comparisons with subqueries")
+	}
+	q, err := b.bindQuery(sel, c.scope)
+	if err != nil {
+		return nil, err
+	}
+	rel, err := b.nested(q)
+	if err != nil {
+		return nil, err
+	}
+	switch l.SubLinkType {
+	case pg.SubLinkType_EXISTS_SUBLINK:
+		return hExists{rel: rel}, nil
+	case pg.SubLinkType_EXPR_SUBLINK:
+		if q.visible != 1 {
+			return nil, sqlerr.New(sqlerr.SyntaxError, "subquery must return only one column")
+		}
+		return hSubquery{rel: rel}, nil
+	}
+	if l.Testexpr.GetRowExpr() != nil {
+		return nil, unsupported("row comparisons with subqueries")
+	}
+	x, err := b.bindExpr(l.Testexpr, c)
+	if err != nil {
+		return nil, err
+	}
+	if q.visible != 1 {
+		return nil, sqlerr.New(sqlerr.SyntaxError, "subquery has too many columns")
+	}
+	op := "="
+	if len(l.OperName) > 0 {
+		op = l.OperName[len(l.OperName)-1].GetString_().GetSval()
+	}
+	fn, ok := binaryOps[op]
+	if !ok || !fn.IsComparison() {
+		return nil, unsupported("operator %s with ANY or ALL", op)
+	}
+	// Resolve `x op y` for the subquery's column y, and cast both sides
+	// to the operator's operand types.
+	y := hColumn{level: 0, index: 0, t: rel.types()[0]}
+	xt, yt := x.typ().Type, y.t.Type
+	switch {
+	case isUnknown(x) && yt.Kind() == repr.KindUnknown:
+		xt, yt = repr.Text, repr.Text
+	case isUnknown(x):
+		xt = yt.Base()
+	case yt.Kind() == repr.KindUnknown:
+		yt = xt.Base()
+	}
+	lt, rt, _, err := resolveBinary(fn, op, xt, yt)
+	if err != nil {
+		return nil, err
+	}
+	if x, err = b.coerceTo(x, lt); err != nil {
+		return nil, err
+	}
+	if rel, err = b.coerceColumns(rel, []repr.Type{rt}, repr.CastImplicit, "IN"); err != nil {
+		return nil, err
+	}
+	return hQuantified{left: x, op: fn, all: l.SubLinkType == pg.SubLinkType_ALL_SUBLINK, rel: rel}, nil
+}
+
+func sqlValueFunctionName(op pg.SQLValueFunctionOp) string {
+	name := strings.TrimPrefix(op.String(), "SVFOP_")
+	return strings.ToUpper(strings.TrimSuffix(name, "_N"))
+}
+
+// nodeLocation returns the byte offset of a node in the statement text,
+// or -1.
+func nodeLocation(n *pg.Node) int32 {
+	switch x := n.GetNode().(type) {
+	case *pg.Node_ColumnRef:
+		return x.ColumnRef.Location
+	case *pg.Node_AConst:
+		return x.AConst.Location
+	case *pg.Node_ParamRef:
+		return x.ParamRef.Location
+	case *pg.Node_TypeCast:
+		return x.TypeCast.Location
+	case *pg.Node_AExpr:
+		return x.AExpr.Location
+	case *pg.Node_BoolExpr:
+		return x.BoolExpr.Location
+	case *pg.Node_NullTest:
+		return x.NullTest.Location
+	case *pg.Node_BooleanTest:
+		return x.BooleanTest.Location
+	case *pg.Node_CaseExpr:
+		return x.CaseExpr.Location
+	case *pg.Node_CoalesceExpr:
+		return x.CoalesceExpr.Location
+	case *pg.Node_MinMaxExpr:
+		return x.MinMaxExpr.Location
+	case *pg.Node_FuncCall:
+		return x.FuncCall.Location
+	case *pg.Node_SubLink:
+		return x.SubLink.Location
+	case *pg.Node_SqlvalueFunction:
+		return x.SqlvalueFunction.Location
+	case *pg.Node_ResTarget:
+		return x.ResTarget.Location
+	case *pg.Node_SortBy:
+		return x.SortBy.Location
+	case *pg.Node_RangeVar:
+		return x.RangeVar.Location
+	case *pg.Node_RowExpr:
+		return x.RowExpr.Location
+	case *pg.Node_AArrayExpr:
+		return x.AArrayExpr.Location
+	case *pg.Node_SetToDefault:
+		return x.SetToDefault.Location
+	}
+	return -1
+}

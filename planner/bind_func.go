@@ -1,0 +1,211 @@
+package planner
+
+import (
+	"strings"
+
+	pg "github.com/pganalyze/pg_query_go/v5"
+
+	"freshet/expr"
+	"freshet/repr"
+	"freshet/sqlerr"
+)
+
+// aggregateNames are the aggregate functions the planner supports.
+var aggregateNames = map[string]bool{
+	"count": true, "sum": true, "avg": true, "min": true, "max": true,
+	"bool_and": true, "bool_or": true, "every": true,
+}
+
+// knownFunctions are PostgreSQL functions that exist but that the
+// planner cannot express with expr's scalars yet: naming one is 0A000,
+// not 42883, which would claim it does not exist.
+var knownFunctions = map[string]bool{
+	"length": true, "char_length": true, "character_length": true, "octet_length": true, "upper": true,
+	"lower": true, "substr": true, "substring": true, "position": true, "strpos": true, "trim": true,
+	"btrim": true, "ltrim": true, "rtrim": true, "replace": true, "concat": true, "concat_ws": true,
+	"left": true, "right": true, "lpad": true, "rpad": true, "repeat": true, "reverse": true,
+	"split_part": true, "starts_with": true, "md5": true, "to_char": true, "to_date": true,
+	"to_timestamp": true, "date_trunc": true, "date_part": true, "extract": true, "age": true,
+	"now": true, "current_timestamp": true, "clock_timestamp": true, "statement_timestamp": true,
+	"transaction_timestamp": true, "random": true, "round": true, "trunc": true, "floor": true,
+	"ceil": true, "ceiling": true, "sqrt": true, "power": true, "pow": true, "exp": true, "ln": true,
+	"log": true, "sign": true, "array_agg": true, "string_agg": true, "json_agg": true, "jsonb_agg": true,
+	"stddev": true, "stddev_pop": true, "stddev_samp": true, "variance": true, "var_pop": true,
+	"var_samp": true, "row_number": true, "rank": true, "dense_rank": true, "lag": true, "lead": true,
+	"first_value": true, "last_value": true, "nextval": true, "version": true, "pg_typeof": true,
+	"format": true, "regexp_replace": true, "regexp_matches": true, "unnest": true, "to_json": true,
+	"date": true, "timezone": true, "make_date": true, "justify_days": true, "justify_hours": true,
+	"current_setting": true, "current_database": true, "current_schema": true,
+}
+
+func funcName(fc *pg.FuncCall) (string, error) {
+	var names []string
+	for _, n := range fc.Funcname {
+		names = append(names, n.GetString_().GetSval())
+	}
+	name := names[len(names)-1]
+	if len(names) > 1 && names[len(names)-2] != "pg_catalog" {
+		return "", sqlerr.New(sqlerr.UndefinedFunction, "function %s does not exist", strings.Join(names, "."))
+	}
+	return name, nil
+}
+
+func (b *binder) bindFunc(fc *pg.FuncCall, c *exprCtx) (hscalar, error) {
+	name, err := funcName(fc)
+	if err != nil {
+		return nil, err
+	}
+	if fc.Over != nil {
+		return nil, unsupported("window functions")
+	}
+	if fc.AggWithinGroup {
+		return nil, unsupported("WITHIN GROUP")
+	}
+	if fc.FuncVariadic {
+		return nil, unsupported("VARIADIC")
+	}
+	if aggregateNames[name] {
+		return b.bindAggregate(name, fc, c)
+	}
+	if fc.AggStar || fc.AggDistinct || fc.AggFilter != nil || len(fc.AggOrder) > 0 {
+		return nil, sqlerr.New(sqlerr.SyntaxError, "%s is not an aggregate function", name)
+	}
+	var args []hscalar
+	for _, a := range fc.Args {
+		s, err := b.bindExpr(a, c)
+		if err != nil {
+			return nil, err
+		}
+		args = append(args, s)
+	}
+	switch {
+	case name == "abs" && len(args) == 1:
+		t := args[0].typ().Type
+		if isNumeric(t.Kind()) {
+			return b.fold(hUnary{fn: expr.Abs, arg: args[0], t: args[0].typ()})
+		}
+	case name == "mod" && len(args) == 2:
+		if isNumeric(args[0].typ().Type.Kind()) && isNumeric(args[1].typ().Type.Kind()) {
+			return b.binaryOp("%", args[0], args[1])
+		}
+	case name == "generate_series":
+		return nil, unsupported("set-returning functions in the select list")
+	case knownFunctions[name]:
+		return nil, unsupported("function %s", name)
+	}
+	return nil, errNoFunction(name, args)
+}
+
+func errNoFunction(name string, args []hscalar) *sqlerr.Error {
+	ts := make([]string, len(args))
+	for i, a := range args {
+		ts[i] = typeName(a.typ().Type)
+	}
+	return sqlerr.New(sqlerr.UndefinedFunction, "function %s(%s) does not exist", name, strings.Join(ts, ", ")).
+		WithHint("No function matches the given name and argument types. You might need to add explicit type casts.")
+}
+
+func (b *binder) bindAggregate(name string, fc *pg.FuncCall, c *exprCtx) (hscalar, error) {
+	switch {
+	case c.inAgg:
+		return nil, sqlerr.New(codeGroupingError, "aggregate function calls cannot be nested")
+	case !c.aggs:
+		return nil, sqlerr.New(codeGroupingError, "aggregate functions are not allowed in %s", c.clause)
+	}
+	if len(fc.AggOrder) > 0 && name != "count" && name != "sum" && name != "avg" && name != "min" && name != "max" {
+		return nil, unsupported("ORDER BY in aggregate %s", name)
+	}
+	inner := &exprCtx{scope: c.scope, clause: c.clause, aggs: true, inAgg: true}
+	agg := hAgg{name: name, distinct: fc.AggDistinct, loc: fc.Location}
+	switch {
+	case fc.AggStar:
+		if name != "count" {
+			return nil, sqlerr.New(sqlerr.SyntaxError, "%s(*) specified, but %s is not a parameterless aggregate function", name, name)
+		}
+	case len(fc.Args) != 1:
+		var args []hscalar
+		for _, a := range fc.Args {
+			s, err := b.bindExpr(a, inner)
+			if err != nil {
+				return nil, err
+			}
+			args = append(args, s)
+		}
+		return nil, errNoFunction(name, args)
+	default:
+		arg, err := b.bindExpr(fc.Args[0], inner)
+		if err != nil {
+			return nil, err
+		}
+		if arg, err = b.aggregateArg(name, arg); err != nil {
+			return nil, err
+		}
+		agg.arg = arg
+	}
+	if fc.AggFilter != nil {
+		f, err := b.bindExpr(fc.AggFilter, inner)
+		if err != nil {
+			return nil, err
+		}
+		if agg.filter, err = b.coerceBool(f, "FILTER"); err != nil {
+			return nil, err
+		}
+	}
+	return agg, nil
+}
+
+// aggregateArg checks the argument type of an aggregate, resolving an
+// untyped argument as PostgreSQL would.
+func (b *binder) aggregateArg(name string, arg hscalar) (hscalar, error) {
+	t := arg.typ().Type
+	k := t.Kind()
+	switch name {
+	case "count":
+		if k == repr.KindUnknown {
+			return b.coerceTo(arg, repr.Text)
+		}
+		return arg, nil
+	case "sum", "avg":
+		switch {
+		case k == repr.KindUnknown:
+			return nil, sqlerr.New(codeAmbiguousFunction, "function %s(unknown) is not unique", name)
+		case k == repr.KindInterval:
+			return nil, unsupported("%s of interval", name)
+		case isNumeric(k):
+			return arg, nil
+		}
+	case "min", "max":
+		switch {
+		case k == repr.KindUnknown:
+			return b.coerceTo(arg, repr.Text)
+		case k != repr.KindBool:
+			return arg, nil
+		}
+	case "bool_and", "bool_or", "every":
+		if k == repr.KindUnknown {
+			return b.coerceTo(arg, repr.Bool)
+		}
+		if k == repr.KindBool {
+			return arg, nil
+		}
+	}
+	return nil, errNoFunction(name, []hscalar{arg})
+}
+
+// aggResultType is the SQL result type of an aggregate call.
+func aggResultType(a hAgg) repr.Type {
+	switch a.name {
+	case "count":
+		return repr.Int8
+	case "bool_and", "bool_or", "every":
+		return repr.Bool
+	case "avg":
+		if a.arg.typ().Type.Kind().IsFloat() {
+			return repr.Float8
+		}
+		return repr.Numeric
+	case "sum":
+		return aggregateType(expr.Sum, a.arg.typ().Type).Type
+	}
+	return a.arg.typ().Type
+}

@@ -1,0 +1,620 @@
+package planner
+
+import (
+	pg "github.com/pganalyze/pg_query_go/v5"
+	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"freshet/expr"
+	"freshet/repr"
+	"freshet/sqlerr"
+)
+
+// boundQuery is a bound SELECT (or VALUES, or set operation) before the
+// context decides what its ORDER BY and LIMIT become: a Finishing at the
+// top level, a TopK in a view or subquery.
+type boundQuery struct {
+	// rel's columns are the visible outputs followed by the columns that
+	// only the order needs.
+	rel     hrel
+	names   []string
+	visible int
+	order   []expr.ColumnOrder
+	// limit < 0 means none.
+	limit, offset int64
+}
+
+// bindQuery binds any query. parent is the scope of the enclosing query,
+// to which names that this query does not define resolve.
+func (b *binder) bindQuery(stmt *pg.SelectStmt, parent *scope) (*boundQuery, error) {
+	if stmt.WithClause != nil {
+		pushed, err := b.bindWith(stmt.WithClause, parent)
+		defer func() { b.ctes = b.ctes[:len(b.ctes)-pushed] }()
+		if err != nil {
+			return nil, err
+		}
+	}
+	switch {
+	case stmt.Op != pg.SetOperation_SETOP_NONE:
+		return b.bindSetOp(stmt, parent)
+	case len(stmt.ValuesLists) > 0:
+		return b.bindValues(stmt, parent)
+	}
+	return b.bindSelect(stmt, parent)
+}
+
+// nested returns q as a relation inside another query: LIMIT and OFFSET
+// become a TopK, an ORDER BY without them is dropped (it promises
+// nothing there), and untyped columns become text.
+func (b *binder) nested(q *boundQuery) (hrel, error) {
+	rel, err := b.nestedKeepUnknown(q)
+	if err != nil {
+		return nil, err
+	}
+	return b.resolveUnknown(rel)
+}
+
+// nestedKeepUnknown is nested for the operands of a set operation, whose
+// untyped columns the operation resolves.
+func (b *binder) nestedKeepUnknown(q *boundQuery) (hrel, error) {
+	rel := q.rel
+	if q.limit >= 0 || q.offset > 0 {
+		rel = hTopK{input: rel, order: q.order, limit: q.limit, offset: q.offset}
+	}
+	if len(rel.types()) > q.visible {
+		rel = hProject{input: rel, outputs: seq(0, q.visible)}
+	}
+	return rel, nil
+}
+
+// resolveUnknown casts rel's untyped columns to text.
+func (b *binder) resolveUnknown(rel hrel) (hrel, error) {
+	ts := rel.types()
+	want := make([]repr.Type, len(ts))
+	for i, t := range ts {
+		want[i] = t.Type
+		if t.Type.Kind() == repr.KindUnknown {
+			want[i] = repr.Text
+		}
+	}
+	return b.coerceColumns(rel, want, repr.CastImplicit, "")
+}
+
+func seq(from, to int) []int {
+	out := make([]int, 0, to-from)
+	for i := from; i < to; i++ {
+		out = append(out, i)
+	}
+	return out
+}
+
+func (b *binder) bindWith(w *pg.WithClause, parent *scope) (int, error) {
+	if w.Recursive {
+		return 0, unsupported("WITH RECURSIVE")
+	}
+	pushed := 0
+	for _, n := range w.Ctes {
+		c := n.GetCommonTableExpr()
+		sel := c.Ctequery.GetSelectStmt()
+		if sel == nil {
+			return pushed, unsupported("data-modifying statements in WITH")
+		}
+		for _, o := range b.ctes[len(b.ctes)-pushed:] {
+			if o.name == c.Ctename {
+				return pushed, errorAt(sqlerr.New(codeDuplicateAlias, "WITH query name %q specified more than once", c.Ctename), b.sql, c.Location)
+			}
+		}
+		q, err := b.bindQuery(sel, parent)
+		if err != nil {
+			return pushed, err
+		}
+		rel, err := b.nested(q)
+		if err != nil {
+			return pushed, err
+		}
+		if len(freeRefs(rel)) > 0 {
+			return pushed, unsupported("WITH queries that refer to an enclosing query")
+		}
+		names := append([]string(nil), q.names[:q.visible]...)
+		if len(c.Aliascolnames) > len(names) {
+			return pushed, sqlerr.New(sqlerr.SyntaxError, "WITH query %q has %d columns available but %d columns specified", c.Ctename, len(names), len(c.Aliascolnames))
+		}
+		for i, a := range c.Aliascolnames {
+			names[i] = a.GetString_().GetSval()
+		}
+		b.ctes = append(b.ctes, cte{name: c.Ctename, rel: rel, names: names})
+		pushed++
+	}
+	return pushed, nil
+}
+
+// target is one column of a select list after `*` expansion.
+type target struct {
+	// node is the expression; nil for a column that `*` expanded to,
+	// which col holds.
+	node *pg.Node
+	col  hColumn
+	name string
+	loc  int32
+}
+
+func (b *binder) expandTargets(list []*pg.Node, sc *scope) ([]target, error) {
+	var out []target
+	for _, n := range list {
+		rt := n.GetResTarget()
+		if cr := rt.Val.GetColumnRef(); cr != nil && cr.Fields[len(cr.Fields)-1].GetAStar() != nil {
+			table := ""
+			if len(cr.Fields) >= 2 {
+				table = cr.Fields[len(cr.Fields)-2].GetString_().GetSval()
+			}
+			if table == "" && len(sc.items) == 0 {
+				return nil, errorAt(sqlerr.New(sqlerr.SyntaxError, "SELECT * with no tables specified is not valid"), b.sql, cr.Location)
+			}
+			items, err := sc.star(table)
+			if err != nil {
+				return nil, errorAt(err, b.sql, cr.Location)
+			}
+			for _, it := range items {
+				name := it.name
+				if it.table != "" {
+					name = it.table + "." + it.name
+				}
+				out = append(out, target{col: hColumn{index: it.col, t: it.typ, name: name}, name: it.name, loc: cr.Location})
+			}
+			continue
+		}
+		name := rt.Name
+		if name == "" {
+			name = figureColname(rt.Val)
+		}
+		out = append(out, target{node: rt.Val, name: name, loc: rt.Location})
+	}
+	return out, nil
+}
+
+func (b *binder) bindSelect(stmt *pg.SelectStmt, parent *scope) (*boundQuery, error) {
+	switch {
+	case stmt.IntoClause != nil:
+		return nil, unsupported("SELECT INTO")
+	case len(stmt.LockingClause) > 0:
+		return nil, unsupported("FOR UPDATE and FOR SHARE")
+	case len(stmt.WindowClause) > 0:
+		return nil, unsupported("window functions")
+	}
+	rel, sc, err := b.bindFrom(stmt.FromClause, parent)
+	if err != nil {
+		return nil, err
+	}
+	if stmt.WhereClause != nil {
+		p, err := b.bindExpr(stmt.WhereClause, &exprCtx{scope: sc, clause: "WHERE"})
+		if err != nil {
+			return nil, err
+		}
+		if p, err = b.coerceBool(p, "WHERE"); err != nil {
+			return nil, errorAt(err, b.sql, nodeLocation(stmt.WhereClause))
+		}
+		rel = hFilter{input: rel, preds: []hscalar{p}}
+	}
+	targets, err := b.expandTargets(stmt.TargetList, sc)
+	if err != nil {
+		return nil, err
+	}
+	var sortNodes []*pg.Node
+	for _, n := range stmt.SortClause {
+		sortNodes = append(sortNodes, n.GetSortBy().Node)
+	}
+	aggregating := len(stmt.GroupClause) > 0 || stmt.HavingClause != nil ||
+		containsAggregate(stmt.TargetList) || containsAggregate(sortNodes)
+	var g *grouping
+	if aggregating {
+		g = &grouping{b: b}
+		if g.keys, err = b.bindGroupBy(stmt.GroupClause, sc, targets); err != nil {
+			return nil, err
+		}
+	}
+	// bindOut binds an expression of the select list, HAVING or ORDER BY,
+	// over the Reduce when the query aggregates.
+	bindOut := func(n *pg.Node, clause string) (hscalar, error) {
+		s, err := b.bindExpr(n, &exprCtx{scope: sc, clause: clause, aggs: aggregating})
+		if err != nil || !aggregating {
+			return s, err
+		}
+		s, err = g.ungroup(s)
+		return s, errorAt(err, b.sql, nodeLocation(n))
+	}
+	var exprs []hscalar
+	var names []string
+	for _, t := range targets {
+		var s hscalar = t.col
+		if t.node != nil {
+			if s, err = bindOut(t.node, "SELECT"); err != nil {
+				return nil, err
+			}
+		} else if aggregating {
+			if s, err = g.ungroup(s); err != nil {
+				return nil, errorAt(err, b.sql, t.loc)
+			}
+		}
+		exprs = append(exprs, s)
+		names = append(names, t.name)
+	}
+	var having hscalar
+	if stmt.HavingClause != nil {
+		if having, err = bindOut(stmt.HavingClause, "HAVING"); err != nil {
+			return nil, err
+		}
+		if having, err = b.coerceBool(having, "HAVING"); err != nil {
+			return nil, errorAt(err, b.sql, nodeLocation(stmt.HavingClause))
+		}
+	}
+	res := &sortResolver{b: b, exprs: exprs, names: names, bind: func(n *pg.Node) (hscalar, error) { return bindOut(n, "ORDER BY") }}
+	order, err := res.orderBy(stmt.SortClause)
+	if err != nil {
+		return nil, err
+	}
+	var distinctOn []int
+	distinct := len(stmt.DistinctClause) > 0
+	if distinct && stmt.DistinctClause[0].GetNode() != nil {
+		for _, n := range stmt.DistinctClause {
+			i, err := res.resolve(n, "SELECT DISTINCT ON")
+			if err != nil {
+				return nil, err
+			}
+			distinctOn = append(distinctOn, i)
+		}
+	}
+	if aggregating {
+		rel = g.reduce(rel)
+		if having != nil {
+			rel = hFilter{input: rel, preds: []hscalar{having}}
+		}
+	}
+	rel, outs := mapOutputs(rel, res.exprs)
+	rel = hProject{input: rel, outputs: outs}
+	switch {
+	case distinct && distinctOn == nil:
+		if len(res.exprs) > len(exprs) {
+			return nil, errorAt(sqlerr.New(codeInvalidColumnReference, "for SELECT DISTINCT, ORDER BY expressions must appear in select list"),
+				b.sql, nodeLocation(stmt.SortClause[0]))
+		}
+		rel = hDistinct{input: rel}
+	case distinct:
+		onSet := map[int]bool{}
+		for _, c := range distinctOn {
+			onSet[c] = true
+		}
+		for i := 0; i < len(order) && i < len(distinctOn); i++ {
+			if !onSet[order[i].Column] {
+				return nil, errorAt(sqlerr.New(codeInvalidColumnReference, "SELECT DISTINCT ON expressions must match initial ORDER BY expressions"),
+					b.sql, nodeLocation(stmt.DistinctClause[0]))
+			}
+		}
+		rel = hTopK{input: rel, groupKey: distinctOn, order: order, limit: 1}
+	}
+	q := &boundQuery{rel: rel, names: names, visible: len(exprs), order: order}
+	if q.limit, q.offset, err = b.bindLimit(stmt); err != nil {
+		return nil, err
+	}
+	return q, nil
+}
+
+// mapOutputs appends the scalars that are not plain columns of rel and
+// returns rel with them and the column of each scalar.
+func mapOutputs(rel hrel, ss []hscalar) (hrel, []int) {
+	arity := len(rel.types())
+	var extra []hscalar
+	outs := make([]int, len(ss))
+	for i, s := range ss {
+		if c, ok := s.(hColumn); ok && c.level == 0 {
+			outs[i] = c.index
+			continue
+		}
+		outs[i] = arity + len(extra)
+		extra = append(extra, s)
+	}
+	if len(extra) > 0 {
+		rel = hMap{input: rel, scalars: extra}
+	}
+	return rel, outs
+}
+
+// bindGroupBy binds the GROUP BY items over the FROM scope. An integer
+// is a select list position; a bare name is a FROM column if there is
+// one, else a select list alias.
+func (b *binder) bindGroupBy(items []*pg.Node, sc *scope, targets []target) ([]hscalar, error) {
+	ctx := &exprCtx{scope: sc, clause: "GROUP BY"}
+	bindTarget := func(t target) (hscalar, error) {
+		if t.node == nil {
+			return t.col, nil
+		}
+		return b.bindExpr(t.node, ctx)
+	}
+	var keys []hscalar
+	for _, n := range items {
+		if gs := n.GetGroupingSet(); gs != nil {
+			if gs.Kind == pg.GroupingSetKind_GROUPING_SET_EMPTY {
+				continue
+			}
+			return nil, errorAt(unsupported("ROLLUP, CUBE and GROUPING SETS"), b.sql, gs.Location)
+		}
+		if ac := n.GetAConst(); ac != nil && ac.GetIval() != nil {
+			pos := int(ac.GetIval().Ival)
+			if pos < 1 || pos > len(targets) {
+				return nil, errorAt(sqlerr.New(codeInvalidColumnReference, "GROUP BY position %d is not in select list", pos), b.sql, ac.Location)
+			}
+			k, err := bindTarget(targets[pos-1])
+			if err != nil {
+				return nil, err
+			}
+			keys = append(keys, k)
+			continue
+		}
+		if cr := n.GetColumnRef(); cr != nil && len(cr.Fields) == 1 && cr.Fields[0].GetString_() != nil {
+			name := cr.Fields[0].GetString_().Sval
+			if _, err := sc.resolveColumn("", name); sqlerr.Code(err) == sqlerr.UndefinedColumn {
+				found := false
+				for _, t := range targets {
+					if t.name == name {
+						k, err := bindTarget(t)
+						if err != nil {
+							return nil, err
+						}
+						keys, found = append(keys, k), true
+						break
+					}
+				}
+				if found {
+					continue
+				}
+			}
+		}
+		k, err := b.bindExpr(n, ctx)
+		if err != nil {
+			return nil, err
+		}
+		keys = append(keys, k)
+	}
+	return keys, nil
+}
+
+// sortResolver resolves ORDER BY and DISTINCT ON items to output
+// columns, appending the expressions that are not outputs as hidden
+// columns.
+type sortResolver struct {
+	b *binder
+	// exprs are the visible outputs and then the hidden columns.
+	exprs []hscalar
+	names []string
+	// bind binds an expression over the query's input; nil when only
+	// output columns may be named (set operations, VALUES).
+	bind func(*pg.Node) (hscalar, error)
+	// what names the clause in errors about expressions.
+	what string
+}
+
+func (r *sortResolver) orderBy(items []*pg.Node) ([]expr.ColumnOrder, error) {
+	var order []expr.ColumnOrder
+	for _, n := range items {
+		sb := n.GetSortBy()
+		if sb.SortbyDir == pg.SortByDir_SORTBY_USING {
+			return nil, errorAt(unsupported("ORDER BY USING"), r.b.sql, sb.Location)
+		}
+		col, err := r.resolve(sb.Node, "ORDER BY")
+		if err != nil {
+			return nil, err
+		}
+		desc := sb.SortbyDir == pg.SortByDir_SORTBY_DESC
+		nullsFirst := desc
+		switch sb.SortbyNulls {
+		case pg.SortByNulls_SORTBY_NULLS_FIRST:
+			nullsFirst = true
+		case pg.SortByNulls_SORTBY_NULLS_LAST:
+			nullsFirst = false
+		}
+		order = append(order, expr.ColumnOrder{Column: col, Desc: desc, NullsFirst: nullsFirst})
+	}
+	return order, nil
+}
+
+// resolve returns the column an ORDER BY or DISTINCT ON item sorts by:
+// a select list position, an output column name, or an expression.
+func (r *sortResolver) resolve(n *pg.Node, clause string) (int, error) {
+	visible := len(r.names)
+	if ac := n.GetAConst(); ac != nil {
+		if ac.GetIval() == nil {
+			return 0, errorAt(sqlerr.New(sqlerr.SyntaxError, "non-integer constant in %s", clause), r.b.sql, ac.Location)
+		}
+		pos := int(ac.GetIval().Ival)
+		if pos < 1 || pos > visible {
+			return 0, errorAt(sqlerr.New(codeInvalidColumnReference, "%s position %d is not in select list", clause, pos), r.b.sql, ac.Location)
+		}
+		return pos - 1, nil
+	}
+	if cr := n.GetColumnRef(); cr != nil && len(cr.Fields) == 1 && cr.Fields[0].GetString_() != nil {
+		name := cr.Fields[0].GetString_().Sval
+		found := -1
+		for i, nm := range r.names {
+			if nm != name {
+				continue
+			}
+			if found >= 0 && !equalScalars(r.exprs[found], r.exprs[i]) {
+				return 0, errorAt(sqlerr.New(codeAmbiguousColumn, "%s %q is ambiguous", clause, name), r.b.sql, cr.Location)
+			}
+			if found < 0 {
+				found = i
+			}
+		}
+		if found >= 0 {
+			return found, nil
+		}
+	}
+	if r.bind == nil {
+		return 0, errorAt(sqlerr.New(sqlerr.FeatureNotSupported, "invalid UNION/INTERSECT/EXCEPT ORDER BY clause").
+			WithDetail("Only result column names can be used, not expressions or functions."), r.b.sql, nodeLocation(n))
+	}
+	s, err := r.bind(n)
+	if err != nil {
+		return 0, err
+	}
+	for i, e := range r.exprs {
+		if equalScalars(e, s) {
+			return i, nil
+		}
+	}
+	r.exprs = append(r.exprs, s)
+	return len(r.exprs) - 1, nil
+}
+
+// bindLimit returns LIMIT (-1 for none) and OFFSET, which must be
+// constants.
+func (b *binder) bindLimit(stmt *pg.SelectStmt) (limit, offset int64, err error) {
+	if stmt.LimitOption == pg.LimitOption_LIMIT_OPTION_WITH_TIES {
+		return 0, 0, unsupported("FETCH ... WITH TIES")
+	}
+	value := func(n *pg.Node, clause, code string) (int64, bool, error) {
+		if n == nil {
+			return 0, false, nil
+		}
+		s, err := b.bindExpr(n, &exprCtx{clause: clause})
+		if err != nil {
+			return 0, false, err
+		}
+		s, ok, err := b.coerce(s, repr.Int8, repr.CastImplicit)
+		if err != nil {
+			return 0, false, errorAt(err, b.sql, nodeLocation(n))
+		}
+		if !ok {
+			return 0, false, errorAt(sqlerr.New(sqlerr.DatatypeMismatch, "argument of %s must be type bigint, not type %s", clause, typeName(s.typ().Type)), b.sql, nodeLocation(n))
+		}
+		l, isLit := s.(hLiteral)
+		if !isLit {
+			return 0, false, errorAt(unsupported("%s with a parameter or expression", clause), b.sql, nodeLocation(n))
+		}
+		if l.v.IsNull() {
+			return 0, false, nil
+		}
+		if l.v.Int() < 0 {
+			return 0, false, errorAt(sqlerr.New(code, "%s must not be negative", clause), b.sql, nodeLocation(n))
+		}
+		return l.v.Int(), true, nil
+	}
+	limit = -1
+	if v, ok, err := value(stmt.LimitCount, "LIMIT", codeInvalidRowCountInLimit); err != nil {
+		return 0, 0, err
+	} else if ok {
+		limit = v
+	}
+	offset, _, err = value(stmt.LimitOffset, "OFFSET", codeInvalidRowCountInOffset)
+	return limit, offset, err
+}
+
+// containsAggregate reports whether any of the nodes holds an aggregate
+// call of this query level (not one inside a subquery).
+func containsAggregate(nodes []*pg.Node) bool {
+	found := false
+	for _, n := range nodes {
+		walkNodes(n, func(n *pg.Node) bool {
+			switch x := n.GetNode().(type) {
+			case *pg.Node_SubLink:
+				return false
+			case *pg.Node_FuncCall:
+				if name, err := funcName(x.FuncCall); err == nil && aggregateNames[name] && x.FuncCall.Over == nil {
+					found = true
+				}
+			}
+			return !found
+		})
+	}
+	return found
+}
+
+// walkNodes calls f on n and, while f returns true, on the nodes below.
+func walkNodes(n *pg.Node, f func(*pg.Node) bool) {
+	if n == nil || n.GetNode() == nil || !f(n) {
+		return
+	}
+	walkMessage(n.ProtoReflect(), f)
+}
+
+func walkMessage(m protoreflect.Message, f func(*pg.Node) bool) {
+	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+		if fd.Kind() != protoreflect.MessageKind {
+			return true
+		}
+		visit := func(v protoreflect.Value) {
+			msg := v.Message()
+			if n, ok := msg.Interface().(*pg.Node); ok {
+				walkNodes(n, f)
+				return
+			}
+			walkMessage(msg, f)
+		}
+		if fd.IsList() {
+			l := v.List()
+			for i := 0; i < l.Len(); i++ {
+				visit(l.Get(i))
+			}
+		} else if !fd.IsMap() {
+			visit(v)
+		}
+		return true
+	})
+}
+
+// figureColname names an output column as PostgreSQL does when the
+// select list gives no alias.
+func figureColname(n *pg.Node) string {
+	switch x := n.GetNode().(type) {
+	case *pg.Node_ColumnRef:
+		fs := x.ColumnRef.Fields
+		if s := fs[len(fs)-1].GetString_(); s != nil {
+			return s.Sval
+		}
+	case *pg.Node_FuncCall:
+		fs := x.FuncCall.Funcname
+		return fs[len(fs)-1].GetString_().GetSval()
+	case *pg.Node_TypeCast:
+		if name := figureColname(x.TypeCast.Arg); name != "?column?" {
+			return name
+		}
+		names := x.TypeCast.TypeName.Names
+		return names[len(names)-1].GetString_().GetSval()
+	case *pg.Node_CaseExpr:
+		return "case"
+	case *pg.Node_CoalesceExpr:
+		return "coalesce"
+	case *pg.Node_MinMaxExpr:
+		if x.MinMaxExpr.Op == pg.MinMaxOp_IS_GREATEST {
+			return "greatest"
+		}
+		return "least"
+	case *pg.Node_AExpr:
+		if x.AExpr.Kind == pg.A_Expr_Kind_AEXPR_NULLIF {
+			return "nullif"
+		}
+	case *pg.Node_SubLink:
+		switch x.SubLink.SubLinkType {
+		case pg.SubLinkType_EXISTS_SUBLINK:
+			return "exists"
+		case pg.SubLinkType_ARRAY_SUBLINK:
+			return "array"
+		case pg.SubLinkType_EXPR_SUBLINK:
+			sel := x.SubLink.Subselect.GetSelectStmt()
+			for sel != nil && sel.Op != pg.SetOperation_SETOP_NONE {
+				sel = sel.Larg
+			}
+			if sel != nil && len(sel.TargetList) > 0 {
+				rt := sel.TargetList[0].GetResTarget()
+				if rt.Name != "" {
+					return rt.Name
+				}
+				return figureColname(rt.Val)
+			}
+		}
+	case *pg.Node_SqlvalueFunction:
+		return map[pg.SQLValueFunctionOp]string{
+			pg.SQLValueFunctionOp_SVFOP_CURRENT_DATE: "current_date", pg.SQLValueFunctionOp_SVFOP_CURRENT_TIMESTAMP: "current_timestamp",
+			pg.SQLValueFunctionOp_SVFOP_CURRENT_USER: "current_user", pg.SQLValueFunctionOp_SVFOP_SESSION_USER: "session_user",
+		}[x.SqlvalueFunction.Op]
+	}
+	return "?column?"
+}

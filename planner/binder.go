@@ -1,0 +1,120 @@
+package planner
+
+import (
+	"freshet/repr"
+	"freshet/sqlerr"
+)
+
+// binder turns one statement's AST into HIR: it resolves names against
+// scopes and the catalog, types every expression, and places aggregates.
+type binder struct {
+	cat Catalog
+	// sql is the text that AST locations index, for error positions.
+	sql string
+	// params holds the types of $1, $2, ...: given by the client, or
+	// inferred from the first context that decides one; unknown if none
+	// has yet.
+	params []repr.Type
+	// ctes is the stack of WITH bindings in effect, innermost last.
+	ctes []cte
+	// viewDepth counts views being inlined, to stop a cycle.
+	viewDepth int
+}
+
+// cte is a WITH query bound to a name.
+type cte struct {
+	name  string
+	rel   hrel
+	names []string
+}
+
+func newBinder(cat Catalog, sql string, params []repr.Type) *binder {
+	return &binder{cat: cat, sql: sql, params: append([]repr.Type(nil), params...)}
+}
+
+// param returns $n as a scalar of the type known so far.
+func (b *binder) param(n int) (hscalar, error) {
+	if n < 1 {
+		return nil, sqlerr.New(codeUndefinedParameter, "there is no parameter $%d", n)
+	}
+	for len(b.params) < n {
+		b.params = append(b.params, repr.Unknown)
+	}
+	return hParam{n: n, t: b.params[n-1]}, nil
+}
+
+func (b *binder) setParamType(n int, t repr.Type) {
+	if b.params[n-1].Kind() == repr.KindUnknown {
+		b.params[n-1] = t
+	}
+}
+
+// paramTypes returns the parameter types, unknown ones resolved to text
+// as PostgreSQL resolves them.
+func (b *binder) paramTypes() []repr.Type {
+	out := make([]repr.Type, len(b.params))
+	for i, t := range b.params {
+		if t.Kind() == repr.KindUnknown {
+			t = repr.Text
+		}
+		out[i] = t
+	}
+	return out
+}
+
+// fold evaluates s now if its operands are all constants, as PostgreSQL
+// folds constants while planning: `SELECT 1/0 FROM e` fails even when e
+// is empty. A CASE with a constant condition keeps only its chosen
+// branch; the operands of other calls are folded whatever happens to
+// them at run time, as in PostgreSQL.
+func (b *binder) fold(s hscalar) (hscalar, error) {
+	if c, ok := s.(hIf); ok {
+		if l, ok := c.cond.(hLiteral); ok {
+			if !l.v.IsNull() && l.v.Bool() {
+				return b.retype(c.then, c.t.Type)
+			}
+			return b.retype(c.els, c.t.Type)
+		}
+	}
+	switch s.(type) {
+	case hUnary, hBinary, hVariadic, hIf, hCast:
+	default:
+		return s, nil
+	}
+	for _, c := range scalarChildren(s) {
+		l, ok := c.(hLiteral)
+		if !ok || l.t.Kind() == repr.KindUnknown {
+			return s, nil
+		}
+	}
+	e, err := scalarToExpr(s, nil)
+	if err != nil {
+		return nil, err
+	}
+	v, err := e.Eval(nil)
+	if err != nil {
+		return nil, err
+	}
+	return hLiteral{v: v, t: s.typ().Type}, nil
+}
+
+// retype returns s with the type t, for a branch that replaces a CASE.
+func (b *binder) retype(s hscalar, t repr.Type) (hscalar, error) {
+	if s.typ().Type == t {
+		return s, nil
+	}
+	return b.coerceTo(s, t)
+}
+
+// exprCtx is where an expression is bound.
+type exprCtx struct {
+	// scope holds the columns names resolve to; nil for none.
+	scope *scope
+	// clause names the clause for messages ("WHERE", "JOIN conditions").
+	clause string
+	// aggs reports whether aggregates may appear (select list, HAVING,
+	// ORDER BY of a query).
+	aggs bool
+	// inAgg is set inside an aggregate's arguments.
+	inAgg bool
+}

@@ -1,0 +1,88 @@
+package planner
+
+import (
+	"strings"
+
+	"freshet/expr"
+)
+
+// Catalog is what the planner needs to know about the objects a statement
+// names. The catalog package implements it; the planner declares it
+// because it is the consumer.
+type Catalog interface {
+	// ResolveRelation returns the relation that name denotes, resolving an
+	// unqualified name through the session's search path. A missing
+	// relation is 42P01 `relation "x" does not exist`.
+	ResolveRelation(name QualifiedName) (Relation, error)
+}
+
+// QualifiedName is an object name as a statement spells it, with its
+// optional database and schema qualifiers. Names are already folded to
+// lower case unless they were quoted.
+type QualifiedName struct {
+	Database, Schema, Name string
+}
+
+// String returns the name with its qualifiers, dot-separated.
+func (n QualifiedName) String() string {
+	var parts []string
+	if n.Database != "" {
+		parts = append(parts, n.Database)
+	}
+	if n.Schema != "" {
+		parts = append(parts, n.Schema)
+	}
+	return strings.Join(append(parts, n.Name), ".")
+}
+
+// RelationKind says what sort of relation a catalog entry is.
+type RelationKind uint8
+
+// The kinds of relation.
+const (
+	// KindTable is a table: the only kind that INSERT, UPDATE, DELETE and
+	// COPY FROM write to.
+	KindTable RelationKind = iota + 1
+	// KindView is a view that is not materialized: reading it inlines its
+	// definition.
+	KindView
+	// KindMaterializedView is read from its arrangement with a Get.
+	KindMaterializedView
+	// KindSource is an external collection, read with a Get.
+	KindSource
+)
+
+var relationKindNames = map[RelationKind]string{
+	KindTable: "table", KindView: "view", KindMaterializedView: "materialized view", KindSource: "source",
+}
+
+func (k RelationKind) String() string { return relationKindNames[k] }
+
+// Relation is what the catalog says about a relation.
+type Relation struct {
+	// ID names the relation's collection in plans (expr.Get).
+	ID expr.GlobalID
+	// Name is the relation's fully qualified name.
+	Name QualifiedName
+	Kind RelationKind
+	// Columns are the relation's columns, in order.
+	Columns []RelationColumn
+	// Plan is a view's defining plan, inlined where the view is read; it
+	// must read no parameters. Used only for KindView, and takes
+	// precedence over SQL.
+	Plan expr.Relation
+	// SQL is a view's defining query (CreateView.Query), planned and
+	// inlined where the view is read when Plan is nil. Used only for
+	// KindView.
+	SQL string
+}
+
+// RelationColumn is one column of a relation.
+type RelationColumn struct {
+	Name string
+	// Type is the column's type; Nullable is false for NOT NULL columns.
+	Type expr.ColumnType
+	// Default is a table column's DEFAULT, a scalar over no columns, or
+	// nil for NULL.
+	Default expr.Scalar
+}

@@ -1,0 +1,271 @@
+package planner
+
+import (
+	"strings"
+
+	pg "github.com/pganalyze/pg_query_go/v5"
+
+	"freshet/expr"
+	"freshet/repr"
+	"freshet/sqlerr"
+)
+
+func qualifiedName(rv *pg.RangeVar) QualifiedName {
+	return QualifiedName{Database: rv.Catalogname, Schema: rv.Schemaname, Name: rv.Relname}
+}
+
+func (p *planner) createTable(cs *pg.CreateStmt) (Statement, error) {
+	switch {
+	case cs.Relation.Relpersistence == "t":
+		return nil, unsupported("temporary tables")
+	case len(cs.InhRelations) > 0:
+		return nil, unsupported("INHERITS")
+	case cs.Partspec != nil || cs.Partbound != nil:
+		return nil, unsupported("partitioned tables")
+	case cs.OfTypename != nil:
+		return nil, unsupported("typed tables")
+	}
+	ct := &CreateTable{Name: qualifiedName(cs.Relation), IfNotExists: cs.IfNotExists}
+	index := map[string]int{}
+	var tableConstraints []*pg.Constraint
+	setPrimaryKey := func(cols []int, loc int32) error {
+		if ct.PrimaryKey != nil {
+			return errorAt(sqlerr.New(codeInvalidTableDefinition, "multiple primary keys for table %q are not allowed", ct.Name.Name), p.b.sql, loc)
+		}
+		ct.PrimaryKey = cols
+		for _, c := range cols {
+			ct.Columns[c].NotNull = true
+		}
+		return nil
+	}
+	for _, elt := range cs.TableElts {
+		switch x := elt.GetNode().(type) {
+		case *pg.Node_ColumnDef:
+			cd := x.ColumnDef
+			if _, dup := index[cd.Colname]; dup {
+				return nil, errorAt(sqlerr.New(codeDuplicateColumn, "column %q specified more than once", cd.Colname), p.b.sql, cd.Location)
+			}
+			if cd.CollClause != nil {
+				return nil, errorAt(unsupported("COLLATE"), p.b.sql, cd.Location)
+			}
+			t, err := p.b.typeFromName(cd.TypeName)
+			if err != nil {
+				return nil, err
+			}
+			index[cd.Colname] = len(ct.Columns)
+			ct.Columns = append(ct.Columns, ColumnDef{Name: cd.Colname, Type: t, NotNull: cd.IsNotNull})
+			col := &ct.Columns[len(ct.Columns)-1]
+			for _, cn := range cd.Constraints {
+				c := cn.GetConstraint()
+				switch c.Contype {
+				case pg.ConstrType_CONSTR_NOTNULL:
+					col.NotNull = true
+				case pg.ConstrType_CONSTR_NULL, pg.ConstrType_CONSTR_ATTR_DEFERRABLE, pg.ConstrType_CONSTR_ATTR_NOT_DEFERRABLE,
+					pg.ConstrType_CONSTR_ATTR_DEFERRED, pg.ConstrType_CONSTR_ATTR_IMMEDIATE:
+				case pg.ConstrType_CONSTR_DEFAULT:
+					if col.Default, err = p.defaultExpr(c.RawExpr, col.Name, t); err != nil {
+						return nil, err
+					}
+				case pg.ConstrType_CONSTR_PRIMARY:
+					if err := setPrimaryKey([]int{len(ct.Columns) - 1}, c.Location); err != nil {
+						return nil, err
+					}
+				default:
+					return nil, errorAt(unsupported("%s constraints", constraintName(c.Contype)), p.b.sql, c.Location)
+				}
+			}
+		case *pg.Node_Constraint:
+			tableConstraints = append(tableConstraints, x.Constraint)
+		default:
+			return nil, unsupported("%s in CREATE TABLE", nodeName(elt))
+		}
+	}
+	for _, c := range tableConstraints {
+		if c.Contype != pg.ConstrType_CONSTR_PRIMARY {
+			return nil, errorAt(unsupported("%s constraints", constraintName(c.Contype)), p.b.sql, c.Location)
+		}
+		var cols []int
+		for _, k := range c.Keys {
+			name := k.GetString_().GetSval()
+			i, ok := index[name]
+			if !ok {
+				return nil, errorAt(sqlerr.New(sqlerr.UndefinedColumn, "column %q named in key does not exist", name), p.b.sql, c.Location)
+			}
+			cols = append(cols, i)
+		}
+		if err := setPrimaryKey(cols, c.Location); err != nil {
+			return nil, err
+		}
+	}
+	return ct, nil
+}
+
+func constraintName(t pg.ConstrType) string {
+	return strings.ReplaceAll(strings.TrimPrefix(t.String(), "CONSTR_"), "_", " ")
+}
+
+// defaultExpr binds a column's DEFAULT: a constant expression, cast to
+// the column's type as a stored value is.
+func (p *planner) defaultExpr(n *pg.Node, column string, t repr.Type) (expr.Scalar, error) {
+	if containsAggregate([]*pg.Node{n}) {
+		return nil, errorAt(sqlerr.New(codeGroupingError, "aggregate functions are not allowed in DEFAULT expressions"), p.b.sql, nodeLocation(n))
+	}
+	s, err := p.b.bindExpr(n, &exprCtx{clause: "DEFAULT"})
+	if err != nil {
+		return nil, err
+	}
+	if hasSubquery(s) {
+		return nil, errorAt(sqlerr.New(sqlerr.FeatureNotSupported, "cannot use subquery in DEFAULT expression"), p.b.sql, nodeLocation(n))
+	}
+	if len(p.b.params) > 0 {
+		return nil, errorAt(sqlerr.New(sqlerr.FeatureNotSupported, "cannot use parameters in DEFAULT expression"), p.b.sql, nodeLocation(n))
+	}
+	c, ok, err := p.b.coerce(s, t, repr.CastAssignment)
+	if err != nil {
+		return nil, errorAt(err, p.b.sql, nodeLocation(n))
+	}
+	if !ok {
+		return nil, errorAt(sqlerr.New(sqlerr.DatatypeMismatch, "column %q is of type %s but default expression is of type %s", column, typeName(t), typeName(s.typ().Type)).
+			WithHint("You will need to rewrite or cast the expression."), p.b.sql, nodeLocation(n))
+	}
+	return scalarToExpr(c, nil)
+}
+
+func deparse(n *pg.Node) (string, error) {
+	return pg.Deparse(&pg.ParseResult{Stmts: []*pg.RawStmt{{Stmt: n}}})
+}
+
+func (p *planner) createView(vs *pg.ViewStmt) (Statement, error) {
+	if vs.View.Relpersistence == "t" {
+		return nil, unsupported("temporary views")
+	}
+	if vs.WithCheckOption != pg.ViewCheckOption_NO_CHECK_OPTION && vs.WithCheckOption != pg.ViewCheckOption_VIEW_CHECK_OPTION_UNDEFINED {
+		return nil, unsupported("WITH CHECK OPTION")
+	}
+	sel := vs.Query.GetSelectStmt()
+	plan, cols, err := p.view(sel, vs.Aliases)
+	if err != nil {
+		return nil, err
+	}
+	query, err := deparse(vs.Query)
+	if err != nil {
+		return nil, sqlerr.Wrap(err, sqlerr.InternalError)
+	}
+	return &CreateView{Name: qualifiedName(vs.View), Plan: plan, Columns: cols, OrReplace: vs.Replace, Query: query}, nil
+}
+
+func (p *planner) createTableAs(c *pg.CreateTableAsStmt) (Statement, error) {
+	if c.Objtype != pg.ObjectType_OBJECT_MATVIEW {
+		return nil, unsupported("CREATE TABLE AS")
+	}
+	if c.Into.SkipData {
+		return nil, unsupported("WITH NO DATA")
+	}
+	sel := c.Query.GetSelectStmt()
+	if sel == nil {
+		return nil, unsupported("this materialized view query")
+	}
+	plan, cols, err := p.view(sel, c.Into.ColNames)
+	if err != nil {
+		return nil, err
+	}
+	query, err := deparse(c.Query)
+	if err != nil {
+		return nil, sqlerr.Wrap(err, sqlerr.InternalError)
+	}
+	return &CreateView{Name: qualifiedName(c.Into.Rel), Plan: plan, Columns: cols, Materialized: true,
+		IfNotExists: c.IfNotExists, Query: query}, nil
+}
+
+func (p *planner) createIndex(is *pg.IndexStmt) (Statement, error) {
+	switch {
+	case is.WhereClause != nil:
+		return nil, unsupported("partial indexes")
+	case len(is.IndexIncludingParams) > 0:
+		return nil, unsupported("INCLUDE")
+	case is.AccessMethod != "" && is.AccessMethod != "btree" && is.AccessMethod != "hash":
+		return nil, unsupported("index access method %s", is.AccessMethod)
+	}
+	on := qualifiedName(is.Relation)
+	rel, err := p.cat.ResolveRelation(on)
+	if err != nil {
+		return nil, errorAt(err, p.b.sql, is.Relation.Location)
+	}
+	sc := &scope{}
+	for i, c := range rel.Columns {
+		sc.items = append(sc.items, scopeItem{table: is.Relation.Relname, name: c.Name, col: i, typ: c.Type})
+	}
+	ctx := &exprCtx{scope: sc, clause: "index expressions"}
+	ci := &CreateIndex{Name: is.Idxname, On: rel.Name, OnID: rel.ID, OnKind: rel.Kind, Unique: is.Unique, IfNotExists: is.IfNotExists}
+	nameParts := []string{is.Relation.Relname}
+	conv := &exprConv{col: func(c hColumn) (int, error) { return c.index, nil }}
+	for _, n := range is.IndexParams {
+		ie := n.GetIndexElem()
+		if len(ie.Collation) > 0 || len(ie.Opclass) > 0 {
+			return nil, unsupported("index collations and operator classes")
+		}
+		var s hscalar
+		if ie.Name != "" {
+			c, err := sc.resolveColumn("", ie.Name)
+			if err != nil {
+				return nil, errorAt(err, p.b.sql, is.Relation.Location)
+			}
+			s = c
+			nameParts = append(nameParts, ie.Name)
+		} else {
+			if containsAggregate([]*pg.Node{ie.Expr}) {
+				return nil, sqlerr.New(codeGroupingError, "aggregate functions are not allowed in index expressions")
+			}
+			if s, err = p.b.bindExpr(ie.Expr, ctx); err != nil {
+				return nil, err
+			}
+			if hasSubquery(s) {
+				return nil, sqlerr.New(sqlerr.FeatureNotSupported, "cannot use subquery in index expression")
+			}
+			nameParts = append(nameParts, "expr")
+		}
+		e, err := conv.convert(s)
+		if err != nil {
+			return nil, err
+		}
+		ci.Keys = append(ci.Keys, e)
+	}
+	if ci.Name == "" {
+		// PostgreSQL's choice: table, columns, "idx"; the catalog makes it
+		// unique.
+		ci.Name = strings.Join(append(nameParts, "idx"), "_")
+	}
+	return ci, nil
+}
+
+var dropKinds = map[pg.ObjectType]ObjectKind{
+	pg.ObjectType_OBJECT_TABLE: ObjectTable, pg.ObjectType_OBJECT_VIEW: ObjectView,
+	pg.ObjectType_OBJECT_MATVIEW: ObjectMaterializedView, pg.ObjectType_OBJECT_INDEX: ObjectIndex,
+}
+
+func (p *planner) drop(ds *pg.DropStmt) (Statement, error) {
+	kind, ok := dropKinds[ds.RemoveType]
+	if !ok {
+		return nil, unsupported("DROP %s", strings.ReplaceAll(strings.TrimPrefix(ds.RemoveType.String(), "OBJECT_"), "_", " "))
+	}
+	d := &Drop{Kind: kind, IfExists: ds.MissingOk, Cascade: ds.Behavior == pg.DropBehavior_DROP_CASCADE}
+	for _, o := range ds.Objects {
+		var parts []string
+		for _, n := range o.GetList().GetItems() {
+			parts = append(parts, n.GetString_().GetSval())
+		}
+		var name QualifiedName
+		switch len(parts) {
+		case 1:
+			name.Name = parts[0]
+		case 2:
+			name.Schema, name.Name = parts[0], parts[1]
+		case 3:
+			name.Database, name.Schema, name.Name = parts[0], parts[1], parts[2]
+		default:
+			return nil, sqlerr.New(sqlerr.SyntaxError, "improper qualified name (too many dotted names): %s", strings.Join(parts, "."))
+		}
+		d.Names = append(d.Names, name)
+	}
+	return d, nil
+}

@@ -1,0 +1,546 @@
+package planner
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	pg "github.com/pganalyze/pg_query_go/v5"
+
+	"freshet/expr"
+	"freshet/repr"
+	"freshet/sqlerr"
+)
+
+// target resolves the table a statement writes; verb says what the
+// statement does to it, for the error when it is not a table.
+func (p *planner) target(rv *pg.RangeVar, verb string) (Target, Relation, error) {
+	r, err := p.cat.ResolveRelation(qualifiedName(rv))
+	if err != nil {
+		return Target{}, Relation{}, errorAt(err, p.b.sql, rv.Location)
+	}
+	switch r.Kind {
+	case KindTable:
+	case KindMaterializedView:
+		return Target{}, r, errorAt(sqlerr.New(codeWrongObjectType, "cannot change materialized view %q", rv.Relname), p.b.sql, rv.Location)
+	default:
+		return Target{}, r, errorAt(sqlerr.New(codeWrongObjectType, "cannot %s %s %q", verb, r.Kind, rv.Relname), p.b.sql, rv.Location)
+	}
+	t := Target{ID: r.ID, Name: r.Name}
+	for _, c := range r.Columns {
+		t.Columns = append(t.Columns, Column{Name: c.Name, Type: c.Type.Type, Nullable: c.Type.Nullable})
+	}
+	return t, r, nil
+}
+
+// defaultOf is column i's default as a scalar.
+func defaultOf(r Relation, i int) hscalar {
+	if d := r.Columns[i].Default; d != nil {
+		return hExpr{s: d}
+	}
+	return hLiteral{v: repr.Null, t: r.Columns[i].Type.Type}
+}
+
+func errAssignType(column string, to, from repr.Type) error {
+	return sqlerr.New(sqlerr.DatatypeMismatch, "column %q is of type %s but expression is of type %s", column, typeName(to), typeName(from)).
+		WithHint("You will need to rewrite or cast the expression.")
+}
+
+// assign casts s to column i's type as a stored value is.
+func (p *planner) assign(s hscalar, r Relation, i int) (hscalar, error) {
+	t := r.Columns[i].Type.Type
+	c, ok, err := p.b.coerce(s, t, repr.CastAssignment)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, errAssignType(r.Columns[i].Name, t, s.typ().Type)
+	}
+	return c, nil
+}
+
+// checkNotNull makes plan fail with 23502 where a NOT NULL column of the
+// table, whose columns start at base, is NULL.
+func checkNotNull(plan expr.Relation, t Target, base int) expr.Relation {
+	ts := plan.Typ()
+	var checks []expr.Scalar
+	outs := seq(0, len(ts))
+	for i, c := range t.Columns {
+		if c.Nullable || !ts[base+i].Nullable {
+			continue
+		}
+		col := expr.Column{Index: base + i}
+		checks = append(checks, expr.If{
+			Cond: expr.CallUnary{Func: expr.IsNull, Arg: col},
+			Then: raise{code: sqlerr.NotNullViolation, typ: c.Type,
+				message: fmt.Sprintf("null value in column %q of relation %q violates not-null constraint", c.Name, t.Name.Name)},
+			Else: col,
+		})
+		outs[base+i] = len(ts) + len(checks) - 1
+	}
+	if len(checks) == 0 {
+		return plan
+	}
+	return expr.Project{Input: expr.Map{Input: plan, Scalars: checks}, Outputs: outs}
+}
+
+func (p *planner) insert(is *pg.InsertStmt) (Statement, error) {
+	switch {
+	case is.WithClause != nil:
+		return nil, unsupported("WITH in INSERT")
+	case is.OnConflictClause != nil:
+		return nil, unsupported("ON CONFLICT")
+	case len(is.ReturningList) > 0:
+		return nil, unsupported("RETURNING")
+	}
+	tgt, r, err := p.target(is.Relation, "insert into")
+	if err != nil {
+		return nil, err
+	}
+	var cols []int
+	seen := map[int]bool{}
+	for _, n := range is.Cols {
+		rt := n.GetResTarget()
+		if len(rt.Indirection) > 0 {
+			return nil, errorAt(unsupported("assigning to subscripts or fields"), p.b.sql, rt.Location)
+		}
+		i := columnIndex(r, rt.Name)
+		if i < 0 {
+			return nil, errorAt(sqlerr.New(sqlerr.UndefinedColumn, "column %q of relation %q does not exist", rt.Name, is.Relation.Relname), p.b.sql, rt.Location)
+		}
+		if seen[i] {
+			return nil, errorAt(sqlerr.New(codeDuplicateColumn, "column %q specified more than once", rt.Name), p.b.sql, rt.Location)
+		}
+		seen[i] = true
+		cols = append(cols, i)
+	}
+	if is.Cols == nil {
+		cols = seq(0, len(r.Columns))
+	}
+	types := make([]repr.Type, len(r.Columns))
+	for i, c := range r.Columns {
+		types[i] = c.Type.Type
+	}
+	var rel hrel
+	sel := is.SelectStmt.GetSelectStmt()
+	switch {
+	case sel == nil:
+		// DEFAULT VALUES
+		row := make([]hscalar, len(r.Columns))
+		for i := range row {
+			row[i] = defaultOf(r, i)
+		}
+		if rel, err = p.b.valuesRelation([][]hscalar{row}, types); err != nil {
+			return nil, err
+		}
+	case len(sel.ValuesLists) > 0 && sel.Op == pg.SetOperation_SETOP_NONE && sel.SortClause == nil &&
+		sel.LimitCount == nil && sel.LimitOffset == nil && sel.WithClause == nil:
+		// VALUES: each value is cast to its column's type directly, so an
+		// untyped literal is read as that type.
+		def := func(i int) (hscalar, error) {
+			if i >= len(cols) {
+				return nil, sqlerr.New(sqlerr.SyntaxError, "INSERT has more expressions than target columns")
+			}
+			return defaultOf(r, cols[i]), nil
+		}
+		rows, err := p.b.bindValuesRows(sel.ValuesLists, nil, def)
+		if err != nil {
+			return nil, err
+		}
+		full := make([][]hscalar, len(rows))
+		for ri, row := range rows {
+			if err := insertArity(len(row), len(cols)); err != nil {
+				return nil, errorAt(err, p.b.sql, nodeLocation(sel.ValuesLists[ri].GetList().GetItems()[0]))
+			}
+			out := make([]hscalar, len(r.Columns))
+			for i := range out {
+				out[i] = defaultOf(r, i)
+			}
+			for j, s := range row {
+				item := sel.ValuesLists[ri].GetList().GetItems()[j]
+				if item.GetSetToDefault() != nil {
+					continue
+				}
+				if out[cols[j]], err = p.assign(s, r, cols[j]); err != nil {
+					return nil, errorAt(err, p.b.sql, nodeLocation(item))
+				}
+			}
+			full[ri] = out
+		}
+		if rel, err = p.b.valuesRelation(full, types); err != nil {
+			return nil, err
+		}
+	default:
+		q, err := p.b.bindQuery(sel, nil)
+		if err != nil {
+			return nil, err
+		}
+		src, err := p.b.nestedKeepUnknown(q)
+		if err != nil {
+			return nil, err
+		}
+		if err := insertArity(q.visible, len(cols)); err != nil {
+			return nil, err
+		}
+		have := src.types()
+		want := make([]repr.Type, len(cols))
+		for j, c := range cols {
+			want[j] = types[c]
+			if have[j].Type.Kind() != repr.KindUnknown && repr.CastContextOf(have[j].Type.Kind(), want[j].Kind()) < repr.CastAssignment {
+				return nil, errAssignType(r.Columns[c].Name, want[j], have[j].Type)
+			}
+		}
+		if src, err = p.b.coerceColumns(src, want, repr.CastAssignment, "INSERT"); err != nil {
+			return nil, err
+		}
+		// The full row: the source's columns where given, else defaults.
+		row := make([]hscalar, len(r.Columns))
+		for i := range row {
+			row[i] = defaultOf(r, i)
+		}
+		for j, c := range cols {
+			row[c] = hColumn{index: j, t: src.types()[j]}
+		}
+		m, outs := mapOutputs(src, row)
+		rel = hProject{input: m, outputs: outs}
+	}
+	plan, err := p.lower(rel)
+	if err != nil {
+		return nil, err
+	}
+	return &Insert{Table: tgt, Plan: checkNotNull(plan, tgt, 0)}, nil
+}
+
+func insertArity(values, cols int) error {
+	switch {
+	case values > cols:
+		return sqlerr.New(sqlerr.SyntaxError, "INSERT has more expressions than target columns")
+	case values < cols:
+		return sqlerr.New(sqlerr.SyntaxError, "INSERT has more target columns than expressions")
+	}
+	return nil
+}
+
+func columnIndex(r Relation, name string) int {
+	for i, c := range r.Columns {
+		if c.Name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// tableScope reads the target table with its scope, for UPDATE and
+// DELETE.
+func (p *planner) tableScope(rv *pg.RangeVar, r Relation) (hrel, *scope, error) {
+	rel, err := p.b.readRelation(r)
+	if err != nil {
+		return nil, nil, err
+	}
+	names := make([]string, len(r.Columns))
+	for i, c := range r.Columns {
+		names[i] = c.Name
+	}
+	items, err := aliasItems(rel, rv.Relname, names, rv.Alias)
+	return rel, &scope{items: items}, err
+}
+
+func (p *planner) where(rel hrel, sc *scope, n *pg.Node) (hrel, error) {
+	if n == nil {
+		return rel, nil
+	}
+	if containsAggregate([]*pg.Node{n}) {
+		return nil, errorAt(sqlerr.New(codeGroupingError, "aggregate functions are not allowed in WHERE"), p.b.sql, nodeLocation(n))
+	}
+	pred, err := p.b.bindExpr(n, &exprCtx{scope: sc, clause: "WHERE"})
+	if err != nil {
+		return nil, err
+	}
+	if pred, err = p.b.coerceBool(pred, "WHERE"); err != nil {
+		return nil, errorAt(err, p.b.sql, nodeLocation(n))
+	}
+	return hFilter{input: rel, preds: []hscalar{pred}}, nil
+}
+
+func (p *planner) update(us *pg.UpdateStmt) (Statement, error) {
+	switch {
+	case us.WithClause != nil:
+		return nil, unsupported("WITH in UPDATE")
+	case len(us.FromClause) > 0:
+		return nil, unsupported("UPDATE ... FROM")
+	case len(us.ReturningList) > 0:
+		return nil, unsupported("RETURNING")
+	}
+	tgt, r, err := p.target(us.Relation, "update")
+	if err != nil {
+		return nil, err
+	}
+	rel, sc, err := p.tableScope(us.Relation, r)
+	if err != nil {
+		return nil, err
+	}
+	if rel, err = p.where(rel, sc, us.WhereClause); err != nil {
+		return nil, err
+	}
+	n := len(r.Columns)
+	row := make([]hscalar, n)
+	for i := range row {
+		row[i] = hColumn{index: i, t: r.Columns[i].Type, name: r.Columns[i].Name}
+	}
+	assigned := map[int]bool{}
+	for _, t := range us.TargetList {
+		rt := t.GetResTarget()
+		if len(rt.Indirection) > 0 {
+			return nil, errorAt(unsupported("assigning to subscripts or fields"), p.b.sql, rt.Location)
+		}
+		if rt.Val.GetMultiAssignRef() != nil {
+			return nil, errorAt(unsupported("multiple-column assignment"), p.b.sql, rt.Location)
+		}
+		i := columnIndex(r, rt.Name)
+		if i < 0 {
+			return nil, errorAt(sqlerr.New(sqlerr.UndefinedColumn, "column %q of relation %q does not exist", rt.Name, us.Relation.Relname), p.b.sql, rt.Location)
+		}
+		if assigned[i] {
+			return nil, errorAt(sqlerr.New(sqlerr.SyntaxError, "multiple assignments to same column %q", rt.Name), p.b.sql, rt.Location)
+		}
+		assigned[i] = true
+		if rt.Val.GetSetToDefault() != nil {
+			row[i] = defaultOf(r, i)
+			continue
+		}
+		if containsAggregate([]*pg.Node{rt.Val}) {
+			return nil, errorAt(sqlerr.New(codeGroupingError, "aggregate functions are not allowed in UPDATE"), p.b.sql, nodeLocation(rt.Val))
+		}
+		s, err := p.b.bindExpr(rt.Val, &exprCtx{scope: sc, clause: "UPDATE"})
+		if err != nil {
+			return nil, err
+		}
+		if row[i], err = p.assign(s, r, i); err != nil {
+			return nil, errorAt(err, p.b.sql, nodeLocation(rt.Val))
+		}
+	}
+	m, outs := mapOutputs(rel, row)
+	plan, err := p.lower(hProject{input: m, outputs: append(seq(0, n), outs...)})
+	if err != nil {
+		return nil, err
+	}
+	return &Update{Table: tgt, Plan: checkNotNull(plan, tgt, n)}, nil
+}
+
+func (p *planner) delete(ds *pg.DeleteStmt) (Statement, error) {
+	switch {
+	case ds.WithClause != nil:
+		return nil, unsupported("WITH in DELETE")
+	case len(ds.UsingClause) > 0:
+		return nil, unsupported("DELETE ... USING")
+	case len(ds.ReturningList) > 0:
+		return nil, unsupported("RETURNING")
+	}
+	tgt, r, err := p.target(ds.Relation, "delete from")
+	if err != nil {
+		return nil, err
+	}
+	rel, sc, err := p.tableScope(ds.Relation, r)
+	if err != nil {
+		return nil, err
+	}
+	if rel, err = p.where(rel, sc, ds.WhereClause); err != nil {
+		return nil, err
+	}
+	plan, err := p.lower(rel)
+	if err != nil {
+		return nil, err
+	}
+	return &Delete{Table: tgt, Plan: plan}, nil
+}
+
+func (p *planner) copy(cs *pg.CopyStmt) (Statement, error) {
+	if cs.Filename != "" || cs.IsProgram {
+		return nil, unsupported("COPY to or from a file or program")
+	}
+	if cs.WhereClause != nil {
+		return nil, unsupported("COPY ... WHERE")
+	}
+	opts, err := copyOptions(cs.Options)
+	if err != nil {
+		return nil, err
+	}
+	if !cs.IsFrom {
+		var sel *pg.SelectStmt
+		if cs.Query != nil {
+			if sel = cs.Query.GetSelectStmt(); sel == nil {
+				return nil, unsupported("COPY of this statement")
+			}
+		} else {
+			sel = copySelect(cs)
+		}
+		q, err := p.selectStmt(sel)
+		if err != nil {
+			return nil, err
+		}
+		return &CopyTo{Query: q, Options: opts}, nil
+	}
+	tgt, r, err := p.target(cs.Relation, "copy to")
+	if err != nil {
+		return nil, err
+	}
+	c := &Copy{Table: tgt, Options: opts}
+	seen := map[int]bool{}
+	for _, a := range cs.Attlist {
+		name := a.GetString_().GetSval()
+		i := columnIndex(r, name)
+		if i < 0 {
+			return nil, sqlerr.New(sqlerr.UndefinedColumn, "column %q of relation %q does not exist", name, cs.Relation.Relname)
+		}
+		if seen[i] {
+			return nil, sqlerr.New(codeDuplicateColumn, "column %q specified more than once", name)
+		}
+		seen[i] = true
+		c.Columns = append(c.Columns, i)
+	}
+	if cs.Attlist == nil {
+		c.Columns = seq(0, len(r.Columns))
+	}
+	for _, col := range r.Columns {
+		c.defaults = append(c.defaults, col.Default)
+	}
+	return c, nil
+}
+
+// copySelect is the query COPY table [(columns)] TO reads.
+func copySelect(cs *pg.CopyStmt) *pg.SelectStmt {
+	var targets []*pg.Node
+	if len(cs.Attlist) == 0 {
+		targets = append(targets, pg.MakeResTargetNodeWithVal(pg.MakeColumnRefNode([]*pg.Node{pg.MakeAStarNode()}, -1), -1))
+	}
+	for _, a := range cs.Attlist {
+		targets = append(targets, pg.MakeResTargetNodeWithVal(pg.MakeColumnRefNode([]*pg.Node{a}, -1), -1))
+	}
+	return &pg.SelectStmt{TargetList: targets, FromClause: []*pg.Node{{Node: &pg.Node_RangeVar{RangeVar: cs.Relation}}}}
+}
+
+func copyOptions(defs []*pg.Node) (CopyOptions, error) {
+	o := CopyOptions{Format: "text"}
+	set := map[string]bool{}
+	for _, n := range defs {
+		d := n.GetDefElem()
+		if set[d.Defname] {
+			return o, sqlerr.New(sqlerr.SyntaxError, "conflicting or redundant options")
+		}
+		set[d.Defname] = true
+		val := defElemString(d.Arg)
+		switch d.Defname {
+		case "format":
+			if val != "text" && val != "csv" {
+				if val == "binary" {
+					return o, unsupported("COPY in binary format")
+				}
+				return o, sqlerr.New(sqlerr.InvalidParameterValue, "COPY format %q not recognized", val)
+			}
+			o.Format = val
+		case "delimiter":
+			o.Delimiter = val
+		case "null":
+			o.Null = val
+		case "header":
+			switch strings.ToLower(val) {
+			case "", "true", "on", "1":
+				o.Header = true
+			case "false", "off", "0":
+			default:
+				return o, sqlerr.New(sqlerr.InvalidParameterValue, "%s requires a Boolean value", d.Defname)
+			}
+		case "quote":
+			o.Quote = val
+		case "escape":
+			o.Escape = val
+		case "encoding":
+			if u := strings.ToUpper(strings.ReplaceAll(val, "-", "")); u != "UTF8" {
+				return o, unsupported("COPY encoding %s", val)
+			}
+		default:
+			return o, unsupported("COPY option %s", d.Defname)
+		}
+	}
+	if !set["delimiter"] {
+		o.Delimiter = "\t"
+		if o.Format == "csv" {
+			o.Delimiter = ","
+		}
+	}
+	if !set["null"] {
+		o.Null = `\N`
+		if o.Format == "csv" {
+			o.Null = ""
+		}
+	}
+	if o.Format == "csv" {
+		if !set["quote"] {
+			o.Quote = `"`
+		}
+		if !set["escape"] {
+			o.Escape = o.Quote
+		}
+	} else if set["quote"] || set["escape"] {
+		return o, sqlerr.New(sqlerr.FeatureNotSupported, "COPY quote and escape available only in CSV mode")
+	}
+	if len(o.Delimiter) != 1 {
+		return o, sqlerr.New(sqlerr.FeatureNotSupported, "COPY delimiter must be a single one-byte character")
+	}
+	return o, nil
+}
+
+func defElemString(n *pg.Node) string {
+	switch x := n.GetNode().(type) {
+	case *pg.Node_String_:
+		return x.String_.Sval
+	case *pg.Node_Integer:
+		return strconv.Itoa(int(x.Integer.Ival))
+	case *pg.Node_Float:
+		return x.Float.Fval
+	case *pg.Node_Boolean:
+		return strconv.FormatBool(x.Boolean.Boolval)
+	case *pg.Node_AConst:
+		if s := x.AConst.GetSval(); s != nil {
+			return s.Sval
+		}
+		if i := x.AConst.GetIval(); i != nil {
+			return strconv.Itoa(int(i.Ival))
+		}
+	}
+	return ""
+}
+
+// Row builds the table row for one row of COPY data: values holds the
+// values of Columns, in order, already of their columns' types (or
+// strings, which are read as those types); other columns take their
+// defaults. A NULL in a NOT NULL column is 23502.
+func (c *Copy) Row(values []repr.Datum) ([]repr.Datum, error) {
+	if len(values) != len(c.Columns) {
+		return nil, sqlerr.New(sqlerr.InvalidTextRepresentation, "expected %d columns, got %d", len(c.Columns), len(values))
+	}
+	row := make([]repr.Datum, len(c.Table.Columns))
+	given := make([]bool, len(row))
+	for j, i := range c.Columns {
+		row[i], given[i] = values[j], true
+	}
+	for i, col := range c.Table.Columns {
+		if !given[i] && i < len(c.defaults) && c.defaults[i] != nil {
+			d, err := c.defaults[i].Eval(nil)
+			if err != nil {
+				return nil, err
+			}
+			row[i] = d
+		}
+		if !row[i].IsNull() {
+			d, err := repr.AssignCast(row[i], col.Type)
+			if err != nil {
+				return nil, err
+			}
+			row[i] = d
+		} else if !col.Nullable {
+			return nil, sqlerr.New(sqlerr.NotNullViolation, "null value in column %q of relation %q violates not-null constraint", col.Name, c.Table.Name.Name)
+		}
+	}
+	return row, nil
+}

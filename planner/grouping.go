@@ -1,0 +1,186 @@
+package planner
+
+import (
+	"reflect"
+
+	"freshet/expr"
+	"freshet/repr"
+	"freshet/sqlerr"
+)
+
+// grouping places the expressions of an aggregating query over its
+// Reduce, whose output is the group keys followed by the aggregates.
+// Expressions are bound over the FROM relation first; ungroup then
+// rewrites them: a group key expression becomes its key column, an
+// aggregate call its aggregate column, and any other column of the FROM
+// relation is 42803.
+type grouping struct {
+	b *binder
+	// keys are the group key expressions over the FROM relation.
+	keys []hscalar
+	// aggs are the aggregates found so far, deduplicated.
+	aggs []hAggregate
+}
+
+// keyColumns returns the FROM relation with the key expressions that are
+// not plain columns appended, and the key columns.
+func (g *grouping) keyColumns(input hrel) (hrel, []int) {
+	arity := len(input.types())
+	var cols []int
+	var extra []hscalar
+	for _, k := range g.keys {
+		if c, ok := k.(hColumn); ok && c.level == 0 {
+			cols = append(cols, c.index)
+			continue
+		}
+		cols = append(cols, arity+len(extra))
+		extra = append(extra, k)
+	}
+	if len(extra) > 0 {
+		input = hMap{input: input, scalars: extra}
+	}
+	return input, cols
+}
+
+// reduce builds the Reduce over input (the FROM relation).
+func (g *grouping) reduce(input hrel) hrel {
+	in, cols := g.keyColumns(input)
+	return hReduce{input: in, groupKey: cols, aggs: g.aggs}
+}
+
+// equalScalars reports whether two bound expressions are the same
+// expression, wherever they were written.
+func equalScalars(a, b hscalar) bool {
+	return reflect.DeepEqual(stripLocations(a), stripLocations(b))
+}
+
+// stripLocations returns s without the source positions it carries.
+func stripLocations(s hscalar) hscalar {
+	if a, ok := s.(hAgg); ok {
+		a.loc = 0
+		s = a
+	}
+	cs := scalarChildren(s)
+	if len(cs) == 0 {
+		return s
+	}
+	ncs := make([]hscalar, len(cs))
+	for i, c := range cs {
+		ncs[i] = stripLocations(c)
+	}
+	return withScalarChildren(s, ncs)
+}
+
+// ungroup rewrites s, bound over the FROM relation, over the Reduce.
+func (g *grouping) ungroup(s hscalar) (hscalar, error) {
+	for i, k := range g.keys {
+		if equalScalars(s, k) {
+			return hColumn{level: 0, index: i, t: k.typ(), name: columnName(k)}, nil
+		}
+	}
+	switch x := s.(type) {
+	case hAgg:
+		return g.aggregate(x)
+	case hColumn:
+		if x.level == 0 {
+			return nil, sqlerr.New(codeGroupingError, "column %q must appear in the GROUP BY clause or be used in an aggregate function", x.name)
+		}
+		return x, nil
+	}
+	if r := subqueryOf(s); r != nil {
+		// A subquery may refer to this query's columns only through its
+		// group keys.
+		nr, err := mapRelRefs(r, 1, func(c hColumn, depth int) (hscalar, error) {
+			if c.level != depth {
+				return c, nil
+			}
+			for i, k := range g.keys {
+				if kc, ok := k.(hColumn); ok && kc.level == 0 && kc.index == c.index {
+					c.index = i
+					return c, nil
+				}
+			}
+			return nil, sqlerr.New(codeGroupingError, "subquery uses ungrouped column %q from outer query", c.name)
+		})
+		if err != nil {
+			return nil, err
+		}
+		s = withSubquery(s, nr)
+	}
+	cs := scalarChildren(s)
+	if len(cs) == 0 {
+		return s, nil
+	}
+	ncs := make([]hscalar, len(cs))
+	for i, c := range cs {
+		n, err := g.ungroup(c)
+		if err != nil {
+			return nil, err
+		}
+		ncs[i] = n
+	}
+	return withScalarChildren(s, ncs), nil
+}
+
+func columnName(s hscalar) string {
+	if c, ok := s.(hColumn); ok {
+		return c.name
+	}
+	return ""
+}
+
+// aggregate returns the scalar over the Reduce's output that computes an
+// aggregate call, adding the primitive aggregates it needs.
+func (g *grouping) aggregate(a hAgg) (hscalar, error) {
+	arg := a.arg
+	if arg == nil {
+		arg = hLiteral{v: repr.NewBool(true), t: repr.Bool}
+	}
+	if a.filter != nil {
+		// agg(x) FILTER (WHERE p) aggregates x where p holds: NULL
+		// elsewhere, which every aggregate skips.
+		t := arg.typ()
+		t.Nullable = true
+		arg = hIf{cond: a.filter, then: arg, els: hLiteral{v: repr.Null, t: t.Type}, t: t}
+	}
+	col := func(fn expr.AggregateFunc) hColumn {
+		agg := hAggregate{fn: fn, arg: stripLocations(arg), distinct: a.distinct}
+		i := len(g.aggs)
+		for j, o := range g.aggs {
+			if reflect.DeepEqual(o, agg) {
+				i = j
+				break
+			}
+		}
+		if i == len(g.aggs) {
+			g.aggs = append(g.aggs, agg)
+		}
+		return hColumn{level: 0, index: len(g.keys) + i, t: aggregateType(fn, arg.typ().Type), name: a.name}
+	}
+	switch a.name {
+	case "count":
+		return col(expr.Count), nil
+	case "sum":
+		return col(expr.Sum), nil
+	case "min", "bool_and", "every":
+		// FALSE sorts before TRUE, so bool_and is min.
+		return col(expr.Min), nil
+	case "max", "bool_or":
+		return col(expr.Max), nil
+	case "avg":
+		// avg is sum / count, computed in numeric (float8 for floats) as
+		// PostgreSQL does: avg of 1 and 2 is 1.5000000000000000.
+		t := repr.Numeric
+		if arg.typ().Type.Kind().IsFloat() {
+			t = repr.Float8
+		}
+		sum, count := col(expr.Sum), col(expr.Count)
+		return hBinary{
+			fn:    expr.Div,
+			left:  hCast{arg: sum, to: t},
+			right: hCast{arg: count, to: t},
+			t:     expr.ColumnType{Type: t, Nullable: true},
+		}, nil
+	}
+	return nil, sqlerr.AssertionFailedf("unknown aggregate %s", a.name)
+}

@@ -1,0 +1,271 @@
+package planner
+
+import (
+	"errors"
+	"strings"
+
+	pg "github.com/pganalyze/pg_query_go/v5"
+	pgparser "github.com/pganalyze/pg_query_go/v5/parser"
+
+	"freshet/expr"
+	"freshet/repr"
+	"freshet/sqlerr"
+)
+
+// Parsed is one statement of a SQL string, parsed and not yet planned.
+// A session plans the statements of a string one at a time, executing
+// each before planning the next, so that a statement sees the catalog
+// changes of those before it.
+type Parsed struct {
+	// SQL is the whole string; error positions index it.
+	SQL string
+	// Text is this statement's own text.
+	Text string
+	node *pg.Node
+}
+
+// Parse splits sql into its statements. A syntax error is 42601 with the
+// position PostgreSQL reports.
+func Parse(sql string) ([]Parsed, error) {
+	tree, err := pg.Parse(sql)
+	if err != nil {
+		var pe *pgparser.Error
+		if errors.As(err, &pe) {
+			e := sqlerr.New(sqlerr.SyntaxError, "%s", pe.Message)
+			if pe.Cursorpos > 0 {
+				e = e.WithPosition(pe.Cursorpos)
+			}
+			return nil, e
+		}
+		return nil, sqlerr.Wrap(err, sqlerr.SyntaxError)
+	}
+	out := make([]Parsed, 0, len(tree.Stmts))
+	for _, raw := range tree.Stmts {
+		start := int(raw.StmtLocation)
+		end := len(sql)
+		if raw.StmtLen > 0 {
+			end = start + int(raw.StmtLen)
+		}
+		out = append(out, Parsed{SQL: sql, Text: strings.TrimSpace(sql[start:end]), node: raw.Stmt})
+	}
+	return out, nil
+}
+
+// Plan parses and plans every statement of sql against cat. It suits
+// strings whose statements do not depend on each other's catalog
+// changes; otherwise use Parse and PlanOne.
+func Plan(cat Catalog, sql string) ([]Statement, error) {
+	stmts, err := Parse(sql)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Statement, 0, len(stmts))
+	for _, p := range stmts {
+		s, err := PlanOne(cat, p)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// PlanOne plans one parsed statement. Parameters ($1 ...) are not
+// allowed: they need PlanWithParams.
+func PlanOne(cat Catalog, p Parsed) (Statement, error) {
+	pl := newPlanner(cat, p.SQL, nil)
+	s, err := pl.statement(p.node)
+	if err != nil {
+		return nil, err
+	}
+	if len(pl.b.params) > 0 {
+		return nil, sqlerr.New(codeUndefinedParameter, "there is no parameter $%d", 1)
+	}
+	return s, nil
+}
+
+// PlanWithParams plans a statement with parameters, as the extended
+// protocol's Parse does. paramTypes are the types the client gave
+// (unknown for those it left open; it may give fewer than the
+// statement uses); the result gives every parameter's type, inferred
+// from its first use where the client left it open, text where nothing
+// decides. The plan holds Param scalars until BindParams replaces them.
+// An empty string plans to a nil Statement.
+func PlanWithParams(cat Catalog, sql string, paramTypes []repr.Type) (Statement, []repr.Type, error) {
+	stmts, err := Parse(sql)
+	if err != nil {
+		return nil, nil, err
+	}
+	switch len(stmts) {
+	case 0:
+		return nil, paramTypes, nil
+	case 1:
+	default:
+		return nil, nil, sqlerr.New(sqlerr.SyntaxError, "cannot insert multiple commands into a prepared statement")
+	}
+	pl := newPlanner(cat, sql, paramTypes)
+	s, err := pl.statement(stmts[0].node)
+	if err != nil {
+		return nil, nil, err
+	}
+	return s, pl.b.paramTypes(), nil
+}
+
+// planner plans one statement.
+type planner struct {
+	cat Catalog
+	b   *binder
+	low *lowerer
+	// trace records how the last query was planned, for tests.
+	trace trace
+}
+
+type trace struct {
+	hirRules  []string
+	raw       expr.Relation
+	exprRules []string
+}
+
+func newPlanner(cat Catalog, sql string, params []repr.Type) *planner {
+	return &planner{cat: cat, b: newBinder(cat, sql, params)}
+}
+
+// lower decorrelates and rewrites a top-level relation.
+func (p *planner) lower(rel hrel) (expr.Relation, error) {
+	rel, fired := rewriteHIR(rel)
+	if p.low == nil {
+		p.low = &lowerer{}
+	}
+	p.low.params = p.b.paramTypes()
+	plan, err := p.low.lowerRel(rel, unitRelation, colMap{})
+	if err != nil {
+		return nil, err
+	}
+	if err := expr.Check(plan); err != nil {
+		return nil, err
+	}
+	raw := plan
+	plan, rules := rewrite(plan)
+	if err := expr.Check(plan); err != nil {
+		return nil, err
+	}
+	p.trace = trace{hirRules: fired, raw: raw, exprRules: rules}
+	return plan, nil
+}
+
+func (p *planner) statement(n *pg.Node) (Statement, error) {
+	switch x := n.GetNode().(type) {
+	case *pg.Node_SelectStmt:
+		return p.selectStmt(x.SelectStmt)
+	case *pg.Node_InsertStmt:
+		return p.insert(x.InsertStmt)
+	case *pg.Node_UpdateStmt:
+		return p.update(x.UpdateStmt)
+	case *pg.Node_DeleteStmt:
+		return p.delete(x.DeleteStmt)
+	case *pg.Node_CopyStmt:
+		return p.copy(x.CopyStmt)
+	case *pg.Node_CreateStmt:
+		return p.createTable(x.CreateStmt)
+	case *pg.Node_ViewStmt:
+		return p.createView(x.ViewStmt)
+	case *pg.Node_CreateTableAsStmt:
+		return p.createTableAs(x.CreateTableAsStmt)
+	case *pg.Node_IndexStmt:
+		return p.createIndex(x.IndexStmt)
+	case *pg.Node_DropStmt:
+		return p.drop(x.DropStmt)
+	case *pg.Node_CreatedbStmt:
+		return &CreateDatabase{Name: x.CreatedbStmt.Dbname}, nil
+	case *pg.Node_DropdbStmt:
+		return &DropDatabase{Name: x.DropdbStmt.Dbname, IfExists: x.DropdbStmt.MissingOk}, nil
+	case *pg.Node_VariableSetStmt:
+		return p.set(x.VariableSetStmt)
+	case *pg.Node_VariableShowStmt:
+		return &Show{Name: normalizeSetting(x.VariableShowStmt.Name)}, nil
+	case *pg.Node_TransactionStmt:
+		return p.transaction(x.TransactionStmt)
+	case *pg.Node_ExplainStmt:
+		return p.explain(x.ExplainStmt)
+	}
+	return nil, unsupported("statement %s", strings.TrimSuffix(nodeName(n), "Stmt"))
+}
+
+// selectStmt plans a query read by a client: its ORDER BY, LIMIT and
+// OFFSET are a finishing.
+func (p *planner) selectStmt(sel *pg.SelectStmt) (*Select, error) {
+	q, err := p.b.bindQuery(sel, nil)
+	if err != nil {
+		return nil, err
+	}
+	rel, err := p.b.resolveUnknown(q.rel)
+	if err != nil {
+		return nil, err
+	}
+	plan, err := p.lower(rel)
+	if err != nil {
+		return nil, err
+	}
+	return &Select{
+		Plan:      plan,
+		Finishing: Finishing{OrderBy: q.order, Limit: q.limit, Offset: q.offset, Project: seq(0, q.visible)},
+		Columns:   columns(plan.Typ()[:q.visible], q.names[:q.visible]),
+	}, nil
+}
+
+func columns(ts []expr.ColumnType, names []string) []Column {
+	out := make([]Column, len(ts))
+	for i, t := range ts {
+		out[i] = Column{Name: names[i], Type: t.Type, Nullable: t.Nullable}
+	}
+	return out
+}
+
+// view plans the query of a view: ORDER BY without LIMIT is dropped, and
+// with LIMIT or OFFSET it is a TopK.
+func (p *planner) view(sel *pg.SelectStmt, aliases []*pg.Node) (expr.Relation, []Column, error) {
+	q, err := p.b.bindQuery(sel, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	rel, err := p.b.nested(q)
+	if err != nil {
+		return nil, nil, err
+	}
+	names := append([]string(nil), q.names[:q.visible]...)
+	if len(aliases) > len(names) {
+		return nil, nil, sqlerr.New(sqlerr.SyntaxError, "CREATE VIEW specifies more column names than columns")
+	}
+	for i, a := range aliases {
+		names[i] = a.GetString_().GetSval()
+	}
+	seen := map[string]bool{}
+	for _, n := range names {
+		if seen[n] {
+			return nil, nil, sqlerr.New(codeDuplicateColumn, "column %q specified more than once", n)
+		}
+		seen[n] = true
+	}
+	plan, err := p.lower(rel)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(p.b.params) > 0 {
+		return nil, nil, sqlerr.New(sqlerr.FeatureNotSupported, "views cannot have parameters")
+	}
+	return plan, columns(plan.Typ(), names), nil
+}
+
+func (p *planner) explain(e *pg.ExplainStmt) (Statement, error) {
+	for _, o := range e.Options {
+		d := o.GetDefElem()
+		if d != nil && d.Defname == "analyze" {
+			return nil, unsupported("EXPLAIN ANALYZE")
+		}
+	}
+	inner, err := p.statement(e.Query)
+	if err != nil {
+		return nil, err
+	}
+	return &Explain{Inner: inner}, nil
+}

@@ -1,0 +1,270 @@
+package planner
+
+import (
+	"freshet/expr"
+	"freshet/repr"
+)
+
+// The HIR rewrites run after binding and before lowering, in this order,
+// each once over the whole plan (subqueries included). Each returns
+// whether it changed anything, which tests show.
+var hirRules = []struct {
+	name  string
+	apply func(hrel) (hrel, bool)
+}{
+	// SplitSubqueryPredicates splits WHERE conjuncts and puts those
+	// without subqueries first, so that a subquery is lowered under a
+	// domain that is already filtered (research §3.1).
+	{"SplitSubqueryPredicates", splitSubqueryPredicates},
+	// SimplifyQuantified turns `x op ANY (S)` in a WHERE conjunct into
+	// EXISTS (S WHERE x op y) and `x op ALL (S)` into NOT EXISTS (S WHERE
+	// (x op y) IS NOT TRUE), a semijoin and an antijoin: in WHERE, NULL
+	// and FALSE both drop the row, so the NULL cases need not be told
+	// apart (research §3.1).
+	{"SimplifyQuantified", simplifyQuantified},
+	// SimplifyNotIn turns `NOT (x op ANY (S))` in a WHERE conjunct, the
+	// NOT IN of SQL, into an antijoin on the matches plus a check that
+	// no NULL makes the answer unknown (research §4.2); never into a
+	// plain antijoin, which would keep rows that NOT IN drops.
+	{"SimplifyNotIn", simplifyNotIn},
+	// ExpandQuantified expands every remaining ANY and ALL into the CASE
+	// of research §3.3 over EXISTS subqueries, which lowering handles
+	// with equijoins and per-key existence only.
+	{"ExpandQuantified", expandQuantified},
+}
+
+// rewriteHIR applies the HIR rules and returns the names of those that
+// fired.
+func rewriteHIR(r hrel) (hrel, []string) {
+	var fired []string
+	for _, rule := range hirRules {
+		var changed bool
+		if r, changed = rule.apply(r); changed {
+			fired = append(fired, rule.name)
+		}
+	}
+	return r, fired
+}
+
+// transformHIR rebuilds r bottom-up: fs is applied to every scalar after
+// its operands and subqueries, fr to every relation after its inputs
+// and scalars.
+func transformHIR(r hrel, fr func(hrel) hrel, fs func(hscalar) hscalar) hrel {
+	ins := relChildren(r)
+	nins := make([]hrel, len(ins))
+	for i, in := range ins {
+		nins[i] = transformHIR(in, fr, fs)
+	}
+	ss := relScalars(r)
+	nss := make([]hscalar, len(ss))
+	for i, s := range ss {
+		nss[i] = transformHIRScalar(s, fr, fs)
+	}
+	r = withRelParts(r, nins, nss)
+	if fr != nil {
+		r = fr(r)
+	}
+	return r
+}
+
+func transformHIRScalar(s hscalar, fr func(hrel) hrel, fs func(hscalar) hscalar) hscalar {
+	if rel := subqueryOf(s); rel != nil {
+		s = withSubquery(s, transformHIR(rel, fr, fs))
+	}
+	if cs := scalarChildren(s); len(cs) > 0 {
+		ncs := make([]hscalar, len(cs))
+		for i, c := range cs {
+			ncs[i] = transformHIRScalar(c, fr, fs)
+		}
+		s = withScalarChildren(s, ncs)
+	}
+	if fs != nil {
+		s = fs(s)
+	}
+	return s
+}
+
+// filterRule applies f to the predicate list of every Filter.
+func filterRule(r hrel, f func([]hscalar) ([]hscalar, bool)) (hrel, bool) {
+	changed := false
+	out := transformHIR(r, func(r hrel) hrel {
+		fl, ok := r.(hFilter)
+		if !ok {
+			return r
+		}
+		preds, c := f(fl.preds)
+		if !c {
+			return r
+		}
+		changed = true
+		return hFilter{input: fl.input, preds: preds}
+	}, nil)
+	return out, changed
+}
+
+func splitSubqueryPredicates(r hrel) (hrel, bool) {
+	return filterRule(r, func(preds []hscalar) ([]hscalar, bool) {
+		var plain, subs []hscalar
+		for _, p := range preds {
+			for _, c := range conjuncts(p) {
+				if hasSubquery(c) {
+					subs = append(subs, c)
+				} else {
+					plain = append(plain, c)
+				}
+			}
+		}
+		out := append(plain, subs...)
+		if len(out) == len(preds) {
+			same := true
+			for i := range out {
+				if !equalScalars(out[i], preds[i]) {
+					same = false
+				}
+			}
+			if same {
+				return preds, false
+			}
+		}
+		return out, true
+	})
+}
+
+var boolType = expr.ColumnType{Type: repr.Bool, Nullable: true}
+
+func hNot(s hscalar) hscalar {
+	return hUnary{fn: expr.Not, arg: s, t: expr.ColumnType{Type: repr.Bool, Nullable: s.typ().Nullable}}
+}
+
+func hIsNull(s hscalar) hscalar {
+	return hUnary{fn: expr.IsNull, arg: s, t: expr.ColumnType{Type: repr.Bool}}
+}
+
+func hBool(v bool) hscalar { return hLiteral{v: repr.NewBool(v), t: repr.Bool} }
+
+func hLogic(fn expr.BinaryFunc, l, r hscalar) hscalar {
+	if l == nil {
+		return r
+	}
+	if r == nil {
+		return l
+	}
+	return hBinary{fn: fn, left: l, right: r, t: expr.ColumnType{Type: repr.Bool, Nullable: l.typ().Nullable || r.typ().Nullable}}
+}
+
+func hCase(cond, then, els hscalar) hscalar {
+	return hIf{cond: cond, then: then, els: els, t: boolType}
+}
+
+// quantifiedParts returns, for `x op ANY/ALL (S)`, the comparison x op y
+// as a predicate over S's column y, and the relation S.
+func quantifiedParts(q hQuantified) (cmp hscalar, y hColumn) {
+	y = hColumn{level: 0, index: 0, t: q.rel.types()[0]}
+	cmp = hBinary{fn: q.op, left: lift(q.left), right: y,
+		t: expr.ColumnType{Type: repr.Bool, Nullable: q.left.typ().Nullable || y.t.Nullable}}
+	return cmp, y
+}
+
+func existsWhere(rel hrel, pred hscalar) hscalar {
+	return hExists{rel: hFilter{input: rel, preds: []hscalar{pred}}}
+}
+
+func simplifyQuantified(r hrel) (hrel, bool) {
+	return filterRule(r, func(preds []hscalar) ([]hscalar, bool) {
+		changed := false
+		out := make([]hscalar, len(preds))
+		for i, p := range preds {
+			out[i] = p
+			q, ok := p.(hQuantified)
+			if !ok {
+				continue
+			}
+			changed = true
+			cmp, _ := quantifiedParts(q)
+			if q.all {
+				isTrue := hUnary{fn: expr.IsTrue, arg: cmp, t: expr.ColumnType{Type: repr.Bool}}
+				out[i] = hNot(existsWhere(q.rel, hNot(isTrue)))
+			} else {
+				out[i] = existsWhere(q.rel, cmp)
+			}
+		}
+		return out, changed
+	})
+}
+
+func simplifyNotIn(r hrel) (hrel, bool) {
+	return filterRule(r, func(preds []hscalar) ([]hscalar, bool) {
+		changed := false
+		var out []hscalar
+		for _, p := range preds {
+			n, ok := p.(hUnary)
+			q, isQ := hQuantified{}, false
+			if ok && n.fn == expr.Not {
+				q, isQ = n.arg.(hQuantified)
+			}
+			if !isQ || q.all {
+				out = append(out, p)
+				continue
+			}
+			changed = true
+			// NOT (x IN S) is TRUE exactly when no y matches, and S is
+			// empty or neither x nor any y is NULL.
+			cmp, y := quantifiedParts(q)
+			out = append(out, hNot(existsWhere(q.rel, cmp)))
+			if unknown := nullCase(q, y); unknown != nil {
+				out = append(out, hLogic(expr.Or, hNot(hExists{rel: q.rel}), hNot(unknown)))
+			}
+		}
+		return out, changed
+	})
+}
+
+// nullCase is the condition under which a comparison of x with a
+// non-empty S can be NULL: x IS NULL OR EXISTS (S WHERE y IS NULL),
+// without the parts that the types rule out; nil if none remain.
+func nullCase(q hQuantified, y hColumn) hscalar {
+	var c hscalar
+	if q.left.typ().Nullable {
+		c = hIsNull(q.left)
+	}
+	if y.t.Nullable {
+		c = hLogic(expr.Or, c, existsWhere(q.rel, hIsNull(y)))
+	}
+	return c
+}
+
+func expandQuantified(r hrel) (hrel, bool) {
+	changed := false
+	out := transformHIR(r, nil, func(s hscalar) hscalar {
+		q, ok := s.(hQuantified)
+		if !ok {
+			return s
+		}
+		changed = true
+		cmp, y := quantifiedParts(q)
+		unknown := nullCase(q, y)
+		nonEmpty := hExists{rel: q.rel}
+		if !q.all {
+			// TRUE if some y matches; FALSE if S is empty; NULL if x or
+			// some y is NULL; else FALSE.
+			match := existsWhere(q.rel, cmp)
+			if unknown == nil {
+				return match
+			}
+			return hCase(match, hBool(true),
+				hCase(hNot(nonEmpty), hBool(false),
+					hCase(unknown, hLiteral{v: repr.Null, t: repr.Bool}, hBool(false))))
+		}
+		// TRUE if S is empty; FALSE if some comparison is FALSE; NULL if
+		// x or some y is NULL; else TRUE.
+		isFalse := hUnary{fn: expr.IsFalse, arg: cmp, t: expr.ColumnType{Type: repr.Bool}}
+		refuted := existsWhere(q.rel, isFalse)
+		if unknown == nil {
+			return hNot(refuted)
+		}
+		return hCase(hNot(nonEmpty), hBool(true),
+			hCase(refuted, hBool(false),
+				hCase(unknown, hLiteral{v: repr.Null, t: repr.Bool}, hBool(true))))
+	})
+	return out, changed
+}

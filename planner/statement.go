@@ -1,0 +1,282 @@
+package planner
+
+import (
+	"freshet/expr"
+	"freshet/repr"
+)
+
+// Statement is a planned statement: one of the types of this file.
+type Statement interface {
+	// Tag returns the statement's command name as PostgreSQL's
+	// CommandComplete tag begins ("SELECT", "CREATE TABLE", ...).
+	Tag() string
+}
+
+// Column is one output column of a query or view.
+type Column struct {
+	Name     string
+	Type     repr.Type
+	Nullable bool
+}
+
+// Select is a query: Plan computes its rows as a collection, and
+// Finishing orders, limits and projects them when they are read.
+type Select struct {
+	// Plan is the decorrelated plan. Its columns are the visible columns
+	// followed by any columns that only ORDER BY needs.
+	Plan      expr.Relation
+	Finishing Finishing
+	// Columns describes the visible output columns (Finishing.Project).
+	Columns []Column
+}
+
+// Finishing is what a top-level ORDER BY, LIMIT and OFFSET do: they act
+// on the rows of a read, not in the dataflow (a view or subquery that
+// needs them gets a TopK instead).
+type Finishing struct {
+	// OrderBy sorts the rows; ties are broken by the whole row, so the
+	// order is deterministic.
+	OrderBy []expr.ColumnOrder
+	// Limit is the most rows returned; negative means no limit.
+	Limit int64
+	// Offset is how many leading rows are skipped.
+	Offset int64
+	// Project lists the plan's columns that the client sees, in order.
+	Project []int
+}
+
+// CreateTable is CREATE TABLE.
+type CreateTable struct {
+	Name        QualifiedName
+	Columns     []ColumnDef
+	PrimaryKey  []int
+	IfNotExists bool
+}
+
+// ColumnDef is a column of CREATE TABLE.
+type ColumnDef struct {
+	Name string
+	Type repr.Type
+	// NotNull is set by NOT NULL and by PRIMARY KEY.
+	NotNull bool
+	// Default is the DEFAULT expression, a scalar over no columns, or nil
+	// for NULL.
+	Default expr.Scalar
+}
+
+// CreateView is CREATE [MATERIALIZED] VIEW.
+type CreateView struct {
+	Name QualifiedName
+	// Plan computes the view. An ORDER BY without LIMIT or OFFSET in the
+	// definition is dropped; with them it is a TopK.
+	Plan         expr.Relation
+	Columns      []Column
+	Materialized bool
+	IfNotExists  bool
+	OrReplace    bool
+	// Query is the defining query as SQL, for the catalog to keep and to
+	// return as Relation.SQL.
+	Query string
+}
+
+// CreateIndex is CREATE INDEX.
+type CreateIndex struct {
+	// Name is the index name, PostgreSQL's generated one if the statement
+	// has none.
+	Name string
+	// On is the indexed relation.
+	On     QualifiedName
+	OnID   expr.GlobalID
+	OnKind RelationKind
+	// Keys are scalars over the relation's columns.
+	Keys        []expr.Scalar
+	Unique      bool
+	IfNotExists bool
+}
+
+// Target is the table that INSERT, UPDATE, DELETE or COPY writes.
+type Target struct {
+	ID      expr.GlobalID
+	Name    QualifiedName
+	Columns []Column
+}
+
+// Insert is INSERT. Plan produces the rows to insert, whole rows in the
+// table's column order, with defaults filled in and values cast to the
+// column types. Evaluating it raises 23502 for a NULL in a NOT NULL
+// column.
+type Insert struct {
+	Table Target
+	Plan  expr.Relation
+}
+
+// Update is UPDATE. Plan produces, for every row to change, the old row
+// followed by the new row (2n columns for a table of n): the writer
+// retracts the first half and inserts the second. Evaluating it raises
+// 23502 for a NULL in a NOT NULL column.
+type Update struct {
+	Table Target
+	Plan  expr.Relation
+}
+
+// Delete is DELETE. Plan produces the rows to retract, whole rows with
+// their multiplicities.
+type Delete struct {
+	Table Target
+	Plan  expr.Relation
+}
+
+// Copy is COPY table [(columns)] FROM STDIN.
+type Copy struct {
+	Table Target
+	// Columns are the table columns the data holds, in the data's order.
+	Columns []int
+	Options CopyOptions
+	// defaults are the table's defaults, per column (nil for NULL).
+	defaults []expr.Scalar
+}
+
+// CopyOptions are the options of COPY, with PostgreSQL's defaults
+// filled in for the format.
+type CopyOptions struct {
+	// Format is "text" or "csv".
+	Format    string
+	Delimiter string
+	Null      string
+	Header    bool
+	Quote     string
+	Escape    string
+}
+
+// CopyTo is COPY (query) TO STDOUT or COPY table TO STDOUT.
+type CopyTo struct {
+	Query   *Select
+	Options CopyOptions
+}
+
+// ObjectKind is the kind of object that DROP names.
+type ObjectKind uint8
+
+// The kinds of object DROP handles.
+const (
+	ObjectTable ObjectKind = iota + 1
+	ObjectView
+	ObjectMaterializedView
+	ObjectIndex
+)
+
+var objectKindNames = map[ObjectKind]string{
+	ObjectTable: "TABLE", ObjectView: "VIEW", ObjectMaterializedView: "MATERIALIZED VIEW", ObjectIndex: "INDEX",
+}
+
+func (k ObjectKind) String() string { return objectKindNames[k] }
+
+// Drop is DROP TABLE, VIEW, MATERIALIZED VIEW or INDEX.
+type Drop struct {
+	Kind     ObjectKind
+	Names    []QualifiedName
+	IfExists bool
+	Cascade  bool
+}
+
+// CreateDatabase is CREATE DATABASE.
+type CreateDatabase struct {
+	Name        string
+	IfNotExists bool
+}
+
+// DropDatabase is DROP DATABASE.
+type DropDatabase struct {
+	Name     string
+	IfExists bool
+}
+
+// Set is SET name = value (or TO value). Value is the value as text;
+// a list is joined with ", ".
+type Set struct {
+	Name  string
+	Value string
+	// Local is SET LOCAL: the setting lasts until the end of the
+	// transaction.
+	Local bool
+}
+
+// Reset is RESET name, SET name TO DEFAULT, or RESET ALL (Name "all").
+type Reset struct{ Name string }
+
+// Show is SHOW name, or SHOW ALL (Name "all").
+type Show struct{ Name string }
+
+// Begin is BEGIN or START TRANSACTION.
+type Begin struct{}
+
+// Commit is COMMIT or END.
+type Commit struct{}
+
+// Rollback is ROLLBACK or ABORT.
+type Rollback struct{}
+
+// Explain is EXPLAIN of a statement.
+type Explain struct{ Inner Statement }
+
+// Tag implements Statement.
+func (*Select) Tag() string { return "SELECT" }
+
+// Tag implements Statement.
+func (*CreateTable) Tag() string { return "CREATE TABLE" }
+
+// Tag implements Statement.
+func (s *CreateView) Tag() string {
+	if s.Materialized {
+		return "CREATE MATERIALIZED VIEW"
+	}
+	return "CREATE VIEW"
+}
+
+// Tag implements Statement.
+func (*CreateIndex) Tag() string { return "CREATE INDEX" }
+
+// Tag implements Statement.
+func (*Insert) Tag() string { return "INSERT" }
+
+// Tag implements Statement.
+func (*Update) Tag() string { return "UPDATE" }
+
+// Tag implements Statement.
+func (*Delete) Tag() string { return "DELETE" }
+
+// Tag implements Statement.
+func (*Copy) Tag() string { return "COPY" }
+
+// Tag implements Statement.
+func (*CopyTo) Tag() string { return "COPY" }
+
+// Tag implements Statement.
+func (s *Drop) Tag() string { return "DROP " + s.Kind.String() }
+
+// Tag implements Statement.
+func (*CreateDatabase) Tag() string { return "CREATE DATABASE" }
+
+// Tag implements Statement.
+func (*DropDatabase) Tag() string { return "DROP DATABASE" }
+
+// Tag implements Statement.
+func (*Set) Tag() string { return "SET" }
+
+// Tag implements Statement.
+func (*Reset) Tag() string { return "RESET" }
+
+// Tag implements Statement.
+func (*Show) Tag() string { return "SHOW" }
+
+// Tag implements Statement.
+func (*Begin) Tag() string { return "BEGIN" }
+
+// Tag implements Statement.
+func (*Commit) Tag() string { return "COMMIT" }
+
+// Tag implements Statement.
+func (*Rollback) Tag() string { return "ROLLBACK" }
+
+// Tag implements Statement.
+func (*Explain) Tag() string { return "EXPLAIN" }

@@ -1,0 +1,403 @@
+package planner
+
+import (
+	"freshet/expr"
+	"freshet/repr"
+	"freshet/sqlerr"
+)
+
+// PostgreSQL's type resolution for the operators and constructs the
+// planner supports (the "Type Conversion" chapter of its manual),
+// restricted to the types repr implements.
+
+var binaryOps = map[string]expr.BinaryFunc{
+	"+": expr.Add, "-": expr.Sub, "*": expr.Mul, "/": expr.Div, "%": expr.Mod,
+	"=": expr.Eq, "<>": expr.NotEq, "!=": expr.NotEq, "<": expr.Lt, "<=": expr.Lte, ">": expr.Gt, ">=": expr.Gte,
+	"||": expr.Concat,
+}
+
+func isArith(f expr.BinaryFunc) bool {
+	return f == expr.Add || f == expr.Sub || f == expr.Mul || f == expr.Div || f == expr.Mod
+}
+
+// isUnknown reports whether s is a string literal, NULL or parameter
+// whose type the context has yet to decide.
+func isUnknown(s hscalar) bool { return s.typ().Type.Kind() == repr.KindUnknown }
+
+func typeName(t repr.Type) string { return t.String() }
+
+func errNoOperator(op string, l, r repr.Type) *sqlerr.Error {
+	return sqlerr.New(sqlerr.UndefinedFunction, "operator does not exist: %s %s %s", typeName(l), op, typeName(r)).
+		WithHint("No operator matches the given name and argument types. You might need to add explicit type casts.")
+}
+
+func errNotUnique(op string, l, r repr.Type) *sqlerr.Error {
+	return sqlerr.New(codeAmbiguousFunction, "operator is not unique: %s %s %s", typeName(l), op, typeName(r)).
+		WithHint("Could not choose a best candidate operator. You might need to add explicit type casts.")
+}
+
+// binaryOp resolves and builds `l op r`.
+func (b *binder) binaryOp(op string, l, r hscalar) (hscalar, error) {
+	fn, ok := binaryOps[op]
+	if !ok {
+		return nil, errNoOperator(op, l.typ().Type, r.typ().Type)
+	}
+	lu, ru := isUnknown(l), isUnknown(r)
+	switch {
+	case lu && ru:
+		if isArith(fn) {
+			return nil, errNotUnique(op, l.typ().Type, r.typ().Type)
+		}
+		// Comparisons and || of two untyped values resolve as text, the
+		// string category's preferred type.
+		var err error
+		if l, err = b.coerceTo(l, repr.Text); err != nil {
+			return nil, err
+		}
+		if r, err = b.coerceTo(r, repr.Text); err != nil {
+			return nil, err
+		}
+	case lu || ru:
+		known := r
+		if ru {
+			known = l
+		}
+		target := known.typ().Type.Base()
+		if fn == expr.Concat {
+			target = repr.Text
+		}
+		lt, rt := l.typ().Type, r.typ().Type
+		if lu {
+			lt = target
+		} else {
+			rt = target
+		}
+		if _, _, _, err := resolveBinary(fn, op, lt, rt); err != nil {
+			// The unknown side could have been some other type: PostgreSQL
+			// finds no unique candidate rather than none.
+			if lu {
+				return nil, errNotUnique(op, l.typ().Type, rt)
+			}
+			return nil, errNotUnique(op, lt, r.typ().Type)
+		}
+		var err error
+		if lu {
+			l, err = b.coerceTo(l, target)
+		} else {
+			r, err = b.coerceTo(r, target)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	lt, rt, res, err := resolveBinary(fn, op, l.typ().Type, r.typ().Type)
+	if err != nil {
+		return nil, err
+	}
+	if l, err = b.coerceTo(l, lt); err != nil {
+		return nil, err
+	}
+	if r, err = b.coerceTo(r, rt); err != nil {
+		return nil, err
+	}
+	nullable := l.typ().Nullable || r.typ().Nullable
+	if fn == expr.IsDistinctFrom || fn == expr.IsNotDistinctFrom {
+		nullable = false
+	}
+	return b.fold(hBinary{fn: fn, left: l, right: r, t: expr.ColumnType{Type: res, Nullable: nullable}})
+}
+
+// numericRank orders the numeric kinds for promotion.
+var numericRank = map[repr.Kind]int{
+	repr.KindInt2: 1, repr.KindInt4: 2, repr.KindInt8: 3, repr.KindNumeric: 4, repr.KindFloat4: 5, repr.KindFloat8: 6,
+}
+
+// commonNumeric is the type two numeric operands are computed in: the
+// wider integer, numeric over integers, float8 over anything but two
+// float4s.
+func commonNumeric(a, b repr.Kind) repr.Type {
+	switch {
+	case a.IsInt() && b.IsInt():
+		if numericRank[a] >= numericRank[b] {
+			return kindType(a)
+		}
+		return kindType(b)
+	case a == repr.KindFloat4 && b == repr.KindFloat4:
+		return repr.Float4
+	case a.IsFloat() || b.IsFloat():
+		return repr.Float8
+	}
+	return repr.Numeric
+}
+
+func kindType(k repr.Kind) repr.Type {
+	switch k {
+	case repr.KindBool:
+		return repr.Bool
+	case repr.KindInt2:
+		return repr.Int2
+	case repr.KindInt4:
+		return repr.Int4
+	case repr.KindInt8:
+		return repr.Int8
+	case repr.KindFloat4:
+		return repr.Float4
+	case repr.KindFloat8:
+		return repr.Float8
+	case repr.KindNumeric:
+		return repr.Numeric
+	case repr.KindText:
+		return repr.Text
+	case repr.KindVarchar:
+		return repr.Varchar
+	case repr.KindBpchar:
+		return repr.Bpchar
+	case repr.KindDate:
+		return repr.Date
+	case repr.KindTimestamp:
+		return repr.Timestamp
+	case repr.KindTimestampTZ:
+		return repr.TimestampTZ
+	case repr.KindInterval:
+		return repr.Interval
+	}
+	return repr.Unknown
+}
+
+func isNumeric(k repr.Kind) bool { return numericRank[k] > 0 }
+
+func isDateTime(k repr.Kind) bool {
+	return k == repr.KindDate || k == repr.KindTimestamp || k == repr.KindTimestampTZ
+}
+
+// timeRank orders date < timestamp < timestamptz, the direction of their
+// implicit casts.
+func timeRank(k repr.Kind) int {
+	switch k {
+	case repr.KindDate:
+		return 1
+	case repr.KindTimestamp:
+		return 2
+	}
+	return 3
+}
+
+// resolveBinary returns the types the operands of `l op r` are cast to
+// and the result type, for known operand types.
+func resolveBinary(fn expr.BinaryFunc, op string, l, r repr.Type) (lt, rt, res repr.Type, err error) {
+	lk, rk := l.Kind(), r.Kind()
+	switch {
+	case fn == expr.Concat:
+		if lk.IsString() || rk.IsString() {
+			return repr.Text, repr.Text, repr.Text, nil
+		}
+	case isArith(fn):
+		switch {
+		case isNumeric(lk) && isNumeric(rk):
+			c := commonNumeric(lk, rk)
+			if fn == expr.Mod && c.Kind().IsFloat() {
+				break
+			}
+			return c, c, c, nil
+		case lk == repr.KindDate && (lk == rk) && fn == expr.Sub:
+			return repr.Date, repr.Date, repr.Int4, nil
+		case lk == repr.KindDate && (rk == repr.KindInt2 || rk == repr.KindInt4) && (fn == expr.Add || fn == expr.Sub):
+			return repr.Date, repr.Int4, repr.Date, nil
+		case (lk == repr.KindInt2 || lk == repr.KindInt4) && rk == repr.KindDate && fn == expr.Add:
+			return repr.Int4, repr.Date, repr.Date, nil
+		case isDateTime(lk) && rk == repr.KindInterval && (fn == expr.Add || fn == expr.Sub):
+			t := kindType(lk)
+			if lk == repr.KindDate {
+				t = repr.Timestamp
+			}
+			return t, repr.Interval, t, nil
+		case lk == repr.KindInterval && isDateTime(rk) && fn == expr.Add:
+			t := kindType(rk)
+			if rk == repr.KindDate {
+				t = repr.Timestamp
+			}
+			return repr.Interval, t, t, nil
+		case isDateTime(lk) && isDateTime(rk) && fn == expr.Sub:
+			t := kindType(lk)
+			if timeRank(rk) > timeRank(lk) {
+				t = kindType(rk)
+			}
+			if t.Kind() == repr.KindDate {
+				t = repr.Timestamp
+			}
+			return t, t, repr.Interval, nil
+		case lk == repr.KindInterval && rk == repr.KindInterval && (fn == expr.Add || fn == expr.Sub):
+			return repr.Interval, repr.Interval, repr.Interval, nil
+		}
+	default: // comparison
+		var t repr.Type
+		switch {
+		case isNumeric(lk) && isNumeric(rk):
+			t = commonNumeric(lk, rk)
+		case lk.IsString() && rk.IsString():
+			t = repr.Text
+			if lk == rk {
+				t = kindType(lk)
+			}
+		case isDateTime(lk) && isDateTime(rk):
+			t = kindType(lk)
+			if timeRank(rk) > timeRank(lk) {
+				t = kindType(rk)
+			}
+		case lk == rk && (lk == repr.KindBool || lk == repr.KindInterval):
+			t = kindType(lk)
+		default:
+			return l, r, l, errNoOperator(op, l, r)
+		}
+		return t, t, repr.Bool, nil
+	}
+	return l, r, l, errNoOperator(op, l, r)
+}
+
+// coerceTo converts s to type t implicitly, as an operator's operand or a
+// construct's input: an untyped literal is read as t, an untyped
+// parameter takes type t, and otherwise an implicit cast must exist.
+func (b *binder) coerceTo(s hscalar, t repr.Type) (hscalar, error) {
+	out, ok, err := b.coerce(s, t, repr.CastImplicit)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, sqlerr.New(sqlerr.DatatypeMismatch, "cannot convert type %s to %s implicitly", typeName(s.typ().Type), typeName(t))
+	}
+	return out, nil
+}
+
+// coerce converts s to type t if a cast is allowed in context ctx, and
+// reports whether one was.
+func (b *binder) coerce(s hscalar, t repr.Type, ctx repr.CastContext) (hscalar, bool, error) {
+	from := s.typ().Type
+	if from.Kind() == repr.KindUnknown {
+		switch s := s.(type) {
+		case hLiteral:
+			if s.v.IsNull() {
+				return hLiteral{v: repr.Null, t: t}, true, nil
+			}
+			d, err := repr.ParseText(t, s.v.Text())
+			if err != nil {
+				return nil, false, err
+			}
+			return hLiteral{v: d, t: t}, true, nil
+		case hParam:
+			b.setParamType(s.n, t)
+			return hParam{n: s.n, t: t}, true, nil
+		}
+	}
+	if from == t {
+		return s, true, nil
+	}
+	if from.Kind() == t.Kind() && t == t.Base() {
+		// Dropping a modifier (varchar(10) to varchar) changes no value.
+		return s, true, nil
+	}
+	if repr.CastContextOf(from.Kind(), t.Kind()) < ctx {
+		return nil, false, nil
+	}
+	out, err := b.fold(hCast{arg: s, to: t, assign: ctx == repr.CastAssignment})
+	return out, err == nil, err
+}
+
+// explicitCast builds CAST(s AS t).
+func (b *binder) explicitCast(s hscalar, t repr.Type) (hscalar, error) {
+	from := s.typ().Type
+	if from.Kind() != repr.KindUnknown && repr.CastContextOf(from.Kind(), t.Kind()) < repr.CastExplicit {
+		return nil, sqlerr.New(sqlerr.CannotCoerce, "cannot cast type %s to %s", typeName(from), typeName(t))
+	}
+	if l, ok := s.(hLiteral); ok && from.Kind() == repr.KindUnknown {
+		if l.v.IsNull() {
+			return hLiteral{v: repr.Null, t: t}, nil
+		}
+		d, err := repr.ParseText(t, l.v.Text())
+		if err != nil {
+			return nil, err
+		}
+		return hLiteral{v: d, t: t}, nil
+	}
+	if p, ok := s.(hParam); ok && from.Kind() == repr.KindUnknown {
+		b.setParamType(p.n, t)
+		return hParam{n: p.n, t: t}, nil
+	}
+	if from == t {
+		return s, nil
+	}
+	return b.fold(hCast{arg: s, to: t})
+}
+
+// coerceBool requires s to be boolean, as the argument of clause (AND,
+// WHERE, ...).
+func (b *binder) coerceBool(s hscalar, clause string) (hscalar, error) {
+	t := s.typ().Type
+	if t.Kind() == repr.KindBool {
+		return s, nil
+	}
+	if t.Kind() == repr.KindUnknown {
+		return b.coerceTo(s, repr.Bool)
+	}
+	return nil, sqlerr.New(sqlerr.DatatypeMismatch, "argument of %s must be type boolean, not type %s", clause, typeName(t))
+}
+
+// unifyTypes picks the type that the inputs of a CASE, COALESCE, VALUES
+// column or set operation resolve to (PostgreSQL's select_common_type):
+// text if all are unknown; else the known types must share a category,
+// and the first preferred type wins, or else the last type that all the
+// earlier ones cast to implicitly.
+func unifyTypes(ts []repr.Type, context string) (repr.Type, error) {
+	var res repr.Type
+	found := false
+	for _, t := range ts {
+		if t.Kind() == repr.KindUnknown {
+			continue
+		}
+		if !found {
+			res, found = t, true
+			continue
+		}
+		if t == res {
+			continue
+		}
+		if t.Kind() == res.Kind() {
+			res = res.Base()
+			continue
+		}
+		if t.Category() != res.Category() {
+			return repr.Type{}, sqlerr.New(sqlerr.DatatypeMismatch, "%s types %s and %s cannot be matched", context, typeName(res), typeName(t))
+		}
+		if !res.Preferred() && repr.CastContextOf(res.Kind(), t.Kind()) == repr.CastImplicit &&
+			repr.CastContextOf(t.Kind(), res.Kind()) != repr.CastImplicit {
+			res = t
+		}
+	}
+	if !found {
+		return repr.Text, nil
+	}
+	return res, nil
+}
+
+// unify casts every scalar to the type unifyTypes picks for them.
+func (b *binder) unify(ss []hscalar, context string) ([]hscalar, repr.Type, error) {
+	ts := make([]repr.Type, len(ss))
+	for i, s := range ss {
+		ts[i] = s.typ().Type
+	}
+	t, err := unifyTypes(ts, context)
+	if err != nil {
+		return nil, t, err
+	}
+	out := make([]hscalar, len(ss))
+	for i, s := range ss {
+		c, ok, err := b.coerce(s, t, repr.CastImplicit)
+		if err != nil {
+			return nil, t, err
+		}
+		if !ok {
+			return nil, t, sqlerr.New(sqlerr.DatatypeMismatch, "%s could not convert type %s to %s", context, typeName(s.typ().Type), typeName(t))
+		}
+		out[i] = c
+	}
+	return out, t, nil
+}
