@@ -45,3 +45,20 @@ func Export(b *dataflow.Builder, reg *arrange.Registry, c Collection, id expr.Gl
 	}
 	return reg.Export(b, arrange.Arrange(c.Errs, fmt.Sprintf("arrange errors %d", id)), ErrorsID(id))
 }
+
+// ExportIndex renders relation on, arranges its rows by the key scalars
+// (Key = packed keys, Val = row) and exports the arrangement under id:
+// an index that later dataflows can import instead of arranging again.
+func ExportIndex(b *dataflow.Builder, reg *arrange.Registry, on expr.Relation, keys []expr.Scalar, source Source, id expr.GlobalID) error {
+	r := &renderer{b: b, source: source, locals: map[expr.LocalID]Collection{}, gets: map[expr.GlobalID]Collection{}}
+	c, err := r.render(on)
+	if err != nil {
+		return err
+	}
+	a, keyErrs := r.arrangeBy(c, fmt.Sprintf("index %d", id), reprTypes(on.Typ()), keys)
+	if err := reg.Export(b, a, arrange.GlobalID(id)); err != nil {
+		return err
+	}
+	errs := dataflow.Concat(c.Errs, keyErrs, "index errors")
+	return reg.Export(b, arrange.Arrange(errs, fmt.Sprintf("arrange errors %d", id)), ErrorsID(id))
+}

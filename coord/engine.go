@@ -55,6 +55,9 @@ type Engine struct {
 	oracle    oracle
 	tables    map[uint64]*table
 	dataflows map[uint64]dataflow.ID
+	// defaults holds the DEFAULT scalars of table columns, by table id
+	// and column; nil where the default is NULL.
+	defaults map[uint64][]expr.Scalar
 }
 
 // table is a table's dataflow: one input per worker.
@@ -97,6 +100,7 @@ func Open(ctx context.Context, cfg Config, rebuild func(e *Engine, o *catalog.Ob
 		workers:   workers,
 		tables:    map[uint64]*table{},
 		dataflows: map[uint64]dataflow.ID{},
+		defaults:  map[uint64][]expr.Scalar{},
 	}
 	e.cluster.SetDropGuard(e.reg.CheckDrop)
 	go e.watchFailures()
@@ -212,8 +216,58 @@ func (e *Engine) CreateDatabase(ctx context.Context, name string) error {
 	return nil
 }
 
-// CreateTable adds a table and starts its dataflow.
-func (e *Engine) CreateTable(ctx context.Context, o *catalog.Object) error {
+// CreateTable adds a table and starts its dataflow. defaults are its
+// columns' DEFAULT scalars (nil for NULL), kept for INSERT's planning.
+func (e *Engine) CreateTable(ctx context.Context, o *catalog.Object, defaults []expr.Scalar) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if defaults != nil {
+		defer func() { e.defaults[o.ID] = defaults }()
+	}
+	if _, err := e.cat.Create(o); err != nil {
+		return err
+	}
+	if err := e.persistCatalog(ctx, []*catalog.Object{o}, nil); err != nil {
+		e.cat.Remove([]*catalog.Object{o})
+		return err
+	}
+	return e.buildTableLocked(ctx, o, false)
+}
+
+// SetDefaults records a table's column defaults (at restart, planned
+// again from their SQL).
+func (e *Engine) SetDefaults(id uint64, defaults []expr.Scalar) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.defaults[id] = defaults
+}
+
+// columnDefault returns the DEFAULT of column i of table id, or nil. The
+// caller holds mu (through Catalog).
+func (e *Engine) columnDefault(id uint64, i int) expr.Scalar {
+	if d := e.defaults[id]; i < len(d) {
+		return d[i]
+	}
+	return nil
+}
+
+// catalogObject returns the object with id, or nil.
+func (e *Engine) catalogObject(id uint64) *catalog.Object {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.cat.Get(id)
+}
+
+// defaultOf returns the DEFAULT of column i of table id, or nil.
+func (e *Engine) defaultOf(id uint64, i int) expr.Scalar {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.columnDefault(id, i)
+}
+
+// CreateView adds a view that is not materialized: a name for a query,
+// planned again wherever it is read, with no dataflow of its own.
+func (e *Engine) CreateView(ctx context.Context, o *catalog.Object) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if _, err := e.cat.Create(o); err != nil {
@@ -223,7 +277,51 @@ func (e *Engine) CreateTable(ctx context.Context, o *catalog.Object) error {
 		e.cat.Remove([]*catalog.Object{o})
 		return err
 	}
-	return e.buildTableLocked(ctx, o, false)
+	return nil
+}
+
+// CreateIndex adds an index on relation on: a dataflow that arranges the
+// relation's rows by the key scalars and exports the arrangement under
+// the index's id, for later dataflows to import.
+func (e *Engine) CreateIndex(ctx context.Context, o *catalog.Object, on expr.Relation, keys []expr.Scalar) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if _, err := e.cat.Create(o); err != nil {
+		return err
+	}
+	if err := e.persistCatalog(ctx, []*catalog.Object{o}, nil); err != nil {
+		e.cat.Remove([]*catalog.Object{o})
+		return err
+	}
+	return e.buildIndexLocked(ctx, o, on, keys)
+}
+
+// RebuildIndex starts the dataflow of an index loaded from the catalog.
+func (e *Engine) RebuildIndex(ctx context.Context, o *catalog.Object, on expr.Relation, keys []expr.Scalar) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.buildIndexLocked(ctx, o, on, keys)
+}
+
+func (e *Engine) buildIndexLocked(ctx context.Context, o *catalog.Object, on expr.Relation, keys []expr.Scalar) error {
+	ts := e.oracle.read()
+	errs := make([]error, e.workers)
+	id, err := e.cluster.Build(ctx, ts, func(b *dataflow.Builder) {
+		if err := compute.ExportIndex(b, e.reg, on, keys, compute.ImportedSource(e.reg), expr.GlobalID(o.ID)); err != nil {
+			errs[b.Index()] = err
+			b.RequestDrop()
+		}
+	})
+	if err != nil {
+		return err
+	}
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	e.dataflows[o.ID] = id
+	return nil
 }
 
 // buildTableLocked starts a table's dataflow and, on restart, feeds it
@@ -495,6 +593,7 @@ func (e *Engine) Drop(ctx context.Context, plan *catalog.DropPlan) error {
 		}
 		delete(e.dataflows, o.ID)
 		delete(e.tables, o.ID)
+		delete(e.defaults, o.ID)
 	}
 	if err := e.persistCatalog(ctx, nil, plan.Objects); err != nil {
 		return err

@@ -51,7 +51,7 @@ func TestEngineTablesViewsRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	tb := tableObj("t")
-	if err := e.CreateTable(ctx, tb); err != nil {
+	if err := e.CreateTable(ctx, tb, nil); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := e.Write(ctx, []TableWrite{{tb.ID, row(1, 10), 1}, {tb.ID, row(1, 5), 1}, {tb.ID, row(2, 7), 1}}); err != nil {
@@ -129,7 +129,7 @@ func TestEngineReadErrorsAndCancel(t *testing.T) {
 	}
 	defer e.Close()
 	tb := tableObj("t")
-	if err := e.CreateTable(ctx, tb); err != nil {
+	if err := e.CreateTable(ctx, tb, nil); err != nil {
 		t.Fatal(err)
 	}
 	e.Write(ctx, []TableWrite{{tb.ID, row(0, 1), 1}})

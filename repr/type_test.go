@@ -207,3 +207,15 @@ func TestCastContextOf(t *testing.T) {
 		}
 	}
 }
+
+func TestTypeFromOID(t *testing.T) {
+	for _, want := range []Type{Bool, Int2, Int4, Int8, Float4, Float8, Numeric, Text, Varchar, Bpchar, Date, Timestamp, TimestampTZ, Interval, Unknown} {
+		got, ok := TypeFromOID(want.OID())
+		if !ok || got != want {
+			t.Errorf("TypeFromOID(%d) = %v, %v; want %v", want.OID(), got, ok, want)
+		}
+	}
+	if _, ok := TypeFromOID(17); ok {
+		t.Error("bytea's oid maps to a type")
+	}
+}

@@ -30,6 +30,7 @@ const (
 	IntervalFieldOverflow       = "22015"
 	CharacterNotInRepertoire    = "22021"
 	InvalidParameterValue       = "22023"
+	BadCopyFileFormat           = "22P04"
 	InvalidTextRepresentation   = "22P02"
 
 	// Class 23: integrity constraint violation.
@@ -38,6 +39,7 @@ const (
 
 	// Class 25: invalid transaction state.
 	ActiveSQLTransaction   = "25001"
+	NoActiveSQLTransaction = "25P01"
 	ReadOnlySQLTransaction = "25006"
 	InFailedSQLTransaction = "25P02"
 

@@ -1,16 +1,25 @@
 // Command server runs Freshet: a Postgres-wire SQL server whose
 // materialized views are incremental dataflows.
 //
-// This build carries the dataflow runtime only; the SQL service that
-// listens on --listen is not built yet, so the command says so and exits.
+//	go run ./cmd/server [--listen 127.0.0.1:6875] [--data-dir ./freshet-data] [--workers N]
+//
+// It keeps its data in embedded storage in --data-dir and needs no other
+// service. SIGINT or SIGTERM shut it down cleanly.
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"log/slog"
+	"net"
 	"os"
+	"os/signal"
 	"runtime"
+	"syscall"
+
+	"freshet/coord"
+	"freshet/pgwire"
 )
 
 func main() {
@@ -19,8 +28,33 @@ func main() {
 	workers := flag.Int("workers", runtime.NumCPU(), "number of dataflow workers")
 	flag.Parse()
 	logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
-	logger.Error("the SQL service is not available in this build: only the dataflow runtime exists so far",
-		"listen", *listen, "data_dir", *dataDir, "workers", *workers)
-	fmt.Fprintln(os.Stderr, "freshet: nothing to serve yet; see README.md for the state of the project")
-	os.Exit(2)
+	if err := run(*listen, *dataDir, *workers, logger); err != nil {
+		logger.Error("server failed", "error", err)
+		os.Exit(1)
+	}
+}
+
+func run(listen, dataDir string, workers int, logger *slog.Logger) error {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := os.MkdirAll(dataDir, 0o755); err != nil {
+		return err
+	}
+	engine, err := coord.Open(ctx, coord.Config{Workers: workers, DataDir: dataDir, Logger: logger}, coord.Rebuild(ctx))
+	if err != nil {
+		return fmt.Errorf("opening %s: %w", dataDir, err)
+	}
+	defer engine.Close()
+	if err := coord.RestoreDefaults(engine); err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", listen)
+	if err != nil {
+		return err
+	}
+	logger.Info("freshet is ready", "listen", ln.Addr().String(), "data_dir", dataDir, "workers", workers)
+	srv := &pgwire.Server{Backend: coord.NewBackend(engine), Logger: logger}
+	err = srv.Serve(ctx, ln)
+	logger.Info("freshet is shutting down")
+	return err
 }

@@ -1,0 +1,69 @@
+package coord
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"sync"
+
+	"freshet/catalog"
+	"freshet/pgwire"
+	"freshet/sqlerr"
+)
+
+// Backend is the pgwire.Backend of the server: it opens a Session per
+// connection on one Engine and routes CancelRequests to them.
+type Backend struct {
+	engine *Engine
+	mu     struct {
+		sync.Mutex
+		sessions map[pgwire.CancelKey]*Session
+		nextPID  uint32
+	}
+}
+
+// NewBackend returns the backend of engine e.
+func NewBackend(e *Engine) *Backend {
+	b := &Backend{engine: e}
+	b.mu.sessions = map[pgwire.CancelKey]*Session{}
+	return b
+}
+
+// NewSession implements pgwire.Backend.
+func (b *Backend) NewSession(ctx context.Context, s pgwire.Startup) (pgwire.Session, error) {
+	exists := false
+	b.engine.Catalog(func(c *catalog.Catalog) error {
+		exists = c.HasDatabase(s.Database)
+		return nil
+	})
+	if !exists {
+		return nil, sqlerr.New(sqlerr.InvalidCatalogName, "database %q does not exist", s.Database).
+			WithSeverity(sqlerr.SeverityFatal).
+			WithHint("Connect to the database %q, which every server has, and CREATE DATABASE %s there.", catalog.DefaultDatabase, s.Database)
+	}
+	var secret [4]byte
+	rand.Read(secret[:])
+	b.mu.Lock()
+	b.mu.nextPID++
+	key := pgwire.CancelKey{ProcessID: b.mu.nextPID, Secret: binary.BigEndian.Uint32(secret[:])}
+	sess := newSession(b, key, s)
+	b.mu.sessions[key] = sess
+	b.mu.Unlock()
+	return sess, nil
+}
+
+// Cancel implements pgwire.Backend.
+func (b *Backend) Cancel(key pgwire.CancelKey) {
+	b.mu.Lock()
+	s := b.mu.sessions[key]
+	b.mu.Unlock()
+	if s != nil {
+		s.cancelRunning()
+	}
+}
+
+func (b *Backend) forget(key pgwire.CancelKey) {
+	b.mu.Lock()
+	delete(b.mu.sessions, key)
+	b.mu.Unlock()
+}

@@ -1,0 +1,56 @@
+package coord
+
+import (
+	"freshet/catalog"
+	"freshet/expr"
+	"freshet/planner"
+	"freshet/sqlerr"
+)
+
+// sessionCatalog is the planner's view of the catalog for one session:
+// unqualified names resolve in the session's database and the public
+// schema.
+type sessionCatalog struct{ s *Session }
+
+func (s *Session) catalog() planner.Catalog { return sessionCatalog{s} }
+
+// ResolveRelation implements planner.Catalog.
+func (sc sessionCatalog) ResolveRelation(name planner.QualifiedName) (planner.Relation, error) {
+	s := sc.s
+	db, schema := s.database, catalog.DefaultSchema
+	if name.Database != "" && name.Database != db {
+		return planner.Relation{}, sqlerr.New(sqlerr.FeatureNotSupported, "cross-database references are not implemented: %s", name)
+	}
+	if name.Schema != "" {
+		schema = name.Schema
+	}
+	var rel planner.Relation
+	err := s.engine.Catalog(func(c *catalog.Catalog) error {
+		o, err := c.Resolve(db, schema, name.Name)
+		if err != nil {
+			return err
+		}
+		if !o.Kind.IsRelation() {
+			return sqlerr.New(sqlerr.WrongObjectType, "%q is an index", o.Name)
+		}
+		rel = planner.Relation{ID: expr.GlobalID(o.ID), Name: planner.QualifiedName{Database: db, Schema: schema, Name: o.Name}, SQL: o.SQL}
+		switch o.Kind {
+		case catalog.Table:
+			rel.Kind = planner.KindTable
+		case catalog.View:
+			rel.Kind = planner.KindView
+		case catalog.MaterializedView:
+			rel.Kind = planner.KindMaterializedView
+		}
+		types := o.ColumnTypes()
+		for i, col := range o.Columns {
+			rc := planner.RelationColumn{Name: col.Name, Type: types[i]}
+			if d := s.engine.columnDefault(o.ID, i); d != nil {
+				rc.Default = d
+			}
+			rel.Columns = append(rel.Columns, rc)
+		}
+		return nil
+	})
+	return rel, err
+}

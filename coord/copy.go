@@ -1,0 +1,141 @@
+package coord
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"freshet/expr"
+	"freshet/pgwire"
+	"freshet/planner"
+	"freshet/repr"
+	"freshet/sqlerr"
+)
+
+// sortRows orders rows by a finishing's ORDER BY; ties keep a
+// deterministic order by the whole row.
+func sortRows(rows [][]repr.Datum, order []expr.ColumnOrder) {
+	sort.SliceStable(rows, func(i, j int) bool { return expr.CompareRows(order, rows[i], rows[j]) < 0 })
+}
+
+// copyFrom runs COPY table FROM STDIN in text format: one row per line,
+// columns separated by the delimiter, \N for NULL, backslash escapes;
+// all rows commit at one time.
+func (s *Session) copyFrom(ctx context.Context, st *planner.Copy, w pgwire.Writer) (result, error) {
+	if st.Options.Format != "text" && st.Options.Format != "" {
+		return result{}, sqlerr.New(sqlerr.FeatureNotSupported, "COPY FROM with format %s is not supported", st.Options.Format)
+	}
+	r, err := w.CopyIn(pgwire.CopyFormat{Columns: len(st.Columns)})
+	if err != nil {
+		return result{}, err
+	}
+	delim := st.Options.Delimiter
+	if delim == "" {
+		delim = "\t"
+	}
+	null := st.Options.Null
+	if st.Options.Null == "" {
+		null = `\N`
+	}
+	var writes []TableWrite
+	br := bufio.NewReader(r)
+	line := 0
+	for {
+		text, err := br.ReadString('\n')
+		if err != nil && err != io.EOF {
+			return result{}, err
+		}
+		text = strings.TrimSuffix(strings.TrimSuffix(text, "\n"), "\r")
+		if text == `\.` || (text == "" && err == io.EOF) {
+			break
+		}
+		line++
+		fields := strings.Split(text, delim)
+		if len(fields) != len(st.Columns) {
+			return result{}, sqlerr.New(sqlerr.BadCopyFileFormat, "%s", copyFieldError(len(fields), len(st.Columns))).
+				WithDetail("COPY %s, line %d", st.Table.Name.Name, line)
+		}
+		row := make([]repr.Datum, len(st.Table.Columns))
+		for i := range st.Table.Columns {
+			if d := s.engine.defaultOf(uint64(st.Table.ID), i); d != nil {
+				v, err := d.Eval(nil)
+				if err != nil {
+					return result{}, err
+				}
+				row[i] = v
+			}
+		}
+		for fi, ci := range st.Columns {
+			col := st.Table.Columns[ci]
+			if fields[fi] == null {
+				row[ci] = repr.Null
+				continue
+			}
+			v, err := repr.ParseText(col.Type, unescapeCopy(fields[fi]))
+			if err != nil {
+				return result{}, sqlerr.Wrapf(err, "", "%s", sqlerr.From(err).Message).
+					WithDetail("COPY %s, line %d, column %s", st.Table.Name.Name, line, col.Name)
+			}
+			row[ci] = v
+		}
+		for i, c := range st.Table.Columns {
+			if !c.Nullable && row[i].IsNull() {
+				return result{}, sqlerr.New(sqlerr.NotNullViolation, "null value in column %q of relation %q violates not-null constraint", c.Name, st.Table.Name.Name)
+			}
+		}
+		writes = append(writes, TableWrite{Table: uint64(st.Table.ID), Row: repr.PackRow(row...), Diff: 1})
+		if err == io.EOF {
+			break
+		}
+	}
+	if s.tx.status == pgwire.TxInBlock {
+		s.tx.writes = append(s.tx.writes, writes...)
+	} else if len(writes) > 0 {
+		if _, err := s.engine.Write(ctx, writes); err != nil {
+			return result{}, err
+		}
+	}
+	return result{tag: fmt.Sprintf("COPY %d", len(writes))}, nil
+}
+
+func copyFieldError(got, want int) string {
+	if got < want {
+		return "missing data for column"
+	}
+	return "extra data after last expected column"
+}
+
+// unescapeCopy undoes COPY text format's backslash escapes.
+func unescapeCopy(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] != '\\' || i+1 == len(s) {
+			b.WriteByte(s[i])
+			continue
+		}
+		i++
+		switch s[i] {
+		case 'n':
+			b.WriteByte('\n')
+		case 't':
+			b.WriteByte('\t')
+		case 'r':
+			b.WriteByte('\r')
+		case 'b':
+			b.WriteByte('\b')
+		case 'f':
+			b.WriteByte('\f')
+		case 'v':
+			b.WriteByte('\v')
+		default:
+			b.WriteByte(s[i])
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,147 @@
+package coord
+
+import (
+	"context"
+	"fmt"
+
+	"freshet/pgwire"
+	"freshet/planner"
+	"freshet/repr"
+	"freshet/sqlerr"
+)
+
+// Parse implements pgwire.Session: it plans one statement with its
+// parameters' types, inferring those the client left open.
+func (s *Session) Parse(ctx context.Context, sql string, paramOIDs []uint32) (pgwire.Statement, error) {
+	given := make([]repr.Type, len(paramOIDs))
+	for i, oid := range paramOIDs {
+		if oid == 0 {
+			continue
+		}
+		t, ok := repr.TypeFromOID(oid)
+		if !ok {
+			return nil, sqlerr.New(sqlerr.FeatureNotSupported, "parameters of type oid %d are not supported", oid)
+		}
+		given[i] = t
+	}
+	st, types, err := planner.PlanWithParams(s.catalog(), sql, given)
+	if err != nil {
+		return nil, err
+	}
+	ps := &preparedStatement{s: s, sql: sql, stmt: st, types: types}
+	if sel, ok := st.(*planner.Select); ok {
+		ps.columns = describe(sel.Columns)
+	}
+	return ps, nil
+}
+
+// preparedStatement is a planned statement waiting for its parameters.
+type preparedStatement struct {
+	s       *Session
+	sql     string
+	stmt    planner.Statement // nil for the empty statement
+	types   []repr.Type
+	columns []pgwire.Column
+}
+
+// ParamOIDs implements pgwire.Statement.
+func (p *preparedStatement) ParamOIDs() []uint32 {
+	oids := make([]uint32, len(p.types))
+	for i, t := range p.types {
+		oids[i] = t.OID()
+	}
+	return oids
+}
+
+// Columns implements pgwire.Statement.
+func (p *preparedStatement) Columns() []pgwire.Column { return p.columns }
+
+// Bind implements pgwire.Statement.
+func (p *preparedStatement) Bind(ctx context.Context, params [][]byte) (pgwire.Portal, error) {
+	if len(params) != len(p.types) {
+		return nil, sqlerr.New(sqlerr.ProtocolViolation, "bind message supplies %d parameters, but prepared statement requires %d", len(params), len(p.types))
+	}
+	vals := make([]repr.Datum, len(params))
+	for i, raw := range params {
+		if raw == nil {
+			continue
+		}
+		v, err := repr.ParseText(p.types[i], string(raw))
+		if err != nil {
+			return nil, err
+		}
+		vals[i] = v
+	}
+	st := p.stmt
+	if st != nil && len(vals) > 0 {
+		var err error
+		if st, err = planner.BindParams(st, vals); err != nil {
+			return nil, err
+		}
+	}
+	return &portal{s: p.s, stmt: st}, nil
+}
+
+// Close implements pgwire.Statement.
+func (p *preparedStatement) Close() {}
+
+// portal runs a bound statement, keeping a query's rows between
+// Executes so that a row limit can resume where it stopped.
+type portal struct {
+	s    *Session
+	stmt planner.Statement
+	done bool
+	res  *result
+	next int
+}
+
+// Execute implements pgwire.Portal.
+func (p *portal) Execute(ctx context.Context, maxRows int, w pgwire.Writer) (pgwire.Completion, error) {
+	if p.stmt == nil {
+		return pgwire.Completion{}, nil
+	}
+	if p.res == nil {
+		if p.done {
+			return pgwire.Completion{Tag: p.stmt.Tag() + " 0"}, nil
+		}
+		s := p.s
+		if s.tx.status == pgwire.TxFailed && !endsTx(p.stmt) {
+			return pgwire.Completion{}, sqlerr.New(sqlerr.InFailedSQLTransaction, "current transaction is aborted, commands ignored until end of transaction block")
+		}
+		var res result
+		err := s.run(ctx, func(ctx context.Context) error {
+			var err error
+			res, err = s.execute(ctx, p.stmt, w)
+			return err
+		})
+		if err != nil {
+			s.failTx()
+			return pgwire.Completion{}, err
+		}
+		p.res = &res
+	}
+	rows := p.res.rows[p.next:]
+	if maxRows > 0 && len(rows) > maxRows {
+		for _, r := range rows[:maxRows] {
+			if err := w.Row(r); err != nil {
+				return pgwire.Completion{}, err
+			}
+		}
+		p.next += maxRows
+		return pgwire.Completion{Suspended: true}, nil
+	}
+	for _, r := range rows {
+		if err := w.Row(r); err != nil {
+			return pgwire.Completion{}, err
+		}
+	}
+	tag := p.res.tag
+	if p.res.columns != nil {
+		tag = fmt.Sprintf("SELECT %d", len(p.res.rows))
+	}
+	p.res, p.done = nil, true
+	return pgwire.Completion{Tag: tag}, nil
+}
+
+// Close implements pgwire.Portal.
+func (p *portal) Close() {}

@@ -1,0 +1,127 @@
+package coord
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"freshet/catalog"
+	"freshet/expr"
+	"freshet/pgwire"
+	"freshet/planner"
+	"freshet/repr"
+	"freshet/sqlerr"
+)
+
+// Rebuild is the rebuild function Open takes for a server with a
+// planner: it plans a stored materialized view or index again from its
+// SQL, and a table's column defaults from theirs.
+func Rebuild(ctx context.Context) func(e *Engine, o *catalog.Object) error {
+	return func(e *Engine, o *catalog.Object) error {
+		s := &Session{engine: e, database: o.Database, params: pgwire.DefaultParameters(pgwire.Startup{})}
+		switch o.Kind {
+		case catalog.MaterializedView:
+			stmts, err := planner.Plan(s.catalog(), fmt.Sprintf("CREATE MATERIALIZED VIEW %s AS %s", quoteIdent(o.Name), o.SQL))
+			if err != nil {
+				return err
+			}
+			cv, ok := stmts[0].(*planner.CreateView)
+			if !ok || len(stmts) != 1 {
+				return sqlerr.AssertionFailedf("materialized view %s planned as %T", o.Name, stmts[0])
+			}
+			return e.RebuildView(ctx, o, cv.Plan)
+		case catalog.Index:
+			on := e.catalogObject(o.On)
+			if on == nil {
+				return sqlerr.AssertionFailedf("index %s on missing relation %d", o.Name, o.On)
+			}
+			keys, err := s.planScalars(on, o.SQL)
+			if err != nil {
+				return err
+			}
+			return e.RebuildIndex(ctx, o, expr.Get{ID: expr.GlobalID(on.ID), Types: on.ColumnTypes()}, keys)
+		}
+		return nil
+	}
+}
+
+// RestoreDefaults plans the stored DEFAULT expressions of every table
+// again. They are constants: each is evaluated once.
+func RestoreDefaults(e *Engine) error {
+	var tables []*catalog.Object
+	e.Catalog(func(c *catalog.Catalog) error {
+		for _, o := range c.Objects() {
+			if o.Kind == catalog.Table {
+				tables = append(tables, o)
+			}
+		}
+		return nil
+	})
+	for _, t := range tables {
+		defaults := make([]expr.Scalar, len(t.Columns))
+		any := false
+		for i, c := range t.Columns {
+			if c.Default == "" {
+				continue
+			}
+			s := &Session{engine: e, database: t.Database}
+			stmts, err := planner.Plan(s.catalog(), "SELECT "+c.Default)
+			if err != nil {
+				return fmt.Errorf("default of %s.%s: %w", t.Name, c.Name, err)
+			}
+			sel, ok := stmts[0].(*planner.Select)
+			if !ok {
+				return sqlerr.AssertionFailedf("default of %s.%s planned as %T", t.Name, c.Name, stmts[0])
+			}
+			rows, err := expr.Interpret(sel.Plan, nil)
+			if err != nil || len(rows) != 1 {
+				return fmt.Errorf("default of %s.%s: %v", t.Name, c.Name, err)
+			}
+			v, err := repr.AssignCast(rows[0].Datums[0], c.Type)
+			if err != nil {
+				return err
+			}
+			defaults[i] = expr.Literal{Value: v, Type: c.Type}
+			any = true
+		}
+		if any {
+			e.SetDefaults(t.ID, defaults)
+		}
+	}
+	return nil
+}
+
+// indexKeySQL is the stored form of an index's keys: the column names,
+// comma-separated. Keys that are not plain columns are not kept.
+func indexKeySQL(on *catalog.Object, keys []expr.Scalar) (string, error) {
+	var names []string
+	for _, k := range keys {
+		c, ok := k.(expr.Column)
+		if !ok {
+			return "", sqlerr.New(sqlerr.FeatureNotSupported, "indexes on expressions are not supported")
+		}
+		names = append(names, quoteIdent(on.Columns[c.Index].Name))
+	}
+	return strings.Join(names, ", "), nil
+}
+
+// planScalars resolves a stored index key list against relation on.
+func (s *Session) planScalars(on *catalog.Object, sql string) ([]expr.Scalar, error) {
+	var keys []expr.Scalar
+	for _, name := range strings.Split(sql, ",") {
+		name = strings.Trim(strings.TrimSpace(name), `"`)
+		found := false
+		for i, c := range on.Columns {
+			if c.Name == name {
+				keys = append(keys, expr.Column{Index: i})
+				found = true
+			}
+		}
+		if !found {
+			return nil, sqlerr.New(sqlerr.UndefinedColumn, "column %q does not exist", name)
+		}
+	}
+	return keys, nil
+}
+
+func quoteIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }

@@ -1,0 +1,609 @@
+package coord
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+
+	"freshet/catalog"
+	"freshet/expr"
+	"freshet/pgwire"
+	"freshet/planner"
+	"freshet/repr"
+	"freshet/sqlerr"
+)
+
+// Session is one connection's state: its database, settings and
+// transaction, and the query it is running.
+type Session struct {
+	backend  *Backend
+	engine   *Engine
+	key      pgwire.CancelKey
+	database string
+	startup  pgwire.Startup
+	params   map[string]string
+
+	tx transaction
+
+	// running cancels the statement being executed, for CancelRequest.
+	runningMu sync.Mutex
+	running   context.CancelFunc
+}
+
+// transaction is the state of an explicit transaction block.
+type transaction struct {
+	status pgwire.TxStatus
+	// readTime is the time every read of the block sees, fixed at its
+	// first read.
+	readTime uint64
+	hasRead  bool
+	// writes are buffered until COMMIT, which applies them at one time.
+	writes []TableWrite
+	// implicit marks the transaction of a multi-statement Query message.
+	implicit bool
+}
+
+func newSession(b *Backend, key pgwire.CancelKey, s pgwire.Startup) *Session {
+	return &Session{backend: b, engine: b.engine, key: key, database: s.Database, startup: s,
+		params: pgwire.DefaultParameters(s), tx: transaction{status: pgwire.TxIdle}}
+}
+
+// CancelKey implements pgwire.Session.
+func (s *Session) CancelKey() pgwire.CancelKey { return s.key }
+
+// Parameters implements pgwire.Session.
+func (s *Session) Parameters() map[string]string { return s.params }
+
+// TxStatus implements pgwire.Session.
+func (s *Session) TxStatus() pgwire.TxStatus { return s.tx.status }
+
+// Close implements pgwire.Session.
+func (s *Session) Close() { s.backend.forget(s.key) }
+
+func (s *Session) cancelRunning() {
+	s.runningMu.Lock()
+	defer s.runningMu.Unlock()
+	if s.running != nil {
+		s.running()
+	}
+}
+
+// run executes f with a context that a CancelRequest cancels.
+func (s *Session) run(ctx context.Context, f func(ctx context.Context) error) error {
+	ctx, cancel := context.WithCancel(ctx)
+	s.runningMu.Lock()
+	s.running = cancel
+	s.runningMu.Unlock()
+	defer func() {
+		s.runningMu.Lock()
+		s.running = nil
+		s.runningMu.Unlock()
+		cancel()
+	}()
+	return f(ctx)
+}
+
+// Query implements pgwire.Session: every statement of the message runs in
+// turn; outside a transaction block each is its own transaction.
+func (s *Session) Query(ctx context.Context, sql string, w pgwire.QueryWriter) error {
+	parsed, err := planner.Parse(sql)
+	if err != nil {
+		s.failTx()
+		return err
+	}
+	implicit := s.tx.status == pgwire.TxIdle && len(parsed) > 1
+	if implicit {
+		// A multi-statement message is one implicit transaction.
+		s.tx = transaction{status: pgwire.TxInBlock, implicit: true}
+	}
+	for _, p := range parsed {
+		// Each statement is planned after the previous one ran, so it
+		// sees that one's catalog changes.
+		st, err := planner.PlanOne(s.catalog(), p)
+		if err == nil && s.tx.status == pgwire.TxFailed && !endsTx(st) {
+			err = sqlerr.New(sqlerr.InFailedSQLTransaction, "current transaction is aborted, commands ignored until end of transaction block")
+		}
+		var res result
+		if err == nil {
+			err = s.run(ctx, func(ctx context.Context) error {
+				var err error
+				res, err = s.execute(ctx, st, w)
+				return err
+			})
+		}
+		if err != nil {
+			if s.tx.implicit {
+				s.tx = transaction{status: pgwire.TxIdle}
+			} else {
+				s.failTx()
+			}
+			return err
+		}
+		if err := writeResult(w, res); err != nil {
+			return err
+		}
+	}
+	if s.tx.implicit && s.tx.status == pgwire.TxInBlock {
+		writes := s.tx.writes
+		s.tx = transaction{status: pgwire.TxIdle}
+		if len(writes) > 0 {
+			if _, err := s.engine.Write(ctx, writes); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// endsTx reports whether st ends a transaction block.
+func endsTx(st planner.Statement) bool {
+	switch st.(type) {
+	case *planner.Commit, *planner.Rollback:
+		return true
+	}
+	return false
+}
+
+func writeResult(w pgwire.QueryWriter, res result) error {
+	if res.columns != nil {
+		if err := w.Describe(res.columns); err != nil {
+			return err
+		}
+		for _, row := range res.rows {
+			if err := w.Row(row); err != nil {
+				return err
+			}
+		}
+	}
+	return w.Complete(res.tag)
+}
+
+// failTx marks an open transaction block failed.
+func (s *Session) failTx() {
+	if s.tx.status == pgwire.TxInBlock {
+		s.tx.status = pgwire.TxFailed
+	}
+}
+
+// Sync implements pgwire.Session.
+func (s *Session) Sync(ctx context.Context, failed bool) error {
+	if failed {
+		s.failTx()
+	}
+	return nil
+}
+
+// result is a statement's outcome: rows (text format) and a tag.
+type result struct {
+	columns []pgwire.Column
+	rows    [][][]byte
+	tag     string
+}
+
+func (s *Session) execute(ctx context.Context, st planner.Statement, w pgwire.Writer) (result, error) {
+	switch st := st.(type) {
+	case *planner.Select:
+		return s.selectRows(ctx, st)
+	case *planner.Explain:
+		return s.explain(st)
+	case *planner.CreateTable:
+		return s.createTable(ctx, st, w)
+	case *planner.CreateView:
+		return s.createView(ctx, st, w)
+	case *planner.CreateIndex:
+		return s.createIndex(ctx, st, w)
+	case *planner.Insert:
+		n, err := s.writeRows(ctx, st.Table, st.Plan, 0)
+		return result{tag: fmt.Sprintf("INSERT 0 %d", n)}, err
+	case *planner.Update:
+		n, err := s.writeRows(ctx, st.Table, st.Plan, len(st.Table.Columns))
+		return result{tag: fmt.Sprintf("UPDATE %d", n)}, err
+	case *planner.Delete:
+		n, err := s.writeRows(ctx, st.Table, st.Plan, -1)
+		return result{tag: fmt.Sprintf("DELETE %d", n)}, err
+	case *planner.Copy:
+		return s.copyFrom(ctx, st, w)
+	case *planner.Drop:
+		return s.drop(ctx, st, w)
+	case *planner.CreateDatabase:
+		err := s.engine.CreateDatabase(ctx, st.Name)
+		if err != nil && st.IfNotExists && sqlerr.Code(err) == sqlerr.DuplicateDatabase {
+			w.Notice(sqlerr.New(sqlerr.DuplicateDatabase, "database %q already exists, skipping", st.Name).WithSeverity(sqlerr.SeverityNotice))
+			err = nil
+		}
+		return result{tag: "CREATE DATABASE"}, err
+	case *planner.DropDatabase:
+		return s.dropDatabase(ctx, st, w)
+	case *planner.Set:
+		s.params[st.Name] = st.Value
+		return result{tag: "SET"}, nil
+	case *planner.Reset:
+		defaults := pgwire.DefaultParameters(s.startup)
+		if st.Name == "all" {
+			s.params = defaults
+		} else if v, ok := defaults[st.Name]; ok {
+			s.params[st.Name] = v
+		} else {
+			delete(s.params, st.Name)
+		}
+		return result{tag: "RESET"}, nil
+	case *planner.Show:
+		return s.show(st)
+	case *planner.Begin:
+		if s.tx.implicit {
+			// BEGIN in a multi-statement message makes its implicit
+			// transaction an explicit block.
+			s.tx.implicit = false
+			return result{tag: "BEGIN"}, nil
+		}
+		if s.tx.status != pgwire.TxIdle {
+			w.Notice(sqlerr.New(sqlerr.ActiveSQLTransaction, "there is already a transaction in progress").WithSeverity(sqlerr.SeverityWarning))
+			return result{tag: "BEGIN"}, nil
+		}
+		s.tx = transaction{status: pgwire.TxInBlock}
+		return result{tag: "BEGIN"}, nil
+	case *planner.Commit:
+		tag := "COMMIT"
+		if s.tx.status == pgwire.TxFailed {
+			tag = "ROLLBACK"
+		} else if len(s.tx.writes) > 0 {
+			if _, err := s.engine.Write(ctx, s.tx.writes); err != nil {
+				s.tx = transaction{status: pgwire.TxIdle}
+				return result{}, err
+			}
+		}
+		if s.tx.status == pgwire.TxIdle {
+			w.Notice(sqlerr.New(sqlerr.NoActiveSQLTransaction, "there is no transaction in progress").WithSeverity(sqlerr.SeverityWarning))
+		}
+		s.tx = transaction{status: pgwire.TxIdle}
+		return result{tag: tag}, nil
+	case *planner.Rollback:
+		if s.tx.status == pgwire.TxIdle {
+			w.Notice(sqlerr.New(sqlerr.NoActiveSQLTransaction, "there is no transaction in progress").WithSeverity(sqlerr.SeverityWarning))
+		}
+		s.tx = transaction{status: pgwire.TxIdle}
+		return result{tag: "ROLLBACK"}, nil
+	}
+	return result{}, sqlerr.New(sqlerr.FeatureNotSupported, "%s is not supported", st.Tag())
+}
+
+// readTime returns the time a read sees: in a transaction block, the
+// block's first read time; otherwise every acknowledged write.
+func (s *Session) readTime() uint64 {
+	if s.tx.status == pgwire.TxInBlock {
+		if !s.tx.hasRead {
+			s.tx.readTime, s.tx.hasRead = s.engine.ReadTime(), true
+		}
+		return s.tx.readTime
+	}
+	return s.engine.ReadTime()
+}
+
+func (s *Session) selectRows(ctx context.Context, st *planner.Select) (result, error) {
+	rows, err := s.engine.Read(ctx, st.Plan, s.readTime())
+	if err != nil {
+		return result{}, err
+	}
+	out := finish(rows, st.Finishing)
+	res := result{columns: describe(st.Columns), tag: fmt.Sprintf("SELECT %d", len(out))}
+	for _, r := range out {
+		res.rows = append(res.rows, textRow(r, st.Columns))
+	}
+	return res, nil
+}
+
+// finish applies a top-level ORDER BY, OFFSET, LIMIT and projection to
+// the rows of a read.
+func finish(c expr.Collection, f planner.Finishing) [][]repr.Datum {
+	var rows [][]repr.Datum
+	for _, r := range c {
+		for i := int64(0); i < r.Diff; i++ {
+			rows = append(rows, r.Datums)
+		}
+	}
+	sortRows(rows, f.OrderBy)
+	if f.Offset > 0 {
+		rows = rows[min(int(f.Offset), len(rows)):]
+	}
+	if f.Limit >= 0 && int(f.Limit) < len(rows) {
+		rows = rows[:f.Limit]
+	}
+	if f.Project != nil {
+		for i, r := range rows {
+			p := make([]repr.Datum, len(f.Project))
+			for j, c := range f.Project {
+				p[j] = r[c]
+			}
+			rows[i] = p
+		}
+	}
+	return rows
+}
+
+func describe(cols []planner.Column) []pgwire.Column {
+	out := make([]pgwire.Column, len(cols))
+	for i, c := range cols {
+		out[i] = pgwire.Column{Name: c.Name, TypeOID: c.Type.OID(), TypeSize: c.Type.Typlen(), TypeModifier: c.Type.Typmod()}
+	}
+	return out
+}
+
+func textRow(r []repr.Datum, cols []planner.Column) [][]byte {
+	vals := make([][]byte, len(r))
+	for i, d := range r {
+		if d.IsNull() {
+			continue
+		}
+		if i < len(cols) {
+			if c, err := repr.Cast(d, cols[i].Type); err == nil {
+				d = c
+			}
+		}
+		vals[i] = repr.AppendText(nil, d)
+	}
+	return vals
+}
+
+func (s *Session) explain(st *planner.Explain) (result, error) {
+	var text string
+	switch in := st.Inner.(type) {
+	case *planner.Select:
+		text = expr.Explain(in.Plan)
+	case *planner.CreateView:
+		text = expr.Explain(in.Plan)
+	default:
+		return result{}, sqlerr.New(sqlerr.FeatureNotSupported, "EXPLAIN %s is not supported", st.Inner.Tag())
+	}
+	res := result{columns: []pgwire.Column{{Name: "QUERY PLAN", TypeOID: repr.Text.OID(), TypeSize: -1, TypeModifier: -1}}}
+	for _, line := range strings.Split(strings.TrimRight(text, "\n"), "\n") {
+		res.rows = append(res.rows, [][]byte{[]byte(line)})
+	}
+	res.tag = fmt.Sprintf("EXPLAIN")
+	return res, nil
+}
+
+func (s *Session) show(st *planner.Show) (result, error) {
+	col := []pgwire.Column{{Name: st.Name, TypeOID: repr.Text.OID(), TypeSize: -1, TypeModifier: -1}}
+	if st.Name == "all" {
+		return result{}, sqlerr.New(sqlerr.FeatureNotSupported, "SHOW ALL is not supported")
+	}
+	v, ok := s.params[st.Name]
+	if !ok {
+		return result{}, sqlerr.New(sqlerr.UndefinedObject, "unrecognized configuration parameter %q", st.Name)
+	}
+	return result{columns: col, rows: [][][]byte{{[]byte(v)}}, tag: "SHOW"}, nil
+}
+
+// objectFor builds the catalog object of a new relation.
+func (s *Session) objectFor(kind catalog.Kind, name planner.QualifiedName, cols []planner.Column, sql string) *catalog.Object {
+	o := &catalog.Object{Kind: kind, Name: name.Name, Database: s.database, Schema: catalog.DefaultSchema, SQL: sql}
+	if name.Schema != "" {
+		o.Schema = name.Schema
+	}
+	for _, c := range cols {
+		o.Columns = append(o.Columns, catalog.Column{Name: c.Name, Type: c.Type, NotNull: !c.Nullable})
+	}
+	return o
+}
+
+func (s *Session) createTable(ctx context.Context, st *planner.CreateTable, w pgwire.Writer) (result, error) {
+	o := &catalog.Object{Kind: catalog.Table, Name: st.Name.Name, Database: s.database, Schema: catalog.DefaultSchema}
+	if st.Name.Schema != "" {
+		o.Schema = st.Name.Schema
+	}
+	defaults := make([]expr.Scalar, len(st.Columns))
+	for i, c := range st.Columns {
+		col := catalog.Column{Name: c.Name, Type: c.Type, NotNull: c.NotNull}
+		if c.Default != nil {
+			col.Default = c.Default.String()
+			defaults[i] = c.Default
+		}
+		o.Columns = append(o.Columns, col)
+	}
+	err := s.engine.CreateTable(ctx, o, defaults)
+	if err != nil && st.IfNotExists && sqlerr.Code(err) == sqlerr.DuplicateTable {
+		w.Notice(sqlerr.New(sqlerr.DuplicateTable, "relation %q already exists, skipping", st.Name.Name).WithSeverity(sqlerr.SeverityNotice))
+		err = nil
+	}
+	return result{tag: "CREATE TABLE"}, err
+}
+
+// dependencies lists the catalog objects a plan reads.
+func dependencies(plan expr.Relation) []uint64 {
+	var ids []uint64
+	var walk func(r expr.Relation)
+	walk = func(r expr.Relation) {
+		if g, ok := r.(expr.Get); ok {
+			for _, id := range ids {
+				if id == uint64(g.ID) {
+					return
+				}
+			}
+			ids = append(ids, uint64(g.ID))
+		}
+		for _, c := range r.Children() {
+			walk(c)
+		}
+	}
+	walk(plan)
+	return ids
+}
+
+func (s *Session) createView(ctx context.Context, st *planner.CreateView, w pgwire.Writer) (result, error) {
+	kind := catalog.View
+	if st.Materialized {
+		kind = catalog.MaterializedView
+	}
+	o := s.objectFor(kind, st.Name, st.Columns, st.Query)
+	o.DependsOn = append(dependencies(st.Plan), s.viewDependencies(st.Query)...)
+	var err error
+	if st.Materialized {
+		err = s.engine.CreateMaterializedView(ctx, o, st.Plan)
+	} else {
+		err = s.engine.CreateView(ctx, o)
+	}
+	if err != nil && st.IfNotExists && sqlerr.Code(err) == sqlerr.DuplicateTable {
+		w.Notice(sqlerr.New(sqlerr.DuplicateTable, "relation %q already exists, skipping", st.Name.Name).WithSeverity(sqlerr.SeverityNotice))
+		err = nil
+	}
+	return result{tag: st.Tag()}, err
+}
+
+// viewDependencies finds the (non-materialized) views a query names:
+// they are inlined into the plan, so the plan's Gets do not show them.
+func (s *Session) viewDependencies(query string) []uint64 {
+	var ids []uint64
+	s.engine.Catalog(func(c *catalog.Catalog) error {
+		for _, o := range c.Objects() {
+			if o.Kind == catalog.View && o.Database == s.database && mentions(query, o.Name) {
+				ids = append(ids, o.ID)
+			}
+		}
+		return nil
+	})
+	return ids
+}
+
+// mentions reports whether name occurs in query as a whole word.
+func mentions(query, name string) bool {
+	q := strings.ToLower(query)
+	for i := 0; ; {
+		j := strings.Index(q[i:], name)
+		if j < 0 {
+			return false
+		}
+		j += i
+		before := j == 0 || !isIdent(q[j-1])
+		after := j+len(name) == len(q) || !isIdent(q[j+len(name)])
+		if before && after {
+			return true
+		}
+		i = j + 1
+	}
+}
+
+func isIdent(c byte) bool {
+	return c == '_' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c >= 'A' && c <= 'Z'
+}
+
+func (s *Session) createIndex(ctx context.Context, st *planner.CreateIndex, w pgwire.Writer) (result, error) {
+	o := &catalog.Object{Kind: catalog.Index, Name: st.Name, Database: s.database, Schema: catalog.DefaultSchema,
+		On: uint64(st.OnID), DependsOn: []uint64{uint64(st.OnID)}}
+	on := s.engine.catalogObject(uint64(st.OnID))
+	if on == nil {
+		return result{}, sqlerr.New(sqlerr.UndefinedTable, "relation %q does not exist", st.On.Name)
+	}
+	keys, err := indexKeySQL(on, st.Keys)
+	if err != nil {
+		return result{}, err
+	}
+	o.SQL = keys
+	err = s.engine.CreateIndex(ctx, o, expr.Get{ID: st.OnID, Types: on.ColumnTypes()}, st.Keys)
+	if err != nil && st.IfNotExists && sqlerr.Code(err) == sqlerr.DuplicateTable {
+		w.Notice(sqlerr.New(sqlerr.DuplicateTable, "relation %q already exists, skipping", st.Name).WithSeverity(sqlerr.SeverityNotice))
+		err = nil
+	}
+	return result{tag: "CREATE INDEX"}, err
+}
+
+// writeRows runs a write's plan at the read time and turns its rows into
+// table changes: inserts (split 0), retractions (split -1), or old and
+// new halves (split n). In a transaction block the changes wait for
+// COMMIT; otherwise they commit now, at one time.
+func (s *Session) writeRows(ctx context.Context, t planner.Target, plan expr.Relation, split int) (int64, error) {
+	rows, err := s.engine.Read(ctx, plan, s.readTime())
+	if err != nil {
+		return 0, err
+	}
+	var writes []TableWrite
+	var n int64
+	for _, r := range rows {
+		switch {
+		case split == 0:
+			writes = append(writes, TableWrite{Table: uint64(t.ID), Row: repr.PackRow(r.Datums...), Diff: r.Diff})
+		case split < 0:
+			writes = append(writes, TableWrite{Table: uint64(t.ID), Row: repr.PackRow(r.Datums...), Diff: -r.Diff})
+		default:
+			writes = append(writes,
+				TableWrite{Table: uint64(t.ID), Row: repr.PackRow(r.Datums[:split]...), Diff: -r.Diff},
+				TableWrite{Table: uint64(t.ID), Row: repr.PackRow(r.Datums[split:]...), Diff: r.Diff})
+		}
+		n += r.Diff
+	}
+	if s.tx.status == pgwire.TxInBlock {
+		s.tx.writes = append(s.tx.writes, writes...)
+		return n, nil
+	}
+	if len(writes) == 0 {
+		return 0, nil
+	}
+	_, err = s.engine.Write(ctx, writes)
+	return n, err
+}
+
+func (s *Session) drop(ctx context.Context, st *planner.Drop, w pgwire.Writer) (result, error) {
+	kind := map[planner.ObjectKind]catalog.Kind{
+		planner.ObjectTable: catalog.Table, planner.ObjectView: catalog.View,
+		planner.ObjectMaterializedView: catalog.MaterializedView, planner.ObjectIndex: catalog.Index,
+	}[st.Kind]
+	for _, name := range st.Names {
+		var plan *catalog.DropPlan
+		err := s.engine.Catalog(func(c *catalog.Catalog) error {
+			schema := name.Schema
+			if schema == "" {
+				schema = catalog.DefaultSchema
+			}
+			o, err := c.Resolve(s.database, schema, name.Name)
+			if err != nil {
+				if st.IfExists && sqlerr.Code(err) == sqlerr.UndefinedTable {
+					w.Notice(sqlerr.New(sqlerr.UndefinedTable, "%s %q does not exist, skipping", kind, name.Name).WithSeverity(sqlerr.SeverityNotice))
+					return nil
+				}
+				if kind != catalog.Table {
+					return sqlerr.New(sqlerr.UndefinedObject, "%s %q does not exist", kind, name.Name)
+				}
+				return sqlerr.New(sqlerr.UndefinedTable, "table %q does not exist", name.Name)
+			}
+			plan, err = c.PlanDrop(kind, o, st.Cascade)
+			return err
+		})
+		if err != nil {
+			return result{}, err
+		}
+		if plan == nil {
+			continue
+		}
+		if plan.Notice != "" {
+			n := sqlerr.New(sqlerr.SuccessfulCompletion, "%s", plan.Notice).WithSeverity(sqlerr.SeverityNotice)
+			if plan.Detail != "" {
+				n = n.WithDetail("%s", plan.Detail)
+			}
+			w.Notice(n)
+		}
+		if err := s.engine.Drop(ctx, plan); err != nil {
+			return result{}, err
+		}
+	}
+	return result{tag: st.Tag()}, nil
+}
+
+func (s *Session) dropDatabase(ctx context.Context, st *planner.DropDatabase, w pgwire.Writer) (result, error) {
+	if st.Name == s.database {
+		return result{}, sqlerr.New(sqlerr.ObjectInUse, "cannot drop the currently open database")
+	}
+	var plan *catalog.DropPlan
+	err := s.engine.Catalog(func(c *catalog.Catalog) error {
+		var err error
+		plan, err = c.PlanDropDatabase(st.Name)
+		return err
+	})
+	if err != nil {
+		if st.IfExists && sqlerr.Code(err) == sqlerr.InvalidCatalogName {
+			w.Notice(sqlerr.New(sqlerr.InvalidCatalogName, "database %q does not exist, skipping", st.Name).WithSeverity(sqlerr.SeverityNotice))
+			return result{tag: "DROP DATABASE"}, nil
+		}
+		return result{}, err
+	}
+	return result{tag: "DROP DATABASE"}, s.engine.Drop(ctx, plan)
+}
