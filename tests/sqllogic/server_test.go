@@ -6,6 +6,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -100,7 +101,7 @@ func splitAtRestart(t *testing.T, file string) []string {
 		t.Fatal(err)
 	}
 	const marker = "\n# restart\n"
-	i := indexOf(string(data), marker)
+	i := strings.Index(string(data), marker)
 	if i < 0 {
 		t.Fatalf("%s has no %q line", file, "# restart")
 	}
@@ -111,18 +112,55 @@ func splitAtRestart(t *testing.T, file string) []string {
 	return []string{a, b}
 }
 
-func indexOf(s, sub string) int {
-	for i := 0; i+len(sub) <= len(s); i++ {
-		if s[i:i+len(sub)] == sub {
-			return i
-		}
-	}
-	return -1
-}
-
 type testLog struct{ t *testing.T }
 
 func (l testLog) Write(p []byte) (int, error) {
 	l.t.Log(string(p))
 	return len(p), nil
+}
+
+// TestCopyFromStdin loads a table with COPY FROM STDIN over the wire and
+// reads it back through a materialized view.
+func TestCopyFromStdin(t *testing.T) {
+	addr, stop := startServer(t, t.TempDir())
+	defer stop()
+	conn := connect(t, addr, "freshet")
+	defer conn.Close(context.Background())
+	ctx := context.Background()
+	for _, sql := range []string{
+		"CREATE TABLE t (k int, v text NOT NULL, w int DEFAULT 9)",
+		"CREATE MATERIALIZED VIEW m AS SELECT count(*) AS n, sum(k) AS s, sum(w) AS sw FROM t",
+	} {
+		if _, err := conn.Exec(ctx, sql); err != nil {
+			t.Fatal(err)
+		}
+	}
+	data := "1\tone\n2\ttab\\there\n\\N\tnull k\n"
+	tag, err := conn.PgConn().CopyFrom(ctx, strings.NewReader(data), "COPY t (k, v) FROM STDIN")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tag.String() != "COPY 3" {
+		t.Fatalf("tag %q", tag)
+	}
+	var n, s, sw int64
+	if err := conn.QueryRow(ctx, "SELECT n, s, sw FROM m").Scan(&n, &s, &sw); err != nil {
+		t.Fatal(err)
+	}
+	if n != 3 || s != 3 || sw != 27 {
+		t.Fatalf("after COPY: n=%d s=%d sw=%d", n, s, sw)
+	}
+	var v string
+	if err := conn.QueryRow(ctx, "SELECT v FROM t WHERE k = 2").Scan(&v); err != nil || v != "tab\there" {
+		t.Fatalf("escaped value %q, %v", v, err)
+	}
+	// A bad row fails the whole COPY with PostgreSQL's error; nothing is
+	// written.
+	_, err = conn.PgConn().CopyFrom(ctx, strings.NewReader("4\tok\nx\tbad\n"), "COPY t (k, v) FROM STDIN")
+	if err == nil || !strings.Contains(err.Error(), "22P02") {
+		t.Fatalf("bad COPY: %v", err)
+	}
+	if err := conn.QueryRow(ctx, "SELECT n FROM m").Scan(&n); err != nil || n != 3 {
+		t.Fatalf("rows after a failed COPY: %d %v", n, err)
+	}
 }
