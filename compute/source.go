@@ -16,14 +16,20 @@ func ErrorsID(id expr.GlobalID) arrange.GlobalID { return arrange.GlobalID(id) |
 
 // ImportedSource is the Source of a dataflow whose Gets read exported
 // arrangements: the rows exported under the Get's id and, if any, the
-// errors exported under ErrorsID.
-func ImportedSource(reg *arrange.Registry) Source {
+// errors exported under ErrorsID. keyed reports the ids of indexes, whose
+// arrangements hold each row as the val under its index key (ExportIndex);
+// other exports hold the row as the key.
+func ImportedSource(reg *arrange.Registry, keyed func(expr.GlobalID) bool) Source {
 	return func(b *dataflow.Builder, id expr.GlobalID) (Collection, error) {
 		rows, err := reg.Import(b, arrange.GlobalID(id), fmt.Sprintf("import %d", id))
 		if err != nil {
 			return Collection{}, err
 		}
-		c := Collection{Rows: flatten(rows, fmt.Sprintf("rows of %d", id), func(key, _ []byte) []byte { return key })}
+		row := func(key, _ []byte) []byte { return key }
+		if keyed != nil && keyed(id) {
+			row = func(_, val []byte) []byte { return val }
+		}
+		c := Collection{Rows: flatten(rows, fmt.Sprintf("rows of %d", id), row)}
 		errs, err := reg.Import(b, ErrorsID(id), fmt.Sprintf("import errors %d", id))
 		switch {
 		case errors.Is(err, arrange.ErrNoExport):

@@ -39,6 +39,11 @@ func (sc sessionCatalog) ResolveRelation(name planner.QualifiedName) (planner.Re
 			rel.Kind = planner.KindTable
 		case catalog.View:
 			rel.Kind = planner.KindView
+			// A view with an index is read from the index's
+			// arrangement instead of being computed again.
+			if idx, ok := s.engine.IndexOfView(o.ID); ok {
+				rel.Kind, rel.ID = planner.KindMaterializedView, expr.GlobalID(idx)
+			}
 		case catalog.MaterializedView:
 			rel.Kind = planner.KindMaterializedView
 		}

@@ -55,6 +55,13 @@ type Engine struct {
 	oracle    oracle
 	tables    map[uint64]*table
 	dataflows map[uint64]dataflow.ID
+	// indexes maps each index's id to the relation it is on; a view's
+	// first index serves reads of the view (viewIndex).
+	// idxMu guards indexes and viewIndex, which build functions read on
+	// worker goroutines while mu is held by the builder's caller.
+	idxMu     sync.Mutex
+	indexes   map[uint64]uint64
+	viewIndex map[uint64]uint64
 	// defaults holds the DEFAULT scalars of table columns, by table id
 	// and column; nil where the default is NULL.
 	defaults map[uint64][]expr.Scalar
@@ -101,8 +108,19 @@ func Open(ctx context.Context, cfg Config, rebuild func(e *Engine, o *catalog.Ob
 		tables:    map[uint64]*table{},
 		dataflows: map[uint64]dataflow.ID{},
 		defaults:  map[uint64][]expr.Scalar{},
+		indexes:   map[uint64]uint64{},
+		viewIndex: map[uint64]uint64{},
 	}
 	e.cluster.SetDropGuard(e.reg.CheckDrop)
+	// A retired index's dataflow goes when its last importer does. The
+	// callback runs on a worker's goroutine, so the drop runs elsewhere.
+	e.reg.SetOnIdle(func(d dataflow.ID) {
+		go func() {
+			if err := e.cluster.Drop(context.Background(), d); err != nil {
+				e.log.Warn("dropping a retired index", "dataflow", d, "error", err)
+			}
+		}()
+	})
 	go e.watchFailures()
 	upper, err := store.LoadTimestampUpper()
 	if err != nil {
@@ -251,6 +269,44 @@ func (e *Engine) columnDefault(id uint64, i int) expr.Scalar {
 	return nil
 }
 
+// source is how the engine's dataflows read: by importing exports, rows
+// of indexes taken from their vals.
+func (e *Engine) source() compute.Source {
+	return compute.ImportedSource(e.reg, func(id expr.GlobalID) bool {
+		e.idxMu.Lock()
+		defer e.idxMu.Unlock()
+		_, ok := e.indexes[uint64(id)]
+		return ok
+	})
+}
+
+// IndexOfView returns the index that serves reads of view id, if any.
+func (e *Engine) IndexOfView(id uint64) (uint64, bool) {
+	e.idxMu.Lock()
+	defer e.idxMu.Unlock()
+	i, ok := e.viewIndex[id]
+	return i, ok
+}
+
+// indexedRelation returns the relation that index id is on, if id is an
+// index.
+func (e *Engine) indexedRelation(id uint64) (uint64, bool) {
+	e.idxMu.Lock()
+	defer e.idxMu.Unlock()
+	on, ok := e.indexes[id]
+	return on, ok
+}
+
+// forgetIndex stops reads from using index o.
+func (e *Engine) forgetIndex(o *catalog.Object) {
+	e.idxMu.Lock()
+	defer e.idxMu.Unlock()
+	delete(e.indexes, o.ID)
+	if e.viewIndex[o.On] == o.ID {
+		delete(e.viewIndex, o.On)
+	}
+}
+
 // catalogObject returns the object with id, or nil.
 func (e *Engine) catalogObject(id uint64) *catalog.Object {
 	e.mu.Lock()
@@ -307,7 +363,7 @@ func (e *Engine) buildIndexLocked(ctx context.Context, o *catalog.Object, on exp
 	ts := e.oracle.read()
 	errs := make([]error, e.workers)
 	id, err := e.cluster.Build(ctx, ts, func(b *dataflow.Builder) {
-		if err := compute.ExportIndex(b, e.reg, on, keys, compute.ImportedSource(e.reg), expr.GlobalID(o.ID)); err != nil {
+		if err := compute.ExportIndex(b, e.reg, on, keys, e.source(), expr.GlobalID(o.ID)); err != nil {
 			errs[b.Index()] = err
 			b.RequestDrop()
 		}
@@ -321,6 +377,14 @@ func (e *Engine) buildIndexLocked(ctx context.Context, o *catalog.Object, on exp
 		}
 	}
 	e.dataflows[o.ID] = id
+	e.idxMu.Lock()
+	e.indexes[o.ID] = o.On
+	if on := e.cat.Get(o.On); on != nil && on.Kind == catalog.View {
+		if _, taken := e.viewIndex[o.On]; !taken {
+			e.viewIndex[o.On] = o.ID
+		}
+	}
+	e.idxMu.Unlock()
 	return nil
 }
 
@@ -440,7 +504,7 @@ func (e *Engine) Read(ctx context.Context, plan expr.Relation, ts uint64) (expr.
 	buildErrs := make([]error, e.workers)
 	id, err := e.cluster.Build(ctx, ts, func(b *dataflow.Builder) {
 		w := b.Index()
-		c, err := compute.Render(b, plan, compute.ImportedSource(e.reg))
+		c, err := compute.Render(b, plan, e.source())
 		if err != nil {
 			buildErrs[w] = err
 			b.RequestDrop()
@@ -557,7 +621,7 @@ func (e *Engine) buildViewLocked(ctx context.Context, o *catalog.Object, plan ex
 	ts := e.oracle.read()
 	errs := make([]error, e.workers)
 	id, err := e.cluster.Build(ctx, ts, func(b *dataflow.Builder) {
-		c, err := compute.Render(b, plan, compute.ImportedSource(e.reg))
+		c, err := compute.Render(b, plan, e.source())
 		if err == nil {
 			err = compute.Export(b, e.reg, c, expr.GlobalID(o.ID))
 		}
@@ -588,8 +652,22 @@ func (e *Engine) Drop(ctx context.Context, plan *catalog.DropPlan) error {
 		if !ok {
 			continue
 		}
+		if o.Kind == catalog.Index {
+			e.forgetIndex(o)
+		}
 		if err := e.cluster.Drop(ctx, id); err != nil {
-			return sqlerr.Wrapf(err, sqlerr.ObjectInUse, "cannot drop %s %s now", o.Kind, o.Name)
+			if o.Kind != catalog.Index {
+				return sqlerr.Wrapf(err, sqlerr.ObjectInUse, "cannot drop %s %s now", o.Kind, o.Name)
+			}
+			// An index that a dataflow still imports leaves the catalog
+			// now; its dataflow stays until the last importer is gone
+			// (the registry's idle callback drops it then).
+			e.reg.Retire(compute.ErrorsID(expr.GlobalID(o.ID)))
+			if d, idle := e.reg.Retire(arrange.GlobalID(o.ID)); idle {
+				if err := e.cluster.Drop(ctx, d); err != nil {
+					return err
+				}
+			}
 		}
 		delete(e.dataflows, o.ID)
 		delete(e.tables, o.ID)

@@ -39,7 +39,11 @@ func Rebuild(ctx context.Context) func(e *Engine, o *catalog.Object) error {
 			if err != nil {
 				return err
 			}
-			return e.RebuildIndex(ctx, o, expr.Get{ID: expr.GlobalID(on.ID), Types: on.ColumnTypes()}, keys)
+			onPlan, err := s.relationPlan(on)
+			if err != nil {
+				return err
+			}
+			return e.RebuildIndex(ctx, o, onPlan, keys)
 		}
 		return nil
 	}

@@ -3,6 +3,7 @@ package coord
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -436,7 +437,15 @@ func (s *Session) createView(ctx context.Context, st *planner.CreateView, w pgwi
 		kind = catalog.MaterializedView
 	}
 	o := s.objectFor(kind, st.Name, st.Columns, st.Query)
-	o.DependsOn = append(dependencies(st.Plan), s.viewDependencies(st.Query)...)
+	for _, id := range append(dependencies(st.Plan), s.viewDependencies(st.Query)...) {
+		// Reading a view through its index depends on the view.
+		if on, ok := s.engine.indexedRelation(id); ok {
+			id = on
+		}
+		if !slices.Contains(o.DependsOn, id) {
+			o.DependsOn = append(o.DependsOn, id)
+		}
+	}
 	var err error
 	if st.Materialized {
 		err = s.engine.CreateMaterializedView(ctx, o, st.Plan)
@@ -499,7 +508,11 @@ func (s *Session) createIndex(ctx context.Context, st *planner.CreateIndex, w pg
 		return result{}, err
 	}
 	o.SQL = keys
-	err = s.engine.CreateIndex(ctx, o, expr.Get{ID: st.OnID, Types: on.ColumnTypes()}, st.Keys)
+	onPlan, err := s.relationPlan(on)
+	if err != nil {
+		return result{}, err
+	}
+	err = s.engine.CreateIndex(ctx, o, onPlan, st.Keys)
 	if err != nil && st.IfNotExists && sqlerr.Code(err) == sqlerr.DuplicateTable {
 		w.Notice(sqlerr.New(sqlerr.DuplicateTable, "relation %q already exists, skipping", st.Name).WithSeverity(sqlerr.SeverityNotice))
 		err = nil
@@ -606,4 +619,21 @@ func (s *Session) dropDatabase(ctx context.Context, st *planner.DropDatabase, w 
 		return result{}, err
 	}
 	return result{tag: "DROP DATABASE"}, s.engine.Drop(ctx, plan)
+}
+
+// relationPlan is the plan that reads relation on: its export, or for a
+// view that is not materialized its definition.
+func (s *Session) relationPlan(on *catalog.Object) (expr.Relation, error) {
+	if on.Kind != catalog.View {
+		return expr.Get{ID: expr.GlobalID(on.ID), Name: on.Name, Types: on.ColumnTypes()}, nil
+	}
+	stmts, err := planner.Plan(s.catalog(), on.SQL)
+	if err != nil {
+		return nil, err
+	}
+	sel, ok := stmts[0].(*planner.Select)
+	if !ok || len(stmts) != 1 {
+		return nil, sqlerr.AssertionFailedf("view %s planned as %T", on.Name, stmts[0])
+	}
+	return sel.Plan, nil
 }
