@@ -57,6 +57,10 @@ type Engine struct {
 	dataflows map[uint64]dataflow.ID
 	// indexes maps each index's id to the relation it is on; a view's
 	// first index serves reads of the view (viewIndex).
+	// readsMu guards reads: the transient reads in flight, so that a
+	// DROP can end the ones that read what it drops.
+	readsMu sync.Mutex
+	reads   map[*inflightRead]struct{}
 	// idxMu guards indexes and viewIndex, which build functions read on
 	// worker goroutines while mu is held by the builder's caller.
 	idxMu     sync.Mutex
@@ -110,6 +114,7 @@ func Open(ctx context.Context, cfg Config, rebuild func(e *Engine, o *catalog.Ob
 		defaults:  map[uint64][]expr.Scalar{},
 		indexes:   map[uint64]uint64{},
 		viewIndex: map[uint64]uint64{},
+		reads:     map[*inflightRead]struct{}{},
 	}
 	e.cluster.SetDropGuard(e.reg.CheckDrop)
 	// A retired index's dataflow goes when its last importer does. The
@@ -495,6 +500,18 @@ func (e *Engine) ReadTime() uint64 {
 // that imports what the plan reads, and returns the rows. The dataflow is
 // dropped when Read returns, also when ctx is canceled (57014).
 func (e *Engine) Read(ctx context.Context, plan expr.Relation, ts uint64) (expr.Collection, error) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	read := &inflightRead{deps: dependencies(plan), cancel: cancel, done: make(chan struct{})}
+	e.readsMu.Lock()
+	e.reads[read] = struct{}{}
+	e.readsMu.Unlock()
+	defer func() {
+		e.readsMu.Lock()
+		delete(e.reads, read)
+		e.readsMu.Unlock()
+		cancel(nil)
+		close(read.done)
+	}()
 	type sink struct {
 		mu         sync.Mutex
 		rows, errs []arrange.Update
@@ -537,6 +554,9 @@ func (e *Engine) Read(ctx context.Context, plan expr.Relation, ts uint64) (expr.
 	}
 	for _, p := range probes {
 		if err := p.WaitPast(ctx, ts); err != nil {
+			if cause := context.Cause(ctx); cause != nil && sqlerr.Code(cause) != sqlerr.InternalError {
+				return nil, cause
+			}
 			return nil, canceled(err)
 		}
 	}
@@ -584,6 +604,47 @@ func (e *Engine) Read(ctx context.Context, plan expr.Relation, ts uint64) (expr.
 		out = append(out, expr.Row{Datums: ds, Diff: n})
 	}
 	return expr.Consolidate(out), nil
+}
+
+// inflightRead is a transient read in progress.
+type inflightRead struct {
+	// deps are the collections the read imports.
+	deps   []uint64
+	cancel context.CancelCauseFunc
+	done   chan struct{}
+}
+
+// endReadsOf ends the reads in flight that import object o, with an
+// error that says why, and waits until their dataflows are gone.
+func (e *Engine) endReadsOf(o *catalog.Object) {
+	e.readsMu.Lock()
+	var victims []*inflightRead
+	for r := range e.reads {
+		if slices.Contains(r.deps, o.ID) {
+			victims = append(victims, r)
+		}
+	}
+	e.readsMu.Unlock()
+	for _, r := range victims {
+		r.cancel(sqlerr.New(sqlerr.QueryCanceled, "query could not complete because %s %q was dropped", o.Kind, o.Name))
+		<-r.done
+	}
+}
+
+// dependencies lists the collections a plan imports.
+func dependencies(plan expr.Relation) []uint64 {
+	var ids []uint64
+	var walk func(r expr.Relation)
+	walk = func(r expr.Relation) {
+		if g, ok := r.(expr.Get); ok && !slices.Contains(ids, uint64(g.ID)) {
+			ids = append(ids, uint64(g.ID))
+		}
+		for _, c := range r.Children() {
+			walk(c)
+		}
+	}
+	walk(plan)
+	return ids
 }
 
 // canceled maps a context's end to 57014.
@@ -655,6 +716,9 @@ func (e *Engine) Drop(ctx context.Context, plan *catalog.DropPlan) error {
 		if o.Kind == catalog.Index {
 			e.forgetIndex(o)
 		}
+		// A SELECT reading what is dropped ends with a clear error, never
+		// a partial result, and its dataflow goes before the drop.
+		e.endReadsOf(o)
 		if err := e.cluster.Drop(ctx, id); err != nil {
 			if o.Kind != catalog.Index {
 				return sqlerr.Wrapf(err, sqlerr.ObjectInUse, "cannot drop %s %s now", o.Kind, o.Name)

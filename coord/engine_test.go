@@ -148,3 +148,53 @@ func TestEngineReadErrorsAndCancel(t *testing.T) {
 		t.Fatalf("running dataflows %d, want the table's 2", st.Running)
 	}
 }
+
+// A SELECT in flight on a dropped relation ends with a clear error, not
+// a partial result, and the drop goes through.
+func TestDropEndsReadsInFlight(t *testing.T) {
+	ctx := context.Background()
+	e, err := Open(ctx, Config{Workers: 2, DataDir: t.TempDir()}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	tb := tableObj("t")
+	if err := e.CreateTable(ctx, tb, nil); err != nil {
+		t.Fatal(err)
+	}
+	e.Write(ctx, []TableWrite{{tb.ID, row(1, 1), 1}})
+	// A read at a time no write has reached yet waits for it.
+	started := make(chan struct{})
+	result := make(chan error, 1)
+	go func() {
+		close(started)
+		_, err := e.Read(ctx, expr.Get{ID: expr.GlobalID(tb.ID), Types: tb.ColumnTypes()}, e.ReadTime()+1_000_000)
+		result <- err
+	}()
+	<-started
+	// Wait until the read is registered, then drop the table.
+	for {
+		e.readsMu.Lock()
+		n := len(e.reads)
+		e.readsMu.Unlock()
+		if n == 1 {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	var plan *catalog.DropPlan
+	e.Catalog(func(c *catalog.Catalog) error {
+		plan, err = c.PlanDrop(catalog.Table, tb, false)
+		return err
+	})
+	if err := e.Drop(ctx, plan); err != nil {
+		t.Fatalf("drop with a read in flight: %v", err)
+	}
+	err = <-result
+	if sqlerr.Code(err) != sqlerr.QueryCanceled || err.Error() != `query could not complete because table "t" was dropped` {
+		t.Fatalf("read in flight: %v", err)
+	}
+	if st := e.Stats(); st.Running != 0 {
+		t.Fatalf("dataflows left: %+v", st)
+	}
+}

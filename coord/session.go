@@ -410,27 +410,6 @@ func (s *Session) createTable(ctx context.Context, st *planner.CreateTable, w pg
 	return result{tag: "CREATE TABLE"}, err
 }
 
-// dependencies lists the catalog objects a plan reads.
-func dependencies(plan expr.Relation) []uint64 {
-	var ids []uint64
-	var walk func(r expr.Relation)
-	walk = func(r expr.Relation) {
-		if g, ok := r.(expr.Get); ok {
-			for _, id := range ids {
-				if id == uint64(g.ID) {
-					return
-				}
-			}
-			ids = append(ids, uint64(g.ID))
-		}
-		for _, c := range r.Children() {
-			walk(c)
-		}
-	}
-	walk(plan)
-	return ids
-}
-
 func (s *Session) createView(ctx context.Context, st *planner.CreateView, w pgwire.Writer) (result, error) {
 	kind := catalog.View
 	if st.Materialized {
