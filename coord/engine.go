@@ -50,9 +50,15 @@ type Engine struct {
 
 	// mu serializes DDL and writes: timestamps are handed out and fed to
 	// table inputs in order.
-	mu        sync.Mutex
-	cat       *catalog.Catalog
-	oracle    oracle
+	mu     sync.Mutex
+	cat    *catalog.Catalog
+	oracle oracle
+	// pending are the writes that have a timestamp and are not yet fed,
+	// in timestamp order; fed is the time of the last write fed, the time
+	// reads see; fedCond signals feeding.
+	pending   []*pendingWrite
+	fed       uint64
+	fedCond   *sync.Cond
 	tables    map[uint64]*table
 	dataflows map[uint64]dataflow.ID
 	// indexes maps each index's id to the relation it is on; a view's
@@ -133,6 +139,8 @@ func Open(ctx context.Context, cfg Config, rebuild func(e *Engine, o *catalog.Ob
 		return nil, err
 	}
 	e.oracle = oracle{clock: clock, last: upper, upper: upper, persist: store.AllocateTimestamps}
+	e.fed = upper
+	e.fedCond = sync.NewCond(&e.mu)
 	if err := e.load(ctx, rebuild); err != nil {
 		e.Close()
 		return nil, err
@@ -365,7 +373,7 @@ func (e *Engine) RebuildIndex(ctx context.Context, o *catalog.Object, on expr.Re
 }
 
 func (e *Engine) buildIndexLocked(ctx context.Context, o *catalog.Object, on expr.Relation, keys []expr.Scalar) error {
-	ts := e.oracle.read()
+	ts := e.fed
 	errs := make([]error, e.workers)
 	id, err := e.cluster.Build(ctx, ts, func(b *dataflow.Builder) {
 		if err := compute.ExportIndex(b, e.reg, on, keys, e.source(), expr.GlobalID(o.ID)); err != nil {
@@ -443,42 +451,87 @@ type TableWrite struct {
 // Write commits a write transaction: one timestamp for all its changes,
 // durable before it returns, then fed to the tables' dataflows. Every
 // table's input advances past the timestamp, so reads at it complete.
+//
+// Concurrent writes take their timestamps in order under the engine's
+// lock, make themselves durable without it (so storage's group commit
+// gathers them into one sync), and are fed to the dataflows strictly in
+// timestamp order: a write waits for every earlier one to be fed or to
+// have failed. A write is acknowledged only once it is fed, so a read at
+// the last fed time sees every acknowledged write.
 func (e *Engine) Write(ctx context.Context, writes []TableWrite) (uint64, error) {
 	e.mu.Lock()
-	defer e.mu.Unlock()
 	for _, w := range writes {
 		if e.tables[w.Table] == nil {
+			e.mu.Unlock()
 			return 0, sqlerr.New(sqlerr.UndefinedTable, "table %d does not exist", w.Table)
 		}
 	}
 	ts, err := e.oracle.next(ctx)
 	if err != nil {
+		e.mu.Unlock()
 		return 0, err
 	}
-	if len(writes) > 0 {
-		sw := make([]storage.TableWrite, 0, len(writes))
-		for _, w := range writes {
-			if w.Diff != 0 {
-				sw = append(sw, storage.TableWrite{Table: w.Table, Row: w.Row, Diff: w.Diff})
-			}
-		}
-		if len(sw) > 0 {
-			if err := e.store.Write(ctx, ts, sw); err != nil {
-				return 0, err
-			}
+	p := &pendingWrite{ts: ts, writes: writes}
+	e.pending = append(e.pending, p)
+	e.mu.Unlock()
+
+	sw := make([]storage.TableWrite, 0, len(writes))
+	for _, w := range writes {
+		if w.Diff != 0 {
+			sw = append(sw, storage.TableWrite{Table: w.Table, Row: w.Row, Diff: w.Diff})
 		}
 	}
-	for _, w := range writes {
-		if w.Diff == 0 {
+	var werr error
+	if len(sw) > 0 {
+		werr = e.store.Write(ctx, ts, sw)
+	}
+
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	p.durable, p.err = true, werr
+	for len(e.pending) > 0 && e.pending[0].durable {
+		q := e.pending[0]
+		e.pending = e.pending[1:]
+		if q.err == nil {
+			q.err = e.feedLocked(q)
+		}
+		q.fed = true
+	}
+	e.fedCond.Broadcast()
+	for !p.fed {
+		e.fedCond.Wait()
+	}
+	if p.err != nil {
+		return 0, p.err
+	}
+	return ts, nil
+}
+
+// pendingWrite is a write between its timestamp and its feeding.
+type pendingWrite struct {
+	ts      uint64
+	writes  []TableWrite
+	durable bool
+	fed     bool
+	err     error
+}
+
+// feedLocked sends a durable write to its tables' inputs and advances
+// every input past it.
+func (e *Engine) feedLocked(p *pendingWrite) error {
+	for _, w := range p.writes {
+		t := e.tables[w.Table]
+		if w.Diff == 0 || t == nil {
 			continue
 		}
-		h := e.tables[w.Table].inputs[int(w.Row.Hash()%uint64(e.workers))]
-		if err := h.Send(ts, arrange.Update{Key: w.Row, Time: ts, Diff: w.Diff}); err != nil {
-			return 0, sqlerr.Wrapf(err, sqlerr.InternalError, "feeding table %d", w.Table)
+		h := t.inputs[int(w.Row.Hash()%uint64(e.workers))]
+		if err := h.Send(p.ts, arrange.Update{Key: w.Row, Time: p.ts, Diff: w.Diff}); err != nil {
+			return sqlerr.Wrapf(err, sqlerr.InternalError, "feeding table %d", w.Table)
 		}
 	}
-	e.advanceLocked(ts + 1)
-	return ts, nil
+	e.advanceLocked(p.ts + 1)
+	e.fed = p.ts
+	return nil
 }
 
 func (e *Engine) advanceLocked(t uint64) {
@@ -493,7 +546,7 @@ func (e *Engine) advanceLocked(t uint64) {
 func (e *Engine) ReadTime() uint64 {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return e.oracle.read()
+	return e.fed
 }
 
 // Read evaluates plan at time ts (use ReadTime) in a transient dataflow
@@ -545,7 +598,7 @@ func (e *Engine) Read(ctx context.Context, plan expr.Relation, ts uint64) (expr.
 	// worker's queue.
 	defer e.cluster.Drop(context.Background(), id)
 	if err != nil {
-		return nil, canceled(err)
+		return nil, readError(ctx, err)
 	}
 	for _, err := range buildErrs {
 		if err != nil {
@@ -554,10 +607,7 @@ func (e *Engine) Read(ctx context.Context, plan expr.Relation, ts uint64) (expr.
 	}
 	for _, p := range probes {
 		if err := p.WaitPast(ctx, ts); err != nil {
-			if cause := context.Cause(ctx); cause != nil && sqlerr.Code(cause) != sqlerr.InternalError {
-				return nil, cause
-			}
-			return nil, canceled(err)
+			return nil, readError(ctx, err)
 		}
 	}
 	types := plan.Typ()
@@ -647,6 +697,15 @@ func dependencies(plan expr.Relation) []uint64 {
 	return ids
 }
 
+// readError explains why a read stopped: the error a DROP gave as the
+// cause of its context, or 57014 for a cancel.
+func readError(ctx context.Context, err error) error {
+	if cause := context.Cause(ctx); cause != nil && sqlerr.Code(cause) != sqlerr.InternalError {
+		return cause
+	}
+	return canceled(err)
+}
+
 // canceled maps a context's end to 57014.
 func canceled(err error) error {
 	if err == context.Canceled || err == context.DeadlineExceeded {
@@ -679,7 +738,7 @@ func (e *Engine) RebuildView(ctx context.Context, o *catalog.Object, plan expr.R
 }
 
 func (e *Engine) buildViewLocked(ctx context.Context, o *catalog.Object, plan expr.Relation) error {
-	ts := e.oracle.read()
+	ts := e.fed
 	errs := make([]error, e.workers)
 	id, err := e.cluster.Build(ctx, ts, func(b *dataflow.Builder) {
 		c, err := compute.Render(b, plan, e.source())
