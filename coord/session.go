@@ -356,11 +356,24 @@ func (s *Session) explain(st *planner.Explain) (result, error) {
 	default:
 		return result{}, sqlerr.New(sqlerr.FeatureNotSupported, "EXPLAIN %s is not supported", st.Inner.Tag())
 	}
+	var plan expr.Relation
+	switch in := st.Inner.(type) {
+	case *planner.Select:
+		plan = in.Plan
+	case *planner.CreateView:
+		plan = in.Plan
+	}
 	res := result{columns: []pgwire.Column{{Name: "QUERY PLAN", TypeOID: repr.Text.OID(), TypeSize: -1, TypeModifier: -1}}}
 	for _, line := range strings.Split(strings.TrimRight(text, "\n"), "\n") {
 		res.rows = append(res.rows, [][]byte{[]byte(line)})
 	}
-	res.tag = fmt.Sprintf("EXPLAIN")
+	// The arrangements the dataflow would import.
+	for _, id := range dependencies(plan) {
+		if o := s.engine.catalogObject(id); o != nil {
+			res.rows = append(res.rows, [][]byte{[]byte(fmt.Sprintf("Imports %s %s (g%d)", o.Kind, o.Name, id))})
+		}
+	}
+	res.tag = "EXPLAIN"
 	return res, nil
 }
 
