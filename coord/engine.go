@@ -373,23 +373,12 @@ func (e *Engine) RebuildIndex(ctx context.Context, o *catalog.Object, on expr.Re
 }
 
 func (e *Engine) buildIndexLocked(ctx context.Context, o *catalog.Object, on expr.Relation, keys []expr.Scalar) error {
-	ts := e.fed
-	errs := make([]error, e.workers)
-	id, err := e.cluster.Build(ctx, ts, func(b *dataflow.Builder) {
-		if err := compute.ExportIndex(b, e.reg, on, keys, e.source(), expr.GlobalID(o.ID)); err != nil {
-			errs[b.Index()] = err
-			b.RequestDrop()
-		}
+	err := e.buildExportLocked(ctx, o, func(b *dataflow.Builder) error {
+		return compute.ExportIndex(b, e.reg, on, keys, e.source(), expr.GlobalID(o.ID))
 	})
 	if err != nil {
 		return err
 	}
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	e.dataflows[o.ID] = id
 	e.idxMu.Lock()
 	e.indexes[o.ID] = o.On
 	if on := e.cat.Get(o.On); on != nil && on.Kind == catalog.View {
@@ -738,14 +727,22 @@ func (e *Engine) RebuildView(ctx context.Context, o *catalog.Object, plan expr.R
 }
 
 func (e *Engine) buildViewLocked(ctx context.Context, o *catalog.Object, plan expr.Relation) error {
-	ts := e.fed
-	errs := make([]error, e.workers)
-	id, err := e.cluster.Build(ctx, ts, func(b *dataflow.Builder) {
+	return e.buildExportLocked(ctx, o, func(b *dataflow.Builder) error {
 		c, err := compute.Render(b, plan, e.source())
-		if err == nil {
-			err = compute.Export(b, e.reg, c, expr.GlobalID(o.ID))
-		}
 		if err != nil {
+			return err
+		}
+		return compute.Export(b, e.reg, c, expr.GlobalID(o.ID))
+	})
+}
+
+// buildExportLocked builds the dataflow of object o at the read time with
+// build, which exports what o's readers import. A build that fails on a
+// worker drops the dataflow there; the first failure is returned.
+func (e *Engine) buildExportLocked(ctx context.Context, o *catalog.Object, build func(*dataflow.Builder) error) error {
+	errs := make([]error, e.workers)
+	id, err := e.cluster.Build(ctx, e.fed, func(b *dataflow.Builder) {
+		if err := build(b); err != nil {
 			errs[b.Index()] = err
 			b.RequestDrop()
 		}

@@ -29,8 +29,13 @@ func (s *Session) Parse(ctx context.Context, sql string, paramOIDs []uint32) (pg
 		return nil, err
 	}
 	ps := &preparedStatement{s: s, sql: sql, stmt: st, types: types}
-	if sel, ok := st.(*planner.Select); ok {
-		ps.columns = describe(sel.Columns)
+	switch st := st.(type) {
+	case *planner.Select:
+		ps.columns = describe(st.Columns)
+	case *planner.Explain:
+		ps.columns = []pgwire.Column{textColumn("QUERY PLAN")}
+	case *planner.Show:
+		ps.columns = []pgwire.Column{textColumn(st.Name)}
 	}
 	return ps, nil
 }
@@ -145,3 +150,8 @@ func (p *portal) Execute(ctx context.Context, maxRows int, w pgwire.Writer) (pgw
 
 // Close implements pgwire.Portal.
 func (p *portal) Close() {}
+
+// textColumn describes a result column of type text.
+func textColumn(name string) pgwire.Column {
+	return pgwire.Column{Name: name, TypeOID: repr.Text.OID(), TypeSize: -1, TypeModifier: -1}
+}

@@ -363,7 +363,7 @@ func (s *Session) explain(st *planner.Explain) (result, error) {
 	case *planner.CreateView:
 		plan = in.Plan
 	}
-	res := result{columns: []pgwire.Column{{Name: "QUERY PLAN", TypeOID: repr.Text.OID(), TypeSize: -1, TypeModifier: -1}}}
+	res := result{columns: []pgwire.Column{textColumn("QUERY PLAN")}}
 	for _, line := range strings.Split(strings.TrimRight(text, "\n"), "\n") {
 		res.rows = append(res.rows, [][]byte{[]byte(line)})
 	}
@@ -378,7 +378,7 @@ func (s *Session) explain(st *planner.Explain) (result, error) {
 }
 
 func (s *Session) show(st *planner.Show) (result, error) {
-	col := []pgwire.Column{{Name: st.Name, TypeOID: repr.Text.OID(), TypeSize: -1, TypeModifier: -1}}
+	col := []pgwire.Column{textColumn(st.Name)}
 	if st.Name == "all" {
 		return result{}, sqlerr.New(sqlerr.FeatureNotSupported, "SHOW ALL is not supported")
 	}

@@ -164,3 +164,39 @@ func TestCopyFromStdin(t *testing.T) {
 		t.Fatalf("rows after a failed COPY: %d %v", n, err)
 	}
 }
+
+// TestExplainShowsImports checks that EXPLAIN names the arrangements a
+// plan's dataflow imports, and that a view with an index is read from
+// the index.
+func TestExplainShowsImports(t *testing.T) {
+	addr, stop := startServer(t, t.TempDir())
+	defer stop()
+	conn := connect(t, addr, "freshet")
+	defer conn.Close(context.Background())
+	ctx := context.Background()
+	for _, sql := range []string{
+		"CREATE TABLE t (k int, v int)",
+		"CREATE VIEW big AS SELECT k, v * 10 AS w FROM t WHERE v > 1",
+		"CREATE INDEX big_k ON big (k)",
+	} {
+		if _, err := conn.Exec(ctx, sql); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rows, err := conn.Query(ctx, "EXPLAIN SELECT t.k, big.w FROM t JOIN big ON t.k = big.k")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	for rows.Next() {
+		var line string
+		if err := rows.Scan(&line); err != nil {
+			t.Fatal(err)
+		}
+		lines = append(lines, line)
+	}
+	text := strings.Join(lines, "\n")
+	if !strings.Contains(text, "Imports table t (g3)") || !strings.Contains(text, "Imports index big_k (g5)") {
+		t.Fatalf("EXPLAIN:\n%s", text)
+	}
+}
