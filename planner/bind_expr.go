@@ -39,7 +39,13 @@ func (b *binder) bindExprNode(n *pg.Node, c *exprCtx) (hscalar, error) {
 		if err != nil {
 			return nil, err
 		}
-		return b.explicitCast(arg, t)
+		out, err := b.explicitCast(arg, t)
+		if err != nil && sqlerr.Code(err) != sqlerr.CannotCoerce {
+			// A literal that does not read as the type: PostgreSQL points
+			// at the literal.
+			return nil, errorAt(err, b.sql, nodeLocation(x.TypeCast.Arg))
+		}
+		return out, err
 	case *pg.Node_AExpr:
 		return b.bindAExpr(x.AExpr, c)
 	case *pg.Node_BoolExpr:
@@ -56,7 +62,7 @@ func (b *binder) bindExprNode(n *pg.Node, c *exprCtx) (hscalar, error) {
 		if x.NullTest.Nulltesttype == pg.NullTestType_IS_NOT_NULL {
 			s = hUnary{fn: expr.Not, arg: s, t: expr.ColumnType{Type: repr.Bool}}
 		}
-		return b.fold(s)
+		return s, nil
 	case *pg.Node_BooleanTest:
 		return b.bindBooleanTest(x.BooleanTest, c)
 	case *pg.Node_CaseExpr:
@@ -157,7 +163,15 @@ func (b *binder) bindColumnRef(ref *pg.ColumnRef, c *exprCtx) (hscalar, error) {
 	default:
 		return nil, sqlerr.New(sqlerr.SyntaxError, "improper qualified name (too many dotted names): %s", strings.Join(names, "."))
 	}
-	return c.scope.resolveColumn(table, name)
+	col, err := c.scope.resolveColumn(table, name)
+	if sqlerr.Code(err) == sqlerr.UndefinedColumn && table == "" {
+		for sc := c.scope; sc != nil; sc = sc.parent {
+			if sc.hasTable(name) {
+				return nil, unsupported("whole-row reference %q", name)
+			}
+		}
+	}
+	return col, err
 }
 
 // typeFromName resolves a TypeName node.
@@ -251,16 +265,21 @@ func (b *binder) bindAExpr(e *pg.A_Expr, c *exprCtx) (hscalar, error) {
 		}
 		t := l.typ()
 		t.Nullable = true
-		return b.fold(hIf{cond: eq, then: hLiteral{v: repr.Null, t: t.Type}, els: l, t: t})
+		return hIf{cond: eq, then: hLiteral{v: repr.Null, t: t.Type}, els: l, t: t}, nil
 	case pg.A_Expr_Kind_AEXPR_IN:
 		return b.bindInList(e, op, c)
 	case pg.A_Expr_Kind_AEXPR_BETWEEN, pg.A_Expr_Kind_AEXPR_NOT_BETWEEN,
 		pg.A_Expr_Kind_AEXPR_BETWEEN_SYM, pg.A_Expr_Kind_AEXPR_NOT_BETWEEN_SYM:
 		return b.bindBetween(e, c)
-	case pg.A_Expr_Kind_AEXPR_LIKE, pg.A_Expr_Kind_AEXPR_ILIKE:
+	case pg.A_Expr_Kind_AEXPR_LIKE, pg.A_Expr_Kind_AEXPR_ILIKE, pg.A_Expr_Kind_AEXPR_SIMILAR:
+		// Bind the operands first, so that their errors come first.
+		if _, _, err := b.bindPair(e.Lexpr, e.Rexpr, c); err != nil {
+			return nil, err
+		}
+		if e.Kind == pg.A_Expr_Kind_AEXPR_SIMILAR {
+			return nil, unsupported("SIMILAR TO")
+		}
 		return nil, unsupported("LIKE")
-	case pg.A_Expr_Kind_AEXPR_SIMILAR:
-		return nil, unsupported("SIMILAR TO")
 	case pg.A_Expr_Kind_AEXPR_OP_ANY, pg.A_Expr_Kind_AEXPR_OP_ALL:
 		return nil, unsupported("ANY and ALL over arrays")
 	}
@@ -279,42 +298,22 @@ func (b *binder) bindPair(l, r *pg.Node, c *exprCtx) (hscalar, hscalar, error) {
 	return ls, rs, nil
 }
 
-// comparison builds a comparison function with the operand types of op.
+// comparison builds a comparison function (IS DISTINCT FROM and its
+// negation) with the operand types that op resolves to.
 func (b *binder) comparison(fn expr.BinaryFunc, op string, l, r hscalar) (hscalar, error) {
 	eq, err := b.binaryOp(op, l, r)
 	if err != nil {
 		return nil, err
 	}
-	var ls, rs hscalar
-	switch e := eq.(type) {
-	case hBinary:
-		ls, rs = e.left, e.right
-	default:
-		// Both sides were constants and folded: redo the casts alone.
-		lt, rt := l.typ().Type, r.typ().Type
-		if isUnknown(l) && isUnknown(r) {
-			lt, rt = repr.Text, repr.Text
-		} else if isUnknown(l) {
-			lt = rt.Base()
-		} else if isUnknown(r) {
-			rt = lt.Base()
-		}
-		lt, rt, _, err = resolveBinary(expr.Eq, op, lt, rt)
-		if err != nil {
-			return nil, err
-		}
-		if ls, err = b.coerceTo(l, lt); err != nil {
-			return nil, err
-		}
-		if rs, err = b.coerceTo(r, rt); err != nil {
-			return nil, err
-		}
+	e, ok := eq.(hBinary)
+	if !ok {
+		return nil, sqlerr.AssertionFailedf("operator %s built %T", op, eq)
 	}
-	nullable := ls.typ().Nullable || rs.typ().Nullable
+	nullable := e.left.typ().Nullable || e.right.typ().Nullable
 	if fn == expr.IsDistinctFrom || fn == expr.IsNotDistinctFrom {
 		nullable = false
 	}
-	return b.fold(hBinary{fn: fn, left: ls, right: rs, t: expr.ColumnType{Type: repr.Bool, Nullable: nullable}})
+	return hBinary{fn: fn, left: e.left, right: e.right, t: expr.ColumnType{Type: repr.Bool, Nullable: nullable}}, nil
 }
 
 func (b *binder) prefixOp(op string, arg hscalar) (hscalar, error) {
@@ -324,7 +323,7 @@ func (b *binder) prefixOp(op string, arg hscalar) (hscalar, error) {
 		return nil, sqlerr.New(codeAmbiguousFunction, "operator is not unique: %s unknown", op).
 			WithHint("Could not choose a best candidate operator. You might need to add explicit type casts.")
 	case op == "-" && (isNumeric(t.Kind()) || t.Kind() == repr.KindInterval):
-		return b.fold(hUnary{fn: expr.Neg, arg: arg, t: arg.typ()})
+		return hUnary{fn: expr.Neg, arg: arg, t: arg.typ()}, nil
 	case op == "+" && isNumeric(t.Kind()):
 		return arg, nil
 	}
@@ -342,11 +341,11 @@ func (b *binder) logic(fn expr.BinaryFunc, l, r hscalar) (hscalar, error) {
 		return r, nil
 	}
 	t := expr.ColumnType{Type: repr.Bool, Nullable: l.typ().Nullable || r.typ().Nullable}
-	return b.fold(hBinary{fn: fn, left: l, right: r, t: t})
+	return hBinary{fn: fn, left: l, right: r, t: t}, nil
 }
 
 func (b *binder) not(s hscalar) (hscalar, error) {
-	return b.fold(hUnary{fn: expr.Not, arg: s, t: expr.ColumnType{Type: repr.Bool, Nullable: s.typ().Nullable}})
+	return hUnary{fn: expr.Not, arg: s, t: expr.ColumnType{Type: repr.Bool, Nullable: s.typ().Nullable}}, nil
 }
 
 func (b *binder) bindBoolExpr(e *pg.BoolExpr, c *exprCtx) (hscalar, error) {
@@ -403,7 +402,7 @@ func (b *binder) bindBooleanTest(e *pg.BooleanTest, c *exprCtx) (hscalar, error)
 	case pg.BoolTestType_IS_NOT_TRUE, pg.BoolTestType_IS_NOT_FALSE, pg.BoolTestType_IS_NOT_UNKNOWN:
 		s = hUnary{fn: expr.Not, arg: s, t: expr.ColumnType{Type: repr.Bool}}
 	}
-	return b.fold(s)
+	return s, nil
 }
 
 func (b *binder) bindCase(e *pg.CaseExpr, c *exprCtx) (hscalar, error) {
@@ -441,16 +440,15 @@ func (b *binder) bindCase(e *pg.CaseExpr, c *exprCtx) (hscalar, error) {
 			return nil, err
 		}
 	}
-	all, t, err := b.unify(append(results, els), "CASE")
+	// PostgreSQL unifies the ELSE first, then the THENs in order.
+	all, t, err := b.unify(append([]hscalar{els}, results...), "CASE")
 	if err != nil {
 		return nil, err
 	}
-	out := all[len(all)-1]
+	out := all[0]
 	for i := len(conds) - 1; i >= 0; i-- {
-		ct := expr.ColumnType{Type: t, Nullable: all[i].typ().Nullable || out.typ().Nullable}
-		if out, err = b.fold(hIf{cond: conds[i], then: all[i], els: out, t: ct}); err != nil {
-			return nil, err
-		}
+		ct := expr.ColumnType{Type: t, Nullable: all[i+1].typ().Nullable || out.typ().Nullable}
+		out = hIf{cond: conds[i], then: all[i+1], els: out, t: ct}
 	}
 	return out, nil
 }
@@ -474,19 +472,7 @@ func (b *binder) bindVariadic(fn expr.VariadicFunc, name string, argNodes []*pg.
 			nullable = false
 		}
 	}
-	if fn == expr.Coalesce {
-		// COALESCE stops at the first argument that is not NULL.
-		for i, a := range args {
-			if l, ok := a.(hLiteral); ok && !l.v.IsNull() {
-				args = args[:i+1]
-				break
-			}
-		}
-		if len(args) == 1 {
-			return args[0], nil
-		}
-	}
-	return b.fold(hVariadic{fn: fn, args: args, t: expr.ColumnType{Type: t, Nullable: nullable}})
+	return hVariadic{fn: fn, args: args, t: expr.ColumnType{Type: t, Nullable: nullable}}, nil
 }
 
 // bindInList binds `x IN (a, b, ...)` as x = a OR x = b ..., and NOT IN
@@ -591,7 +577,7 @@ func (b *binder) bindSubLink(l *pg.SubLink, c *exprCtx) (hscalar, error) {
 	case pg.SubLinkType_ARRAY_SUBLINK:
 		return nil, unsupported("ARRAY subqueries")
 	default:
-		return nil, unsupported("row comparisons with subqueries")
+		return nil, unsupported("comparing a row with a subquery")
 	}
 	q, err := b.bindQuery(sel, c.scope)
 	if err != nil {
@@ -611,7 +597,7 @@ func (b *binder) bindSubLink(l *pg.SubLink, c *exprCtx) (hscalar, error) {
 		return hSubquery{rel: rel}, nil
 	}
 	if l.Testexpr.GetRowExpr() != nil {
-		return nil, unsupported("row comparisons with subqueries")
+		return nil, unsupported("comparing a row with a subquery")
 	}
 	x, err := b.bindExpr(l.Testexpr, c)
 	if err != nil {

@@ -28,6 +28,21 @@ func (b *binder) bindFrom(items []*pg.Node, parent *scope) (hrel, *scope, error)
 			sc.items = append(sc.items, items...)
 			continue
 		}
+		if rs := n.GetRangeSubselect(); rs != nil && rs.Lateral && len(sc.items) > 0 {
+			// LATERAL: the subquery sees the items before it, one level
+			// out.
+			r, items, err := b.bindSubselect(rs, &scope{items: sc.items, parent: parent})
+			if err != nil {
+				return nil, nil, err
+			}
+			if err := b.checkDuplicateTables(sc.items, items); err != nil {
+				return nil, nil, err
+			}
+			items = shifted(items, len(rel.types()))
+			rel = hJoin{left: rel, right: r, kind: joinInner, lateral: true}
+			sc.items = append(sc.items, items...)
+			continue
+		}
 		r, items, err := b.bindTableRef(n, parent)
 		if err != nil {
 			return nil, nil, err
@@ -73,21 +88,8 @@ func (b *binder) bindTableRef(n *pg.Node, parent *scope) (hrel, []scopeItem, err
 	case *pg.Node_RangeVar:
 		return b.bindRangeVar(x.RangeVar)
 	case *pg.Node_RangeSubselect:
-		rs := x.RangeSubselect
-		if rs.Lateral {
-			return nil, nil, unsupported("LATERAL")
-		}
-		sel := rs.Subquery.GetSelectStmt()
-		q, err := b.bindQuery(sel, parent)
-		if err != nil {
-			return nil, nil, err
-		}
-		rel, err := b.nested(q)
-		if err != nil {
-			return nil, nil, err
-		}
-		items, err := aliasItems(rel, "", q.names[:q.visible], rs.Alias)
-		return rel, items, err
+		// LATERAL where there is nothing to the left changes nothing.
+		return b.bindSubselect(x.RangeSubselect, parent)
 	case *pg.Node_JoinExpr:
 		return b.bindJoin(x.JoinExpr, parent)
 	case *pg.Node_RangeFunction:
@@ -95,6 +97,20 @@ func (b *binder) bindTableRef(n *pg.Node, parent *scope) (hrel, []scopeItem, err
 		return rel, items, err
 	}
 	return nil, nil, unsupported("FROM item %s", nodeName(n))
+}
+
+// bindSubselect binds a subquery in FROM whose names resolve in parent.
+func (b *binder) bindSubselect(rs *pg.RangeSubselect, parent *scope) (hrel, []scopeItem, error) {
+	q, err := b.bindQuery(rs.Subquery.GetSelectStmt(), parent)
+	if err != nil {
+		return nil, nil, err
+	}
+	rel, err := b.nested(q)
+	if err != nil {
+		return nil, nil, err
+	}
+	items, err := aliasItems(rel, "", q.names[:q.visible], rs.Alias)
+	return rel, items, err
 }
 
 // aliasItems returns the scope items of a FROM item's columns, renamed
@@ -252,7 +268,23 @@ func (b *binder) bindJoin(j *pg.JoinExpr, parent *scope) (hrel, []scopeItem, err
 	if err != nil {
 		return nil, nil, err
 	}
-	right, ritems, err := b.bindTableRef(j.Rarg, parent)
+	var right hrel
+	var ritems []scopeItem
+	lateral := false
+	if rs := j.Rarg.GetRangeSubselect(); rs != nil && rs.Lateral {
+		if j.Jointype == pg.JoinType_JOIN_RIGHT || j.Jointype == pg.JoinType_JOIN_FULL {
+			table := ""
+			if len(litems) > 0 {
+				table = litems[0].table
+			}
+			return nil, nil, sqlerr.New(codeInvalidColumnReference, "invalid reference to FROM-clause entry for table %q", table).
+				WithDetail("The combining JOIN type must be INNER or LEFT for a LATERAL reference.")
+		}
+		lateral = true
+		right, ritems, err = b.bindSubselect(rs, &scope{items: litems, parent: parent})
+	} else {
+		right, ritems, err = b.bindTableRef(j.Rarg, parent)
+	}
 	if err != nil {
 		return nil, nil, err
 	}
@@ -265,7 +297,7 @@ func (b *binder) bindJoin(j *pg.JoinExpr, parent *scope) (hrel, []scopeItem, err
 		pg.JoinType_JOIN_INNER: joinInner, pg.JoinType_JOIN_LEFT: joinLeft,
 		pg.JoinType_JOIN_RIGHT: joinRight, pg.JoinType_JOIN_FULL: joinFull,
 	}[j.Jointype]
-	join := hJoin{left: left, right: right, kind: kind}
+	join := hJoin{left: left, right: right, kind: kind, lateral: lateral}
 	items := append(append([]scopeItem(nil), litems...), ritems...)
 	sc := &scope{items: items, parent: parent}
 

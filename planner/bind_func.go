@@ -82,7 +82,7 @@ func (b *binder) bindFunc(fc *pg.FuncCall, c *exprCtx) (hscalar, error) {
 	case name == "abs" && len(args) == 1:
 		t := args[0].typ().Type
 		if isNumeric(t.Kind()) {
-			return b.fold(hUnary{fn: expr.Abs, arg: args[0], t: args[0].typ()})
+			return hUnary{fn: expr.Abs, arg: args[0], t: args[0].typ()}, nil
 		}
 	case name == "mod" && len(args) == 2:
 		if isNumeric(args[0].typ().Type.Kind()) && isNumeric(args[1].typ().Type.Kind()) {
@@ -139,6 +139,11 @@ func (b *binder) bindAggregate(name string, fc *pg.FuncCall, c *exprCtx) (hscala
 		}
 		if arg, err = b.aggregateArg(name, arg); err != nil {
 			return nil, err
+		}
+		if onlyOuterColumns(arg) {
+			// PostgreSQL makes such an aggregate one of the enclosing
+			// query's.
+			return nil, unsupported("aggregates of an enclosing query's columns in a subquery")
 		}
 		agg.arg = arg
 	}
@@ -208,4 +213,20 @@ func aggResultType(a hAgg) repr.Type {
 		return aggregateType(expr.Sum, a.arg.typ().Type).Type
 	}
 	return a.arg.typ().Type
+}
+
+// onlyOuterColumns reports whether s refers to columns, all of them of
+// enclosing queries.
+func onlyOuterColumns(s hscalar) bool {
+	outer, local := false, false
+	_, _ = mapScalarRefs(s, 0, func(c hColumn, depth int) (hscalar, error) {
+		switch {
+		case c.level > depth:
+			outer = true
+		case c.level == depth:
+			local = true
+		}
+		return c, nil
+	})
+	return outer && !local
 }

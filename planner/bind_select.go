@@ -387,8 +387,6 @@ type sortResolver struct {
 	// bind binds an expression over the query's input; nil when only
 	// output columns may be named (set operations, VALUES).
 	bind func(*pg.Node) (hscalar, error)
-	// what names the clause in errors about expressions.
-	what string
 }
 
 func (r *sortResolver) orderBy(items []*pg.Node) ([]expr.ColumnOrder, error) {
@@ -479,6 +477,9 @@ func (b *binder) bindLimit(stmt *pg.SelectStmt) (limit, offset int64, err error)
 			return 0, false, err
 		}
 		s, ok, err := b.coerce(s, repr.Int8, repr.CastImplicit)
+		if err == nil && ok {
+			s, err = foldScalar(s)
+		}
 		if err != nil {
 			return 0, false, errorAt(err, b.sql, nodeLocation(n))
 		}
@@ -563,40 +564,55 @@ func walkMessage(m protoreflect.Message, f func(*pg.Node) bool) {
 // figureColname names an output column as PostgreSQL does when the
 // select list gives no alias.
 func figureColname(n *pg.Node) string {
+	name, _ := figureColnameStrength(n)
+	return name
+}
+
+// figureColnameStrength also returns how sure the name is: 2 for a
+// column or function name, 1 for a type or construct name, 0 for none.
+// A cast names its column by its type only if its operand has no
+// stronger name.
+func figureColnameStrength(n *pg.Node) (string, int) {
 	switch x := n.GetNode().(type) {
 	case *pg.Node_ColumnRef:
 		fs := x.ColumnRef.Fields
 		if s := fs[len(fs)-1].GetString_(); s != nil {
-			return s.Sval
+			return s.Sval, 2
 		}
 	case *pg.Node_FuncCall:
 		fs := x.FuncCall.Funcname
-		return fs[len(fs)-1].GetString_().GetSval()
+		return fs[len(fs)-1].GetString_().GetSval(), 2
 	case *pg.Node_TypeCast:
-		if name := figureColname(x.TypeCast.Arg); name != "?column?" {
-			return name
+		if name, strength := figureColnameStrength(x.TypeCast.Arg); strength > 1 {
+			return name, strength
 		}
 		names := x.TypeCast.TypeName.Names
-		return names[len(names)-1].GetString_().GetSval()
+		return names[len(names)-1].GetString_().GetSval(), 1
 	case *pg.Node_CaseExpr:
-		return "case"
+		// A CASE is named by its ELSE if that has a strong name.
+		if d := x.CaseExpr.Defresult; d != nil {
+			if name, strength := figureColnameStrength(d); strength > 1 {
+				return name, strength
+			}
+		}
+		return "case", 1
 	case *pg.Node_CoalesceExpr:
-		return "coalesce"
+		return "coalesce", 2
 	case *pg.Node_MinMaxExpr:
 		if x.MinMaxExpr.Op == pg.MinMaxOp_IS_GREATEST {
-			return "greatest"
+			return "greatest", 2
 		}
-		return "least"
+		return "least", 2
 	case *pg.Node_AExpr:
 		if x.AExpr.Kind == pg.A_Expr_Kind_AEXPR_NULLIF {
-			return "nullif"
+			return "nullif", 2
 		}
 	case *pg.Node_SubLink:
 		switch x.SubLink.SubLinkType {
 		case pg.SubLinkType_EXISTS_SUBLINK:
-			return "exists"
+			return "exists", 2
 		case pg.SubLinkType_ARRAY_SUBLINK:
-			return "array"
+			return "array", 2
 		case pg.SubLinkType_EXPR_SUBLINK:
 			sel := x.SubLink.Subselect.GetSelectStmt()
 			for sel != nil && sel.Op != pg.SetOperation_SETOP_NONE {
@@ -605,16 +621,20 @@ func figureColname(n *pg.Node) string {
 			if sel != nil && len(sel.TargetList) > 0 {
 				rt := sel.TargetList[0].GetResTarget()
 				if rt.Name != "" {
-					return rt.Name
+					return rt.Name, 2
 				}
-				return figureColname(rt.Val)
+				if name, strength := figureColnameStrength(rt.Val); strength > 0 {
+					return name, 2
+				}
 			}
 		}
 	case *pg.Node_SqlvalueFunction:
-		return map[pg.SQLValueFunctionOp]string{
+		if name, ok := map[pg.SQLValueFunctionOp]string{
 			pg.SQLValueFunctionOp_SVFOP_CURRENT_DATE: "current_date", pg.SQLValueFunctionOp_SVFOP_CURRENT_TIMESTAMP: "current_timestamp",
 			pg.SQLValueFunctionOp_SVFOP_CURRENT_USER: "current_user", pg.SQLValueFunctionOp_SVFOP_SESSION_USER: "session_user",
-		}[x.SqlvalueFunction.Op]
+		}[x.SqlvalueFunction.Op]; ok {
+			return name, 2
+		}
 	}
-	return "?column?"
+	return "?column?", 0
 }

@@ -159,6 +159,15 @@ func (b *binder) valuesRelation(rows [][]hscalar, types []repr.Type) (hrel, erro
 			types[c] = t
 		}
 	}
+	for _, row := range rows {
+		for c, s := range row {
+			f, err := foldScalar(s)
+			if err != nil {
+				return nil, err
+			}
+			row[c] = f
+		}
+	}
 	ts := make([]expr.ColumnType, arity)
 	constant := true
 	for c := range ts {

@@ -62,50 +62,6 @@ func (b *binder) paramTypes() []repr.Type {
 	return out
 }
 
-// fold evaluates s now if its operands are all constants, as PostgreSQL
-// folds constants while planning: `SELECT 1/0 FROM e` fails even when e
-// is empty. A CASE with a constant condition keeps only its chosen
-// branch; the operands of other calls are folded whatever happens to
-// them at run time, as in PostgreSQL.
-func (b *binder) fold(s hscalar) (hscalar, error) {
-	if c, ok := s.(hIf); ok {
-		if l, ok := c.cond.(hLiteral); ok {
-			if !l.v.IsNull() && l.v.Bool() {
-				return b.retype(c.then, c.t.Type)
-			}
-			return b.retype(c.els, c.t.Type)
-		}
-	}
-	switch s.(type) {
-	case hUnary, hBinary, hVariadic, hIf, hCast:
-	default:
-		return s, nil
-	}
-	for _, c := range scalarChildren(s) {
-		l, ok := c.(hLiteral)
-		if !ok || l.t.Kind() == repr.KindUnknown {
-			return s, nil
-		}
-	}
-	e, err := scalarToExpr(s, nil)
-	if err != nil {
-		return nil, err
-	}
-	v, err := e.Eval(nil)
-	if err != nil {
-		return nil, err
-	}
-	return hLiteral{v: v, t: s.typ().Type}, nil
-}
-
-// retype returns s with the type t, for a branch that replaces a CASE.
-func (b *binder) retype(s hscalar, t repr.Type) (hscalar, error) {
-	if s.typ().Type == t {
-		return s, nil
-	}
-	return b.coerceTo(s, t)
-}
-
 // exprCtx is where an expression is bound.
 type exprCtx struct {
 	// scope holds the columns names resolve to; nil for none.

@@ -128,6 +128,9 @@ func (p *planner) defaultExpr(n *pg.Node, column string, t repr.Type) (expr.Scal
 		return nil, errorAt(sqlerr.New(sqlerr.DatatypeMismatch, "column %q is of type %s but default expression is of type %s", column, typeName(t), typeName(s.typ().Type)).
 			WithHint("You will need to rewrite or cast the expression."), p.b.sql, nodeLocation(n))
 	}
+	if c, err = foldScalar(c); err != nil {
+		return nil, err
+	}
 	return scalarToExpr(c, nil)
 }
 

@@ -416,7 +416,8 @@ func copySelect(cs *pg.CopyStmt) *pg.SelectStmt {
 	for _, a := range cs.Attlist {
 		targets = append(targets, pg.MakeResTargetNodeWithVal(pg.MakeColumnRefNode([]*pg.Node{a}, -1), -1))
 	}
-	return &pg.SelectStmt{TargetList: targets, FromClause: []*pg.Node{{Node: &pg.Node_RangeVar{RangeVar: cs.Relation}}}}
+	return &pg.SelectStmt{TargetList: targets, FromClause: []*pg.Node{{Node: &pg.Node_RangeVar{RangeVar: cs.Relation}}},
+		Op: pg.SetOperation_SETOP_NONE, LimitOption: pg.LimitOption_LIMIT_OPTION_DEFAULT}
 }
 
 func copyOptions(defs []*pg.Node) (CopyOptions, error) {

@@ -35,6 +35,20 @@
 //   - Rewrites preserve results exactly; the tests run every query with
 //     and without them.
 //
+// # Scope
+//
+// Queries: FROM with tables, views (inlined), materialized views and
+// sources, subqueries (LATERAL too), WITH (not RECURSIVE), VALUES and
+// generate_series over integers; inner, cross, LEFT, RIGHT and FULL
+// joins with ON, USING or NATURAL; WHERE; GROUP BY and HAVING with
+// count, sum, avg, min, max, bool_and, bool_or and every (DISTINCT and
+// FILTER too); DISTINCT and DISTINCT ON; ORDER BY, LIMIT, OFFSET; UNION,
+// INTERSECT and EXCEPT with or without ALL; scalar, EXISTS, IN, NOT IN,
+// ANY and ALL subqueries anywhere a value may be, correlated or not.
+// What the planner cannot express yet (window functions, LIKE, most
+// named functions, arrays, row values, WITH RECURSIVE, grouping sets, a
+// LIMIT that is not a constant, ...) is 0A000 naming it.
+//
 // # Scalars expr lacks
 //
 // Param, the errors that plans raise at run time (a scalar subquery's

@@ -22,9 +22,10 @@ const (
 	codeInvalidRowCountInOffset = "2201X"
 )
 
-// unsupported returns 0A000 naming what is not supported.
+// unsupported returns 0A000 naming what is not supported: "window
+// functions not supported".
 func unsupported(format string, args ...any) *sqlerr.Error {
-	return sqlerr.New(sqlerr.FeatureNotSupported, format+" is not supported", args...)
+	return sqlerr.New(sqlerr.FeatureNotSupported, format+" not supported", args...)
 }
 
 // errorAt attaches the position of a pg_query byte offset to err if err is

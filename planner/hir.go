@@ -66,6 +66,10 @@ type hJoin struct {
 	left, right hrel
 	on          hscalar
 	kind        joinKind
+	// lateral says right is evaluated for each row of left (LATERAL):
+	// it is bound one query level deeper, and refers to left's columns
+	// at level 1. Only inner and left joins are lateral.
+	lateral bool
 }
 
 // hReduce groups its input by the groupKey columns and appends the
@@ -542,7 +546,11 @@ func mapRelRefs(r hrel, depth int, f refFunc) (hrel, error) {
 	ins := relChildren(r)
 	nins := make([]hrel, len(ins))
 	for i, in := range ins {
-		n, err := mapRelRefs(in, depth, f)
+		d := depth
+		if j, ok := r.(hJoin); ok && j.lateral && i == 1 {
+			d++
+		}
+		n, err := mapRelRefs(in, d, f)
 		if err != nil {
 			return nil, err
 		}

@@ -51,8 +51,6 @@ func (l *lowerer) conv(outerArity int, cm colMap) *exprConv {
 	}}
 }
 
-func columnRange(from, to int) []int { return seq(from, to) }
-
 // withOuter returns r crossed with outer, outer's columns first.
 func withOuter(outer, r expr.Relation) expr.Relation {
 	if len(outer.Typ()) == 0 {
@@ -91,7 +89,7 @@ func (l *lowerer) lowerRel(r hrel, outer expr.Relation, cm colMap) (expr.Relatio
 		if err != nil {
 			return nil, err
 		}
-		outs := columnRange(0, oa)
+		outs := seq(0, oa)
 		for _, o := range r.outputs {
 			outs = append(outs, oa+o)
 		}
@@ -105,7 +103,7 @@ func (l *lowerer) lowerRel(r hrel, outer expr.Relation, cm colMap) (expr.Relatio
 		if err != nil {
 			return nil, err
 		}
-		group := columnRange(0, oa)
+		group := seq(0, oa)
 		for _, k := range r.groupKey {
 			group = append(group, oa+k)
 		}
@@ -179,8 +177,13 @@ func (l *lowerer) lowerMap(in expr.Relation, scalars []hscalar, oa int, cm colMa
 		if err != nil {
 			return nil, err
 		}
+		if c, ok := e.(expr.Column); ok {
+			// The scalar is the subquery's value itself.
+			cur = expr.Project{Input: withSubs, Outputs: append(seq(0, n), c.Index)}
+			continue
+		}
 		m := len(withSubs.Typ())
-		cur = expr.Project{Input: expr.Map{Input: withSubs, Scalars: []expr.Scalar{e}}, Outputs: append(columnRange(0, n), m)}
+		cur = expr.Project{Input: expr.Map{Input: withSubs, Scalars: []expr.Scalar{e}}, Outputs: append(seq(0, n), m)}
 	}
 	flush()
 	return cur, nil
@@ -238,7 +241,7 @@ func (l *lowerer) lowerFilter(in expr.Relation, preds []hscalar, oa int, cm colM
 		if err != nil {
 			return nil, err
 		}
-		cur = expr.Project{Input: expr.Filter{Input: withSubs, Predicates: []expr.Scalar{e}}, Outputs: columnRange(0, n)}
+		cur = expr.Project{Input: expr.Filter{Input: withSubs, Predicates: []expr.Scalar{e}}, Outputs: seq(0, n)}
 	}
 	flush()
 	return cur, nil
@@ -312,7 +315,7 @@ func joinOnKeys(get expr.Relation, keys []int, v expr.Relation) expr.Relation {
 	for j, k := range keys {
 		eqs = append(eqs, []expr.Scalar{expr.Column{Index: k}, expr.Column{Index: n + j}})
 	}
-	outs := append(columnRange(0, n), columnRange(n+len(keys), n+len(v.Typ()))...)
+	outs := append(seq(0, n), seq(n+len(keys), n+len(v.Typ()))...)
 	return expr.Project{Input: expr.Join{Inputs: []expr.Relation{get, v}, Equivalences: eqs}, Outputs: outs}
 }
 
@@ -325,7 +328,7 @@ func (l *lowerer) semijoin(cur expr.Relation, rel hrel, negated bool, oa int, cm
 	if err != nil {
 		return nil, err
 	}
-	matches := expr.Distinct{Input: expr.Project{Input: s, Outputs: columnRange(0, len(d.keys))}}
+	matches := expr.Distinct{Input: expr.Project{Input: s, Outputs: seq(0, len(d.keys))}}
 	var body expr.Relation = joinOnKeys(get, d.keys, matches)
 	if negated {
 		// The semijoin is a sub-multiset of cur (I3).
@@ -340,6 +343,14 @@ func (l *lowerer) semijoin(cur expr.Relation, rel hrel, negated bool, oa int, cm
 func (l *lowerer) lowerScalar(s hscalar, cur expr.Relation, oa int, cm colMap) (expr.Relation, expr.Scalar, error) {
 	var replace func(s hscalar) (hscalar, error)
 	replace = func(s hscalar) (hscalar, error) {
+		if c, ok := s.(hIf); ok && (hasSubquery(c.then) || hasSubquery(c.els)) {
+			next, col, err := l.applyCase(c, cur, oa, cm)
+			if err != nil {
+				return nil, err
+			}
+			cur = next
+			return hColumn{level: 0, index: col - oa, t: s.typ()}, nil
+		}
 		if subqueryOf(s) != nil {
 			next, col, err := l.applySubquery(s, cur, oa, cm)
 			if err != nil {
@@ -370,6 +381,39 @@ func (l *lowerer) lowerScalar(s hscalar, cur expr.Relation, oa int, cm colMap) (
 	return cur, e, err
 }
 
+// applyCase appends the value of a CASE whose branches hold subqueries
+// to cur: the rows are split by the condition and each branch is
+// lowered on its own rows, so that a branch's subquery is evaluated, and
+// can fail, only for the rows that take it (research §3.3).
+func (l *lowerer) applyCase(c hIf, cur expr.Relation, oa int, cm colMap) (expr.Relation, int, error) {
+	n := len(cur.Typ())
+	withCond, cond, err := l.lowerScalar(c.cond, cur, oa, cm)
+	if err != nil {
+		return nil, 0, err
+	}
+	id := l.fresh()
+	get := expr.LocalGet{ID: id, Types: withCond.Typ()}
+	isTrue := expr.CallUnary{Func: expr.IsTrue, Arg: cond}
+	branch := func(pred expr.Scalar, s hscalar) (expr.Relation, error) {
+		rows := expr.Filter{Input: get, Predicates: []expr.Scalar{pred}}
+		ext, e, err := l.lowerScalar(s, rows, oa, cm)
+		if err != nil {
+			return nil, err
+		}
+		m := len(ext.Typ())
+		return expr.Project{Input: expr.Map{Input: ext, Scalars: []expr.Scalar{e}}, Outputs: append(seq(0, n), m)}, nil
+	}
+	then, err := branch(isTrue, c.then)
+	if err != nil {
+		return nil, 0, err
+	}
+	els, err := branch(expr.CallUnary{Func: expr.Not, Arg: isTrue}, c.els)
+	if err != nil {
+		return nil, 0, err
+	}
+	return expr.Let{ID: id, Value: withCond, Body: expr.Union{Inputs: []expr.Relation{then, els}}}, n, nil
+}
+
 // applySubquery appends the value of a subquery scalar (EXISTS or a
 // scalar subquery) to cur and returns the new relation and the column.
 func (l *lowerer) applySubquery(sub hscalar, cur expr.Relation, oa int, cm colMap) (expr.Relation, int, error) {
@@ -385,11 +429,16 @@ func (l *lowerer) applySubquery(sub hscalar, cur expr.Relation, oa int, cm colMa
 	var v expr.Relation
 	switch sub := sub.(type) {
 	case hExists:
-		found := expr.Map{Input: expr.Distinct{Input: expr.Project{Input: s, Outputs: columnRange(0, k)}}, Scalars: []expr.Scalar{expr.Bool(true)}}
+		found := expr.Map{Input: expr.Distinct{Input: expr.Project{Input: s, Outputs: seq(0, k)}}, Scalars: []expr.Scalar{expr.Bool(true)}}
 		v = l.lookup(dom, found, k, []expr.Scalar{expr.Bool(false)}, true)
 	case hSubquery:
 		t := sub.typ().Type
-		values := expr.Project{Input: s, Outputs: columnRange(0, k+1)}
+		values := expr.Project{Input: s, Outputs: seq(0, k+1)}
+		if exactlyOneRow(rel) {
+			// A global aggregate has its row for every domain row already.
+			v = values
+			break
+		}
 		if maxOneRow(rel) {
 			v = l.lookup(dom, values, k, []expr.Scalar{expr.NullOf(t)}, true)
 			break
@@ -398,13 +447,13 @@ func (l *lowerer) applySubquery(sub hscalar, cur expr.Relation, oa int, cm colMa
 		// (research §3.3).
 		sid := l.fresh()
 		sget := expr.LocalGet{ID: sid, Types: values.Typ()}
-		counts := expr.Reduce{Input: sget, GroupKey: columnsOf(columnRange(0, k)),
+		counts := expr.Reduce{Input: sget, GroupKey: columnsOf(seq(0, k)),
 			Aggregates: []expr.Aggregate{{Func: expr.Count, Expr: expr.Bool(true)}}}
 		tooMany := expr.Filter{Input: counts, Predicates: []expr.Scalar{
 			expr.CallBinary{Func: expr.Gt, Left: expr.Column{Index: k}, Right: expr.Literal{Value: repr.NewInt8(1), Type: repr.Int8}}}}
 		errs := expr.Project{Input: expr.Map{Input: tooMany, Scalars: []expr.Scalar{
 			raise{code: sqlerr.CardinalityViolation, message: "more than one row returned by a subquery used as an expression", typ: t}}},
-			Outputs: append(columnRange(0, k), k+1)}
+			Outputs: append(seq(0, k), k+1)}
 		v = expr.Let{ID: sid, Value: values, Body: l.lookup(dom, expr.Union{Inputs: []expr.Relation{sget, errs}}, k, []expr.Scalar{expr.NullOf(t)}, false)}
 	default:
 		return nil, 0, sqlerr.AssertionFailedf("subquery %T left for lowering", sub)
@@ -442,6 +491,22 @@ func maxOneRow(r hrel) bool {
 	return false
 }
 
+// exactlyOneRow reports whether r has exactly one row per outer row by
+// construction: a global aggregate, maybe mapped or projected.
+func exactlyOneRow(r hrel) bool {
+	switch r := r.(type) {
+	case hReduce:
+		return len(r.groupKey) == 0
+	case hMap:
+		return exactlyOneRow(r.input)
+	case hProject:
+		return exactlyOneRow(r.input)
+	case hConstant:
+		return len(r.rows) == 1
+	}
+	return false
+}
+
 // lookup returns, for every row of the distinct relation d (of k
 // columns), the rows of v (k key columns, then values) with its key, or
 // d's row with the defaults if v has none: Lookup(D, V, defaults) of
@@ -449,7 +514,7 @@ func maxOneRow(r hrel) bool {
 func (l *lowerer) lookup(d, v expr.Relation, k int, defaults []expr.Scalar, unique bool) expr.Relation {
 	id := l.fresh()
 	get := expr.LocalGet{ID: id, Types: v.Typ()}
-	var keys expr.Relation = expr.Project{Input: get, Outputs: columnRange(0, k)}
+	var keys expr.Relation = expr.Project{Input: get, Outputs: seq(0, k)}
 	if !unique {
 		keys = expr.Distinct{Input: keys}
 	}
@@ -468,7 +533,7 @@ func unmatched(k, matched expr.Relation) expr.Relation {
 		eqs = append(eqs, []expr.Scalar{expr.Column{Index: i}, expr.Column{Index: a + i}})
 	}
 	absent := expr.Union{Inputs: []expr.Relation{expr.Distinct{Input: k}, expr.Negate{Input: expr.Distinct{Input: matched}}}}
-	return expr.Project{Input: expr.Join{Inputs: []expr.Relation{absent, k}, Equivalences: eqs}, Outputs: columnRange(a, 2*a)}
+	return expr.Project{Input: expr.Join{Inputs: []expr.Relation{absent, k}, Equivalences: eqs}, Outputs: seq(a, 2*a)}
 }
 
 func nulls(ts []expr.ColumnType) []expr.Scalar {
@@ -481,36 +546,43 @@ func nulls(ts []expr.ColumnType) []expr.Scalar {
 
 // lowerJoin lowers a join: the inner join is a filtered product; an
 // outer join adds the rows of a side that no row of the inner join
-// matched, padded with NULLs (research §3.2).
+// matched, padded with NULLs (research §3.2). The right side of a
+// LATERAL join is a subquery of the left: the product is the left's rows
+// joined with the right lowered under its domain.
 func (l *lowerer) lowerJoin(j hJoin, outer expr.Relation, cm colMap) (expr.Relation, error) {
 	oa := len(outer.Typ())
 	left, err := l.lowerRel(j.left, outer, cm)
 	if err != nil {
 		return nil, err
 	}
-	right, err := l.lowerRel(j.right, outer, cm)
-	if err != nil {
-		return nil, err
-	}
-	var lid, rid expr.LocalID
-	if j.kind != joinInner {
-		lid, rid = l.fresh(), l.fresh()
-	}
-	lin, rin := left, right
-	if j.kind != joinInner {
-		lin = expr.LocalGet{ID: lid, Types: left.Typ()}
-		rin = expr.LocalGet{ID: rid, Types: right.Typ()}
-	}
-	la, ra := len(lin.Typ()), len(rin.Typ())
-	var product expr.Relation = expr.Join{Inputs: []expr.Relation{lin, rin}}
-	if oa > 0 {
-		// Both sides start with the outer columns: match them, keep one.
-		var eqs [][]expr.Scalar
-		for i := 0; i < oa; i++ {
-			eqs = append(eqs, []expr.Scalar{expr.Column{Index: i}, expr.Column{Index: la + i}})
+	lid := l.fresh()
+	lin := expr.LocalGet{ID: lid, Types: left.Typ()}
+	la := len(lin.Typ())
+	var product, right, rin expr.Relation
+	var rid expr.LocalID
+	if j.lateral {
+		d, _, s, wrap, err := l.branch(j.right, lin, oa, cm)
+		if err != nil {
+			return nil, err
 		}
-		product = expr.Project{Input: expr.Join{Inputs: []expr.Relation{lin, rin}, Equivalences: eqs},
-			Outputs: append(columnRange(0, la), columnRange(la+oa, la+ra)...)}
+		product = wrap(joinOnKeys(lin, d.keys, s))
+	} else {
+		if right, err = l.lowerRel(j.right, outer, cm); err != nil {
+			return nil, err
+		}
+		rid = l.fresh()
+		rin = expr.LocalGet{ID: rid, Types: right.Typ()}
+		ra := len(rin.Typ())
+		product = expr.Join{Inputs: []expr.Relation{lin, rin}}
+		if oa > 0 {
+			// Both sides start with the outer columns: match them, keep one.
+			var eqs [][]expr.Scalar
+			for i := 0; i < oa; i++ {
+				eqs = append(eqs, []expr.Scalar{expr.Column{Index: i}, expr.Column{Index: la + i}})
+			}
+			product = expr.Project{Input: expr.Join{Inputs: []expr.Relation{lin, rin}, Equivalences: eqs},
+				Outputs: append(seq(0, la), seq(la+oa, la+ra)...)}
+		}
 	}
 	joined := product
 	if j.on != nil {
@@ -518,25 +590,31 @@ func (l *lowerer) lowerJoin(j hJoin, outer expr.Relation, cm colMap) (expr.Relat
 			return nil, err
 		}
 	}
+	bind := func(body expr.Relation) expr.Relation {
+		if right != nil {
+			body = expr.Let{ID: rid, Value: right, Body: body}
+		}
+		return expr.Let{ID: lid, Value: left, Body: body}
+	}
 	if j.kind == joinInner {
-		return joined, nil
+		return bind(joined), nil
 	}
 	jid := l.fresh()
 	jget := expr.LocalGet{ID: jid, Types: joined.Typ()}
-	lt, rt := lin.Typ(), rin.Typ()
-	rl := ra - oa // the right side's own columns
+	lt, jt := lin.Typ(), joined.Typ()
+	rl := len(jt) - la // the right side's own columns
 	outs := []expr.Relation{jget}
 	if j.kind == joinLeft || j.kind == joinFull {
-		matched := expr.Project{Input: jget, Outputs: columnRange(0, la)}
-		outs = append(outs, expr.Map{Input: unmatched(lin, matched), Scalars: nulls(rt[oa:])})
+		matched := expr.Project{Input: jget, Outputs: seq(0, la)}
+		outs = append(outs, expr.Map{Input: unmatched(lin, matched), Scalars: nulls(jt[la:])})
 	}
 	if j.kind == joinRight || j.kind == joinFull {
-		matched := expr.Project{Input: jget, Outputs: append(columnRange(0, oa), columnRange(la, la+rl)...)}
+		ra := oa + rl
+		matched := expr.Project{Input: jget, Outputs: append(seq(0, oa), seq(la, la+rl)...)}
 		padded := expr.Map{Input: unmatched(rin, matched), Scalars: nulls(lt[oa:])}
-		outs = append(outs, expr.Project{Input: padded, Outputs: append(append(columnRange(0, oa), columnRange(ra, ra+la-oa)...), columnRange(oa, ra)...)})
+		outs = append(outs, expr.Project{Input: padded, Outputs: append(append(seq(0, oa), seq(ra, ra+la-oa)...), seq(oa, ra)...)})
 	}
-	body := expr.Let{ID: jid, Value: joined, Body: expr.Union{Inputs: outs}}
-	return expr.Let{ID: lid, Value: left, Body: expr.Let{ID: rid, Value: right, Body: body}}, nil
+	return bind(expr.Let{ID: jid, Value: joined, Body: expr.Union{Inputs: outs}}), nil
 }
 
 // lowerReduce groups by the outer columns and the group key. A global
@@ -560,7 +638,7 @@ func (l *lowerer) lowerReduce(r hReduce, outer expr.Relation, cm colMap) (expr.R
 			if in, err = l.lowerMap(in, args, oa, cm); err != nil {
 				return nil, err
 			}
-			exprs = columnsOf(columnRange(n, n+len(args)))
+			exprs = columnsOf(seq(n, n+len(args)))
 			break
 		}
 	}
@@ -574,7 +652,7 @@ func (l *lowerer) lowerReduce(r hReduce, outer expr.Relation, cm colMap) (expr.R
 			exprs = append(exprs, e)
 		}
 	}
-	key := columnsOf(columnRange(0, oa))
+	key := columnsOf(seq(0, oa))
 	for _, k := range r.groupKey {
 		key = append(key, expr.Column{Index: oa + k})
 	}

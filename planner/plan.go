@@ -132,7 +132,14 @@ func newPlanner(cat Catalog, sql string, params []repr.Type) *planner {
 
 // lower decorrelates and rewrites a top-level relation.
 func (p *planner) lower(rel hrel) (expr.Relation, error) {
+	rel, folded, err := foldConstants(rel)
+	if err != nil {
+		return nil, err
+	}
 	rel, fired := rewriteHIR(rel)
+	if folded {
+		fired = append([]string{"FoldConstants"}, fired...)
+	}
 	if p.low == nil {
 		p.low = &lowerer{}
 	}

@@ -39,8 +39,12 @@ var exprRules = []struct {
 	// PushFiltersThroughMaps moves the predicates that read none of a
 	// map's new columns below the map.
 	{"PushFiltersThroughMaps", pushFiltersThroughMaps},
-	// FuseFilters merges nested filters into one.
+	// FuseFilters merges nested filters into one, without the predicates
+	// that are the constant TRUE.
 	{"FuseFilters", fuseFilters},
+	// PullProjectsAboveMaps moves a projection above the map over it, so
+	// that maps, and projections, meet and fuse.
+	{"PullProjectsAboveMaps", pullProjectsAboveMaps},
 	// FuseMaps merges nested maps into one.
 	{"FuseMaps", fuseMaps},
 	// FuseProjects composes nested projections.
@@ -310,8 +314,18 @@ func fuseFilters(r expr.Relation) (expr.Relation, bool) {
 		if !ok {
 			return n, false
 		}
-		if len(f.Predicates) == 0 {
+		var preds []expr.Scalar
+		for _, p := range f.Predicates {
+			if l, ok := p.(expr.Literal); ok && !l.Value.IsNull() && l.Value.Kind() == repr.KindBool && l.Value.Bool() {
+				continue
+			}
+			preds = append(preds, p)
+		}
+		if len(preds) == 0 {
 			return f.Input, true
+		}
+		if len(preds) < len(f.Predicates) {
+			return expr.Filter{Input: f.Input, Predicates: preds}, true
 		}
 		inner, ok := f.Input.(expr.Filter)
 		if !ok {
@@ -464,5 +478,34 @@ func inlineConstantLets(r expr.Relation) (expr.Relation, bool) {
 			return r
 		})
 		return body, true
+	})
+}
+
+func pullProjectsAboveMaps(r expr.Relation) (expr.Relation, bool) {
+	return bottomUp(r, func(n expr.Relation) (expr.Relation, bool) {
+		m, ok := n.(expr.Map)
+		if !ok {
+			return n, false
+		}
+		p, ok := m.Input.(expr.Project)
+		if !ok {
+			return n, false
+		}
+		arity := len(p.Input.Typ())
+		scalars := make([]expr.Scalar, len(m.Scalars))
+		for i, s := range m.Scalars {
+			scalars[i] = mapScalar(s, func(s expr.Scalar) expr.Scalar {
+				c, ok := s.(expr.Column)
+				if !ok {
+					return s
+				}
+				if c.Index < len(p.Outputs) {
+					return expr.Column{Index: p.Outputs[c.Index]}
+				}
+				return expr.Column{Index: arity + c.Index - len(p.Outputs)}
+			})
+		}
+		outs := append(append([]int(nil), p.Outputs...), seq(arity, arity+len(scalars))...)
+		return expr.Project{Input: expr.Map{Input: p.Input, Scalars: scalars}, Outputs: outs}, true
 	})
 }

@@ -90,7 +90,24 @@ func settingValue(n *pg.Node) (string, error) {
 func (p *planner) transaction(t *pg.TransactionStmt) (Statement, error) {
 	switch t.Kind {
 	case pg.TransactionStmtKind_TRANS_STMT_BEGIN, pg.TransactionStmtKind_TRANS_STMT_START:
-		return &Begin{}, nil
+		b := &Begin{}
+		for _, o := range t.Options {
+			d := o.GetDefElem()
+			if d == nil {
+				continue
+			}
+			v, err := settingValue(d.Arg)
+			if err != nil {
+				return nil, err
+			}
+			switch d.Defname {
+			case "transaction_isolation":
+				b.Isolation = v
+			case "transaction_read_only":
+				b.ReadOnly = v == "1" || v == "on" || v == "true"
+			}
+		}
+		return b, nil
 	case pg.TransactionStmtKind_TRANS_STMT_COMMIT:
 		if t.Chain {
 			return nil, unsupported("COMMIT AND CHAIN")

@@ -208,7 +208,13 @@ type Reset struct{ Name string }
 type Show struct{ Name string }
 
 // Begin is BEGIN or START TRANSACTION.
-type Begin struct{}
+type Begin struct {
+	// Isolation is the isolation level the statement asks for
+	// ("serializable", ...), or empty for the session's.
+	Isolation string
+	// ReadOnly is READ ONLY.
+	ReadOnly bool
+}
 
 // Commit is COMMIT or END.
 type Commit struct{}

@@ -32,8 +32,8 @@ var rewriteFlag = flag.Bool("rewrite", false, "rewrite the expected output of te
 //	prepare [t,...] PlanWithParams with the given parameter types
 //	execute v,...   bind the last prepared statement and run it
 //
-// The expected rows of run were checked against PostgreSQL 15 (see
-// oracle.txt's header).
+// The expected rows of run were checked against PostgreSQL 15 (see the
+// header of testdata/oracle.txt).
 func TestTranscripts(t *testing.T) {
 	files, err := filepath.Glob("testdata/*.txt")
 	if err != nil || len(files) == 0 {
@@ -127,7 +127,11 @@ func (s *session) exec(line, sql string) (out string) {
 		if err != nil {
 			return errorString(err)
 		}
-		return s.run(stmt, p.trace.raw)
+		out := s.run(stmt, p.trace.raw)
+		if sel, ok := stmt.(*Select); ok {
+			s.checkView(sql, sel)
+		}
+		return out
 	case "prepare":
 		var types []repr.Type
 		if len(f) > 1 {
@@ -208,10 +212,16 @@ func (s *session) run(stmt Statement, raw expr.Relation) string {
 		switch st := st.(type) {
 		case *Insert:
 			plan, tgt = st.Plan, st.Table
+			if raw != nil {
+				raw = checkNotNull(raw, tgt, 0)
+			}
 		case *Update:
 			plan, tgt = st.Plan, st.Table
 			for _, c := range tgt.Columns {
 				names = append(names, "old."+c.Name)
+			}
+			if raw != nil {
+				raw = checkNotNull(raw, tgt, len(tgt.Columns))
 			}
 		case *Delete:
 			plan, tgt = st.Plan, st.Table
@@ -235,6 +245,56 @@ func (s *session) run(stmt Statement, raw expr.Relation) string {
 		return errorString(err)
 	}
 	return formatRows(names, fin.Apply(rows), len(fin.OrderBy) > 0)
+}
+
+// checkView plans a query as a view's definition and checks that the
+// view has the rows the query reads: every SELECT must run as a
+// materialized view with the same result (DESIGN.md). A view has no
+// finishing, so only a LIMIT (as a TopK) orders it.
+func (s *session) checkView(sql string, sel *Select) {
+	stmts, err := Parse(sql)
+	if err != nil {
+		return
+	}
+	p := newPlanner(s.cat, sql, nil)
+	q, err := p.b.bindQuery(stmts[0].node.GetSelectStmt(), nil)
+	if err != nil {
+		s.t.Errorf("%s: as a view: %v", sql, err)
+		return
+	}
+	rel, err := p.b.nested(q)
+	if err == nil {
+		var plan expr.Relation
+		if plan, err = p.lower(rel); err == nil {
+			var viewRows, rows expr.Collection
+			viewRows, err = expr.Interpret(plan, s.cat.data)
+			rows, qerr := expr.Interpret(sel.Plan, s.cat.data)
+			if sqlerr.Code(err) != sqlerr.Code(qerr) {
+				s.t.Errorf("%s: as a view: error %v, as a query: %v", sql, err, qerr)
+				return
+			}
+			if err != nil {
+				return
+			}
+			fin := sel.Finishing
+			fin.OrderBy = nil
+			if fin.Limit >= 0 || fin.Offset > 0 {
+				fin.OrderBy = sel.Finishing.OrderBy
+			}
+			want := fin.Apply(rows)
+			var got [][]repr.Datum
+			for _, r := range viewRows {
+				for i := int64(0); i < r.Diff; i++ {
+					got = append(got, r.Datums)
+				}
+			}
+			if formatRows(nil, got, false) != formatRows(nil, want, false) {
+				s.t.Errorf("%s: as a view:\n%s\nas a query:\n%s", sql, formatRows(nil, got, false), formatRows(nil, want, false))
+			}
+			return
+		}
+	}
+	s.t.Errorf("%s: as a view: %v", sql, err)
 }
 
 func rowsEqual(a, b expr.Row) bool {
@@ -381,6 +441,8 @@ func renderStatement(s Statement) string {
 		fmt.Fprintf(&b, "show %s", s.Name)
 	case *Explain:
 		fmt.Fprintf(&b, "explain\n%s", renderStatement(s.Inner))
+	case *Begin:
+		fmt.Fprintf(&b, "begin isolation=%q read_only=%v", s.Isolation, s.ReadOnly)
 	case nil:
 		b.WriteString("(empty)")
 	default:

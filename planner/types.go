@@ -16,6 +16,13 @@ var binaryOps = map[string]expr.BinaryFunc{
 	"||": expr.Concat,
 }
 
+// unsupportedOps are PostgreSQL operators that expr cannot compute yet.
+var unsupportedOps = map[string]bool{
+	"^": true, "|/": true, "||/": true, "@": true, "&": true, "|": true, "#": true, "~": true, "<<": true, ">>": true,
+	"~~": true, "~~*": true, "!~~": true, "!~~*": true, "~*": true, "!~": true, "!~*": true, "@>": true, "<@": true,
+	"&&": true, "->": true, "->>": true, "#>": true, "#>>": true, "?": true,
+}
+
 func isArith(f expr.BinaryFunc) bool {
 	return f == expr.Add || f == expr.Sub || f == expr.Mul || f == expr.Div || f == expr.Mod
 }
@@ -40,6 +47,9 @@ func errNotUnique(op string, l, r repr.Type) *sqlerr.Error {
 func (b *binder) binaryOp(op string, l, r hscalar) (hscalar, error) {
 	fn, ok := binaryOps[op]
 	if !ok {
+		if unsupportedOps[op] {
+			return nil, unsupported("operator %s", op)
+		}
 		return nil, errNoOperator(op, l.typ().Type, r.typ().Type)
 	}
 	lu, ru := isUnknown(l), isUnknown(r)
@@ -94,6 +104,16 @@ func (b *binder) binaryOp(op string, l, r hscalar) (hscalar, error) {
 	if err != nil {
 		return nil, err
 	}
+	if fn == expr.Concat {
+		// || takes any type beside text, through its output function.
+		if l, err = b.explicitCast(l, lt); err != nil {
+			return nil, err
+		}
+		if r, err = b.explicitCast(r, rt); err != nil {
+			return nil, err
+		}
+		return hBinary{fn: fn, left: l, right: r, t: expr.ColumnType{Type: res, Nullable: l.typ().Nullable || r.typ().Nullable}}, nil
+	}
 	if l, err = b.coerceTo(l, lt); err != nil {
 		return nil, err
 	}
@@ -104,7 +124,7 @@ func (b *binder) binaryOp(op string, l, r hscalar) (hscalar, error) {
 	if fn == expr.IsDistinctFrom || fn == expr.IsNotDistinctFrom {
 		nullable = false
 	}
-	return b.fold(hBinary{fn: fn, left: l, right: r, t: expr.ColumnType{Type: res, Nullable: nullable}})
+	return hBinary{fn: fn, left: l, right: r, t: expr.ColumnType{Type: res, Nullable: nullable}}, nil
 }
 
 // numericRank orders the numeric kinds for promotion.
@@ -284,8 +304,14 @@ func (b *binder) coerce(s hscalar, t repr.Type, ctx repr.CastContext) (hscalar, 
 			}
 			return hLiteral{v: d, t: t}, true, nil
 		case hParam:
-			b.setParamType(s.n, t)
-			return hParam{n: s.n, t: t}, true, nil
+			// The parameter takes the base type; a modifier (varchar(3)
+			// of a column) is a cast in this context.
+			b.setParamType(s.n, t.Base())
+			p := hParam{n: s.n, t: t.Base()}
+			if t == t.Base() {
+				return p, true, nil
+			}
+			return hCast{arg: p, to: t, assign: ctx == repr.CastAssignment}, true, nil
 		}
 	}
 	if from == t {
@@ -298,8 +324,7 @@ func (b *binder) coerce(s hscalar, t repr.Type, ctx repr.CastContext) (hscalar, 
 	if repr.CastContextOf(from.Kind(), t.Kind()) < ctx {
 		return nil, false, nil
 	}
-	out, err := b.fold(hCast{arg: s, to: t, assign: ctx == repr.CastAssignment})
-	return out, err == nil, err
+	return hCast{arg: s, to: t, assign: ctx == repr.CastAssignment}, true, nil
 }
 
 // explicitCast builds CAST(s AS t).
@@ -312,7 +337,12 @@ func (b *binder) explicitCast(s hscalar, t repr.Type) (hscalar, error) {
 		if l.v.IsNull() {
 			return hLiteral{v: repr.Null, t: t}, nil
 		}
-		d, err := repr.ParseText(t, l.v.Text())
+		// The literal is read as the type, then cast to its modifiers
+		// as an explicit cast does: 'abcdef'::varchar(3) is 'abc'.
+		d, err := repr.ParseText(t.Base(), l.v.Text())
+		if err == nil {
+			d, err = repr.Cast(d, t)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -325,7 +355,7 @@ func (b *binder) explicitCast(s hscalar, t repr.Type) (hscalar, error) {
 	if from == t {
 		return s, nil
 	}
-	return b.fold(hCast{arg: s, to: t})
+	return hCast{arg: s, to: t}, nil
 }
 
 // coerceBool requires s to be boolean, as the argument of clause (AND,
