@@ -5,21 +5,13 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"sort"
 	"strings"
 
-	"freshet/expr"
 	"freshet/pgwire"
 	"freshet/planner"
 	"freshet/repr"
 	"freshet/sqlerr"
 )
-
-// sortRows orders rows by a finishing's ORDER BY; ties keep a
-// deterministic order by the whole row.
-func sortRows(rows [][]repr.Datum, order []expr.ColumnOrder) {
-	sort.SliceStable(rows, func(i, j int) bool { return expr.CompareRows(order, rows[i], rows[j]) < 0 })
-}
 
 // copyFrom runs COPY table FROM STDIN in text format: one row per line,
 // columns separated by the delimiter, \N for NULL, backslash escapes;

@@ -286,40 +286,12 @@ func (s *Session) selectRows(ctx context.Context, st *planner.Select) (result, e
 	if err != nil {
 		return result{}, err
 	}
-	out := finish(rows, st.Finishing)
+	out := st.Finishing.Apply(rows)
 	res := result{columns: describe(st.Columns), tag: fmt.Sprintf("SELECT %d", len(out))}
 	for _, r := range out {
 		res.rows = append(res.rows, textRow(r, st.Columns))
 	}
 	return res, nil
-}
-
-// finish applies a top-level ORDER BY, OFFSET, LIMIT and projection to
-// the rows of a read.
-func finish(c expr.Collection, f planner.Finishing) [][]repr.Datum {
-	var rows [][]repr.Datum
-	for _, r := range c {
-		for i := int64(0); i < r.Diff; i++ {
-			rows = append(rows, r.Datums)
-		}
-	}
-	sortRows(rows, f.OrderBy)
-	if f.Offset > 0 {
-		rows = rows[min(int(f.Offset), len(rows)):]
-	}
-	if f.Limit >= 0 && int(f.Limit) < len(rows) {
-		rows = rows[:f.Limit]
-	}
-	if f.Project != nil {
-		for i, r := range rows {
-			p := make([]repr.Datum, len(f.Project))
-			for j, c := range f.Project {
-				p[j] = r[c]
-			}
-			rows[i] = p
-		}
-	}
-	return rows
 }
 
 func describe(cols []planner.Column) []pgwire.Column {
