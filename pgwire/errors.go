@@ -9,19 +9,6 @@ import (
 	"freshet/sqlerr"
 )
 
-// SQLSTATEs that only the protocol layer produces and that sqlerr's list
-// lacks so far. They are spelled here once; they belong in sqlerr/codes.go
-// and should move there when that list grows.
-const (
-	codeInvalidAuthorization        = "28000" // invalid_authorization_specification
-	codeInvalidSQLStatementName     = "26000" // invalid_sql_statement_name
-	codeInvalidCursorName           = "34000" // invalid_cursor_name
-	codeDuplicateCursor             = "42P03" // duplicate_cursor
-	codeDuplicatePreparedStatement  = "42P05" // duplicate_prepared_statement
-	codeInvalidBinaryRepresentation = "22P03" // invalid_binary_representation
-	codeAdminShutdown               = "57P01" // admin_shutdown
-)
-
 // errorResponse turns any error into the ErrorResponse the client sees.
 // It is the one place where errors meet the wire: the fields come from
 // sqlerr.From, which finds the SQLSTATE where the error was born (XX000

@@ -46,7 +46,7 @@ func (c *conn) parse(m *pgproto3.Parse) error {
 	if m.Name == "" {
 		c.closeStatement("")
 	} else if _, ok := c.stmts[m.Name]; ok {
-		return sqlerr.New(codeDuplicatePreparedStatement, "prepared statement \"%s\" already exists", m.Name)
+		return sqlerr.New(sqlerr.DuplicatePreparedStatement, "prepared statement \"%s\" already exists", m.Name)
 	}
 	s, err := call(c, func() (Statement, error) { return c.sess.Parse(c.ctx, m.Query, m.ParameterOIDs) })
 	if err == nil && s == nil {
@@ -108,8 +108,8 @@ func (c *conn) bind(m *pgproto3.Bind) error {
 		}
 		text, err := c.formats.binaryToText(st.paramOIDs[i], v)
 		if err != nil {
-			if sqlerr.Code(err) == codeInvalidBinaryRepresentation {
-				return sqlerr.New(codeInvalidBinaryRepresentation, "incorrect binary data format in bind parameter %d", i+1)
+			if sqlerr.Code(err) == sqlerr.InvalidBinaryRepresentation {
+				return sqlerr.New(sqlerr.InvalidBinaryRepresentation, "incorrect binary data format in bind parameter %d", i+1)
 			}
 			return err
 		}
@@ -118,7 +118,7 @@ func (c *conn) bind(m *pgproto3.Bind) error {
 	if m.DestinationPortal == "" {
 		c.closePortal("")
 	} else if _, ok := c.portals[m.DestinationPortal]; ok {
-		return sqlerr.New(codeDuplicateCursor, "cursor \"%s\" already exists", m.DestinationPortal)
+		return sqlerr.New(sqlerr.DuplicateCursor, "cursor \"%s\" already exists", m.DestinationPortal)
 	}
 	p, err := call(c, func() (Portal, error) { return st.s.Bind(c.ctx, params) })
 	if err == nil && p == nil {
@@ -240,16 +240,16 @@ func (c *conn) statement(name string) (*statement, error) {
 		return st, nil
 	}
 	if name == "" {
-		return nil, sqlerr.New(codeInvalidSQLStatementName, "unnamed prepared statement does not exist")
+		return nil, sqlerr.New(sqlerr.InvalidSQLStatementName, "unnamed prepared statement does not exist")
 	}
-	return nil, sqlerr.New(codeInvalidSQLStatementName, "prepared statement \"%s\" does not exist", name)
+	return nil, sqlerr.New(sqlerr.InvalidSQLStatementName, "prepared statement \"%s\" does not exist", name)
 }
 
 func (c *conn) portal(name string) (*portal, error) {
 	if p, ok := c.portals[name]; ok {
 		return p, nil
 	}
-	return nil, sqlerr.New(codeInvalidCursorName, "portal \"%s\" does not exist", name)
+	return nil, sqlerr.New(sqlerr.InvalidCursorName, "portal \"%s\" does not exist", name)
 }
 
 // closeStatement closes the named statement, if it exists.

@@ -231,7 +231,7 @@ func errNoBinaryOutput(typeName string) error {
 }
 
 func errBadBinary(typeName string) error {
-	return sqlerr.New(codeInvalidBinaryRepresentation, "incorrect binary data format for type %s", typeName)
+	return sqlerr.New(sqlerr.InvalidBinaryRepresentation, "incorrect binary data format for type %s", typeName)
 }
 
 // appendFloat appends f as PostgreSQL 15 prints a float of the given bit

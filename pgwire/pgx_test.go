@@ -15,6 +15,8 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgproto3"
 	"github.com/jackc/pgx/v5/pgtype"
+
+	"freshet/sqlerr"
 )
 
 func connectPgx(t *testing.T, ts *testServer, params ...string) *pgx.Conn {
@@ -241,14 +243,14 @@ func TestPgxPreparedStatements(t *testing.T) {
 		t.Errorf("got rows %q, want %q", res.Rows, want)
 	}
 	_, err = conn.Prepare(ctx, "s1", "select 1", nil)
-	if e := pgError(t, err); e.Code != codeDuplicatePreparedStatement {
+	if e := pgError(t, err); e.Code != sqlerr.DuplicatePreparedStatement {
 		t.Errorf("second Prepare: got %v", e)
 	}
 	if err := conn.Deallocate(ctx, "s1"); err != nil {
 		t.Fatal(err)
 	}
 	res = conn.ExecPrepared(ctx, "s1", [][]byte{[]byte("42"), []byte("x")}, nil, nil).Read()
-	if e := pgError(t, res.Err); e.Code != codeInvalidSQLStatementName || e.Message != `prepared statement "s1" does not exist` {
+	if e := pgError(t, res.Err); e.Code != sqlerr.InvalidSQLStatementName || e.Message != `prepared statement "s1" does not exist` {
 		t.Errorf("after Deallocate: got %v", e)
 	}
 	// The unnamed statement, with parameter types given by the client.

@@ -45,7 +45,7 @@ const DefaultMaxMessageSize = 64 << 20
 
 // errServerShutdown is the cause with which sessions are canceled when
 // the server shuts down, and the last message of their connections.
-var errServerShutdown = sqlerr.New(codeAdminShutdown, "terminating connection due to administrator command").
+var errServerShutdown = sqlerr.New(sqlerr.AdminShutdown, "terminating connection due to administrator command").
 	WithSeverity(sqlerr.SeverityFatal)
 
 // Serve accepts connections on ln and serves each on its own goroutine,

@@ -143,7 +143,7 @@ func (c *conn) begin(params map[string]string) bool {
 		RemoteAddr:      c.nc.RemoteAddr(),
 	}
 	if st.User == "" {
-		c.end(sqlerr.New(codeInvalidAuthorization, "no PostgreSQL user name specified in startup packet"))
+		c.end(sqlerr.New(sqlerr.InvalidAuthorizationSpecification, "no PostgreSQL user name specified in startup packet"))
 		return false
 	}
 	if st.Database == "" {

@@ -152,7 +152,7 @@ func (b *binder) bindColumnRef(ref *pg.ColumnRef, c *exprCtx) (hscalar, error) {
 		if c.clause == "DEFAULT" {
 			return nil, sqlerr.New(sqlerr.FeatureNotSupported, "cannot use column reference in DEFAULT expression")
 		}
-		return nil, sqlerr.New(codeInvalidColumnReference, "argument of %s must not contain variables", c.clause)
+		return nil, sqlerr.New(sqlerr.InvalidColumnReference, "argument of %s must not contain variables", c.clause)
 	}
 	var table, name string
 	switch len(names) {
@@ -320,7 +320,7 @@ func (b *binder) prefixOp(op string, arg hscalar) (hscalar, error) {
 	t := arg.typ().Type
 	switch {
 	case t.Kind() == repr.KindUnknown && (op == "-" || op == "+"):
-		return nil, sqlerr.New(codeAmbiguousFunction, "operator is not unique: %s unknown", op).
+		return nil, sqlerr.New(sqlerr.AmbiguousFunction, "operator is not unique: %s unknown", op).
 			WithHint("Could not choose a best candidate operator. You might need to add explicit type casts.")
 	case op == "-" && (isNumeric(t.Kind()) || t.Kind() == repr.KindInterval):
 		return hUnary{fn: expr.Neg, arg: arg, t: arg.typ()}, nil

@@ -75,7 +75,7 @@ func (b *binder) checkDuplicateTables(have, add []scopeItem) error {
 	}
 	for _, it := range add {
 		if it.table != "" && seen[it.table] {
-			return sqlerr.New(codeDuplicateAlias, "table name %q specified more than once", it.table)
+			return sqlerr.New(sqlerr.DuplicateAlias, "table name %q specified more than once", it.table)
 		}
 	}
 	return nil
@@ -120,7 +120,7 @@ func aliasItems(rel hrel, table string, names []string, alias *pg.Alias) ([]scop
 	if alias != nil {
 		table = alias.Aliasname
 		if len(alias.Colnames) > len(names) {
-			return nil, sqlerr.New(codeInvalidColumnReference, "table %q has %d columns available but %d columns specified", table, len(names), len(alias.Colnames))
+			return nil, sqlerr.New(sqlerr.InvalidColumnReference, "table %q has %d columns available but %d columns specified", table, len(names), len(alias.Colnames))
 		}
 		for i, c := range alias.Colnames {
 			names[i] = c.GetString_().GetSval()
@@ -254,7 +254,7 @@ func (b *binder) bindRangeFunction(rf *pg.RangeFunction, left hrel, sc *scope) (
 	if rf.Alias != nil {
 		table, colName = rf.Alias.Aliasname, rf.Alias.Aliasname
 		if len(rf.Alias.Colnames) > 1 {
-			return nil, nil, sqlerr.New(codeInvalidColumnReference, "too many column aliases specified for function %s", name)
+			return nil, nil, sqlerr.New(sqlerr.InvalidColumnReference, "too many column aliases specified for function %s", name)
 		}
 		if len(rf.Alias.Colnames) == 1 {
 			colName = rf.Alias.Colnames[0].GetString_().GetSval()
@@ -277,7 +277,7 @@ func (b *binder) bindJoin(j *pg.JoinExpr, parent *scope) (hrel, []scopeItem, err
 			if len(litems) > 0 {
 				table = litems[0].table
 			}
-			return nil, nil, sqlerr.New(codeInvalidColumnReference, "invalid reference to FROM-clause entry for table %q", table).
+			return nil, nil, sqlerr.New(sqlerr.InvalidColumnReference, "invalid reference to FROM-clause entry for table %q", table).
 				WithDetail("The combining JOIN type must be INNER or LEFT for a LATERAL reference.")
 		}
 		lateral = true
@@ -394,7 +394,7 @@ func (b *binder) bindJoin(j *pg.JoinExpr, parent *scope) (hrel, []scopeItem, err
 			}
 		}
 		if len(j.Alias.Colnames) > len(visible) {
-			return nil, nil, sqlerr.New(codeInvalidColumnReference, "table %q has %d columns available but %d columns specified", j.Alias.Aliasname, len(visible), len(j.Alias.Colnames))
+			return nil, nil, sqlerr.New(sqlerr.InvalidColumnReference, "table %q has %d columns available but %d columns specified", j.Alias.Aliasname, len(visible), len(j.Alias.Colnames))
 		}
 		for i, c := range j.Alias.Colnames {
 			visible[i].name = c.GetString_().GetSval()
@@ -417,5 +417,5 @@ func usingColumn(items []scopeItem, name, side string) (scopeItem, error) {
 	case 1:
 		return found[0], nil
 	}
-	return scopeItem{}, sqlerr.New(codeAmbiguousColumn, "common column name %q appears more than once in %s table", name, side)
+	return scopeItem{}, sqlerr.New(sqlerr.AmbiguousColumn, "common column name %q appears more than once in %s table", name, side)
 }

@@ -108,9 +108,9 @@ func errNoFunction(name string, args []hscalar) *sqlerr.Error {
 func (b *binder) bindAggregate(name string, fc *pg.FuncCall, c *exprCtx) (hscalar, error) {
 	switch {
 	case c.inAgg:
-		return nil, sqlerr.New(codeGroupingError, "aggregate function calls cannot be nested")
+		return nil, sqlerr.New(sqlerr.GroupingError, "aggregate function calls cannot be nested")
 	case !c.aggs:
-		return nil, sqlerr.New(codeGroupingError, "aggregate functions are not allowed in %s", c.clause)
+		return nil, sqlerr.New(sqlerr.GroupingError, "aggregate functions are not allowed in %s", c.clause)
 	}
 	if len(fc.AggOrder) > 0 && name != "count" && name != "sum" && name != "avg" && name != "min" && name != "max" {
 		return nil, unsupported("ORDER BY in aggregate %s", name)
@@ -173,7 +173,7 @@ func (b *binder) aggregateArg(name string, arg hscalar) (hscalar, error) {
 	case "sum", "avg":
 		switch {
 		case k == repr.KindUnknown:
-			return nil, sqlerr.New(codeAmbiguousFunction, "function %s(unknown) is not unique", name)
+			return nil, sqlerr.New(sqlerr.AmbiguousFunction, "function %s(unknown) is not unique", name)
 		case k == repr.KindInterval:
 			return nil, unsupported("%s of interval", name)
 		case isNumeric(k):

@@ -100,7 +100,7 @@ func (b *binder) bindWith(w *pg.WithClause, parent *scope) (int, error) {
 		}
 		for _, o := range b.ctes[len(b.ctes)-pushed:] {
 			if o.name == c.Ctename {
-				return pushed, errorAt(sqlerr.New(codeDuplicateAlias, "WITH query name %q specified more than once", c.Ctename), b.sql, c.Location)
+				return pushed, errorAt(sqlerr.New(sqlerr.DuplicateAlias, "WITH query name %q specified more than once", c.Ctename), b.sql, c.Location)
 			}
 		}
 		q, err := b.bindQuery(sel, parent)
@@ -273,7 +273,7 @@ func (b *binder) bindSelect(stmt *pg.SelectStmt, parent *scope) (*boundQuery, er
 	switch {
 	case distinct && distinctOn == nil:
 		if len(res.exprs) > len(exprs) {
-			return nil, errorAt(sqlerr.New(codeInvalidColumnReference, "for SELECT DISTINCT, ORDER BY expressions must appear in select list"),
+			return nil, errorAt(sqlerr.New(sqlerr.InvalidColumnReference, "for SELECT DISTINCT, ORDER BY expressions must appear in select list"),
 				b.sql, nodeLocation(stmt.SortClause[0]))
 		}
 		rel = hDistinct{input: rel}
@@ -284,7 +284,7 @@ func (b *binder) bindSelect(stmt *pg.SelectStmt, parent *scope) (*boundQuery, er
 		}
 		for i := 0; i < len(order) && i < len(distinctOn); i++ {
 			if !onSet[order[i].Column] {
-				return nil, errorAt(sqlerr.New(codeInvalidColumnReference, "SELECT DISTINCT ON expressions must match initial ORDER BY expressions"),
+				return nil, errorAt(sqlerr.New(sqlerr.InvalidColumnReference, "SELECT DISTINCT ON expressions must match initial ORDER BY expressions"),
 					b.sql, nodeLocation(stmt.DistinctClause[0]))
 			}
 		}
@@ -339,7 +339,7 @@ func (b *binder) bindGroupBy(items []*pg.Node, sc *scope, targets []target) ([]h
 		if ac := n.GetAConst(); ac != nil && ac.GetIval() != nil {
 			pos := int(ac.GetIval().Ival)
 			if pos < 1 || pos > len(targets) {
-				return nil, errorAt(sqlerr.New(codeInvalidColumnReference, "GROUP BY position %d is not in select list", pos), b.sql, ac.Location)
+				return nil, errorAt(sqlerr.New(sqlerr.InvalidColumnReference, "GROUP BY position %d is not in select list", pos), b.sql, ac.Location)
 			}
 			k, err := bindTarget(targets[pos-1])
 			if err != nil {
@@ -423,7 +423,7 @@ func (r *sortResolver) resolve(n *pg.Node, clause string) (int, error) {
 		}
 		pos := int(ac.GetIval().Ival)
 		if pos < 1 || pos > visible {
-			return 0, errorAt(sqlerr.New(codeInvalidColumnReference, "%s position %d is not in select list", clause, pos), r.b.sql, ac.Location)
+			return 0, errorAt(sqlerr.New(sqlerr.InvalidColumnReference, "%s position %d is not in select list", clause, pos), r.b.sql, ac.Location)
 		}
 		return pos - 1, nil
 	}
@@ -435,7 +435,7 @@ func (r *sortResolver) resolve(n *pg.Node, clause string) (int, error) {
 				continue
 			}
 			if found >= 0 && !equalScalars(r.exprs[found], r.exprs[i]) {
-				return 0, errorAt(sqlerr.New(codeAmbiguousColumn, "%s %q is ambiguous", clause, name), r.b.sql, cr.Location)
+				return 0, errorAt(sqlerr.New(sqlerr.AmbiguousColumn, "%s %q is ambiguous", clause, name), r.b.sql, cr.Location)
 			}
 			if found < 0 {
 				found = i
@@ -499,12 +499,12 @@ func (b *binder) bindLimit(stmt *pg.SelectStmt) (limit, offset int64, err error)
 		return l.v.Int(), true, nil
 	}
 	limit = -1
-	if v, ok, err := value(stmt.LimitCount, "LIMIT", codeInvalidRowCountInLimit); err != nil {
+	if v, ok, err := value(stmt.LimitCount, "LIMIT", sqlerr.InvalidRowCountInLimit); err != nil {
 		return 0, 0, err
 	} else if ok {
 		limit = v
 	}
-	offset, _, err = value(stmt.LimitOffset, "OFFSET", codeInvalidRowCountInOffset)
+	offset, _, err = value(stmt.LimitOffset, "OFFSET", sqlerr.InvalidRowCountInOffset)
 	return limit, offset, err
 }
 

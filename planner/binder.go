@@ -35,7 +35,7 @@ func newBinder(cat Catalog, sql string, params []repr.Type) *binder {
 // param returns $n as a scalar of the type known so far.
 func (b *binder) param(n int) (hscalar, error) {
 	if n < 1 {
-		return nil, sqlerr.New(codeUndefinedParameter, "there is no parameter $%d", n)
+		return nil, sqlerr.New(sqlerr.UndefinedParameter, "there is no parameter $%d", n)
 	}
 	for len(b.params) < n {
 		b.params = append(b.params, repr.Unknown)

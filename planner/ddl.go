@@ -30,7 +30,7 @@ func (p *planner) createTable(cs *pg.CreateStmt) (Statement, error) {
 	var tableConstraints []*pg.Constraint
 	setPrimaryKey := func(cols []int, loc int32) error {
 		if ct.PrimaryKey != nil {
-			return errorAt(sqlerr.New(codeInvalidTableDefinition, "multiple primary keys for table %q are not allowed", ct.Name.Name), p.b.sql, loc)
+			return errorAt(sqlerr.New(sqlerr.InvalidTableDefinition, "multiple primary keys for table %q are not allowed", ct.Name.Name), p.b.sql, loc)
 		}
 		ct.PrimaryKey = cols
 		for _, c := range cols {
@@ -43,7 +43,7 @@ func (p *planner) createTable(cs *pg.CreateStmt) (Statement, error) {
 		case *pg.Node_ColumnDef:
 			cd := x.ColumnDef
 			if _, dup := index[cd.Colname]; dup {
-				return nil, errorAt(sqlerr.New(codeDuplicateColumn, "column %q specified more than once", cd.Colname), p.b.sql, cd.Location)
+				return nil, errorAt(sqlerr.New(sqlerr.DuplicateColumn, "column %q specified more than once", cd.Colname), p.b.sql, cd.Location)
 			}
 			if cd.CollClause != nil {
 				return nil, errorAt(unsupported("COLLATE"), p.b.sql, cd.Location)
@@ -108,7 +108,7 @@ func constraintName(t pg.ConstrType) string {
 // the column's type as a stored value is.
 func (p *planner) defaultExpr(n *pg.Node, column string, t repr.Type) (expr.Scalar, error) {
 	if containsAggregate([]*pg.Node{n}) {
-		return nil, errorAt(sqlerr.New(codeGroupingError, "aggregate functions are not allowed in DEFAULT expressions"), p.b.sql, nodeLocation(n))
+		return nil, errorAt(sqlerr.New(sqlerr.GroupingError, "aggregate functions are not allowed in DEFAULT expressions"), p.b.sql, nodeLocation(n))
 	}
 	s, err := p.b.bindExpr(n, &exprCtx{clause: "DEFAULT"})
 	if err != nil {
@@ -217,7 +217,7 @@ func (p *planner) createIndex(is *pg.IndexStmt) (Statement, error) {
 			nameParts = append(nameParts, ie.Name)
 		} else {
 			if containsAggregate([]*pg.Node{ie.Expr}) {
-				return nil, sqlerr.New(codeGroupingError, "aggregate functions are not allowed in index expressions")
+				return nil, sqlerr.New(sqlerr.GroupingError, "aggregate functions are not allowed in index expressions")
 			}
 			if s, err = p.b.bindExpr(ie.Expr, ctx); err != nil {
 				return nil, err

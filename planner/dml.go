@@ -22,9 +22,9 @@ func (p *planner) target(rv *pg.RangeVar, verb string) (Target, Relation, error)
 	switch r.Kind {
 	case KindTable:
 	case KindMaterializedView:
-		return Target{}, r, errorAt(sqlerr.New(codeWrongObjectType, "cannot change materialized view %q", rv.Relname), p.b.sql, rv.Location)
+		return Target{}, r, errorAt(sqlerr.New(sqlerr.WrongObjectType, "cannot change materialized view %q", rv.Relname), p.b.sql, rv.Location)
 	default:
-		return Target{}, r, errorAt(sqlerr.New(codeWrongObjectType, "cannot %s %s %q", verb, r.Kind, rv.Relname), p.b.sql, rv.Location)
+		return Target{}, r, errorAt(sqlerr.New(sqlerr.WrongObjectType, "cannot %s %s %q", verb, r.Kind, rv.Relname), p.b.sql, rv.Location)
 	}
 	t := Target{ID: r.ID, Name: r.Name}
 	for _, c := range r.Columns {
@@ -109,7 +109,7 @@ func (p *planner) insert(is *pg.InsertStmt) (Statement, error) {
 			return nil, errorAt(sqlerr.New(sqlerr.UndefinedColumn, "column %q of relation %q does not exist", rt.Name, is.Relation.Relname), p.b.sql, rt.Location)
 		}
 		if seen[i] {
-			return nil, errorAt(sqlerr.New(codeDuplicateColumn, "column %q specified more than once", rt.Name), p.b.sql, rt.Location)
+			return nil, errorAt(sqlerr.New(sqlerr.DuplicateColumn, "column %q specified more than once", rt.Name), p.b.sql, rt.Location)
 		}
 		seen[i] = true
 		cols = append(cols, i)
@@ -250,7 +250,7 @@ func (p *planner) where(rel hrel, sc *scope, n *pg.Node) (hrel, error) {
 		return rel, nil
 	}
 	if containsAggregate([]*pg.Node{n}) {
-		return nil, errorAt(sqlerr.New(codeGroupingError, "aggregate functions are not allowed in WHERE"), p.b.sql, nodeLocation(n))
+		return nil, errorAt(sqlerr.New(sqlerr.GroupingError, "aggregate functions are not allowed in WHERE"), p.b.sql, nodeLocation(n))
 	}
 	pred, err := p.b.bindExpr(n, &exprCtx{scope: sc, clause: "WHERE"})
 	if err != nil {
@@ -309,7 +309,7 @@ func (p *planner) update(us *pg.UpdateStmt) (Statement, error) {
 			continue
 		}
 		if containsAggregate([]*pg.Node{rt.Val}) {
-			return nil, errorAt(sqlerr.New(codeGroupingError, "aggregate functions are not allowed in UPDATE"), p.b.sql, nodeLocation(rt.Val))
+			return nil, errorAt(sqlerr.New(sqlerr.GroupingError, "aggregate functions are not allowed in UPDATE"), p.b.sql, nodeLocation(rt.Val))
 		}
 		s, err := p.b.bindExpr(rt.Val, &exprCtx{scope: sc, clause: "UPDATE"})
 		if err != nil {
@@ -393,7 +393,7 @@ func (p *planner) copy(cs *pg.CopyStmt) (Statement, error) {
 			return nil, sqlerr.New(sqlerr.UndefinedColumn, "column %q of relation %q does not exist", name, cs.Relation.Relname)
 		}
 		if seen[i] {
-			return nil, sqlerr.New(codeDuplicateColumn, "column %q specified more than once", name)
+			return nil, sqlerr.New(sqlerr.DuplicateColumn, "column %q specified more than once", name)
 		}
 		seen[i] = true
 		c.Columns = append(c.Columns, i)

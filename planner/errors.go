@@ -6,22 +6,6 @@ import (
 	"freshet/sqlerr"
 )
 
-// SQLSTATEs the planner raises that sqlerr does not name yet. They belong
-// in sqlerr/codes.go; until they move there they are spelled once, here.
-const (
-	codeAmbiguousColumn         = "42702"
-	codeAmbiguousFunction       = "42725"
-	codeDuplicateAlias          = "42712"
-	codeDuplicateColumn         = "42701"
-	codeGroupingError           = "42803"
-	codeInvalidColumnReference  = "42P10"
-	codeInvalidTableDefinition  = "42P16"
-	codeUndefinedParameter      = "42P02"
-	codeWrongObjectType         = "42809"
-	codeInvalidRowCountInLimit  = "2201W"
-	codeInvalidRowCountInOffset = "2201X"
-)
-
 // unsupported returns 0A000 naming what is not supported: "window
 // functions not supported".
 func unsupported(format string, args ...any) *sqlerr.Error {

@@ -83,7 +83,7 @@ func (g *grouping) ungroup(s hscalar) (hscalar, error) {
 		return g.aggregate(x)
 	case hColumn:
 		if x.level == 0 {
-			return nil, sqlerr.New(codeGroupingError, "column %q must appear in the GROUP BY clause or be used in an aggregate function", x.name)
+			return nil, sqlerr.New(sqlerr.GroupingError, "column %q must appear in the GROUP BY clause or be used in an aggregate function", x.name)
 		}
 		return x, nil
 	}
@@ -100,7 +100,7 @@ func (g *grouping) ungroup(s hscalar) (hscalar, error) {
 					return c, nil
 				}
 			}
-			return nil, sqlerr.New(codeGroupingError, "subquery uses ungrouped column %q from outer query", c.name)
+			return nil, sqlerr.New(sqlerr.GroupingError, "subquery uses ungrouped column %q from outer query", c.name)
 		})
 		if err != nil {
 			return nil, err

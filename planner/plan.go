@@ -79,7 +79,7 @@ func PlanOne(cat Catalog, p Parsed) (Statement, error) {
 		return nil, err
 	}
 	if len(pl.b.params) > 0 {
-		return nil, sqlerr.New(codeUndefinedParameter, "there is no parameter $%d", 1)
+		return nil, sqlerr.New(sqlerr.UndefinedParameter, "there is no parameter $%d", 1)
 	}
 	return s, nil
 }
@@ -249,7 +249,7 @@ func (p *planner) view(sel *pg.SelectStmt, aliases []*pg.Node) (expr.Relation, [
 	seen := map[string]bool{}
 	for _, n := range names {
 		if seen[n] {
-			return nil, nil, sqlerr.New(codeDuplicateColumn, "column %q specified more than once", n)
+			return nil, nil, sqlerr.New(sqlerr.DuplicateColumn, "column %q specified more than once", n)
 		}
 		seen[n] = true
 	}

@@ -46,7 +46,7 @@ func TestPlanStatements(t *testing.T) {
 		}
 	}
 	// A statement with a parameter needs PlanWithParams.
-	if _, err := Plan(cat, "SELECT $1"); sqlerr.Code(err) != codeUndefinedParameter {
+	if _, err := Plan(cat, "SELECT $1"); sqlerr.Code(err) != sqlerr.UndefinedParameter {
 		t.Fatalf("parameter without PlanWithParams: %v", err)
 	}
 }
@@ -60,9 +60,9 @@ func TestErrorCodes(t *testing.T) {
 		pos       int
 	}{
 		{"SELECT x FROM t", sqlerr.UndefinedColumn, 8},
-		{"SELECT k FROM t, u", codeAmbiguousColumn, 8},
+		{"SELECT k FROM t, u", sqlerr.AmbiguousColumn, 8},
 		{"SELECT * FROM nope", sqlerr.UndefinedTable, 15},
-		{"SELECT k, v FROM t GROUP BY k", codeGroupingError, 11},
+		{"SELECT k, v FROM t GROUP BY k", sqlerr.GroupingError, 11},
 		{"SELECT 'a'::text = 1", sqlerr.UndefinedFunction, 18},
 		{"SELECT CASE WHEN true THEN 1 ELSE true END", sqlerr.DatatypeMismatch, 8},
 		{"SELECT 'x'::int", sqlerr.InvalidTextRepresentation, 8},

@@ -21,7 +21,7 @@ type Param struct {
 
 // Eval implements expr.Scalar.
 func (p Param) Eval([]repr.Datum) (repr.Datum, error) {
-	return repr.Null, sqlerr.New(codeUndefinedParameter, "there is no parameter $%d", p.N)
+	return repr.Null, sqlerr.New(sqlerr.UndefinedParameter, "there is no parameter $%d", p.N)
 }
 
 // Typ implements expr.Scalar.

@@ -65,7 +65,7 @@ func (s *scope) resolveColumn(table, name string) (hColumn, error) {
 			if table != "" {
 				ref = table + "." + name
 			}
-			return hColumn{}, sqlerr.New(codeAmbiguousColumn, "column reference %q is ambiguous", ref)
+			return hColumn{}, sqlerr.New(sqlerr.AmbiguousColumn, "column reference %q is ambiguous", ref)
 		case len(found) == 1:
 			it := found[0]
 			display := name

@@ -190,7 +190,7 @@ func planTraced(cat Catalog, sql string) (*planner, Statement, error) {
 	p := newPlanner(cat, sql, nil)
 	stmt, err := p.statement(stmts[0].node)
 	if err == nil && len(p.b.params) > 0 {
-		err = sqlerr.New(codeUndefinedParameter, "there is no parameter $1")
+		err = sqlerr.New(sqlerr.UndefinedParameter, "there is no parameter $1")
 	}
 	return p, stmt, err
 }

@@ -39,7 +39,7 @@ func errNoOperator(op string, l, r repr.Type) *sqlerr.Error {
 }
 
 func errNotUnique(op string, l, r repr.Type) *sqlerr.Error {
-	return sqlerr.New(codeAmbiguousFunction, "operator is not unique: %s %s %s", typeName(l), op, typeName(r)).
+	return sqlerr.New(sqlerr.AmbiguousFunction, "operator is not unique: %s %s %s", typeName(l), op, typeName(r)).
 		WithHint("Could not choose a best candidate operator. You might need to add explicit type casts.")
 }
 

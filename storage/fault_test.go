@@ -10,6 +10,8 @@ import (
 
 	"github.com/cockroachdb/pebble/v2/vfs"
 	"github.com/cockroachdb/pebble/v2/vfs/errorfs"
+
+	"freshet/sqlerr"
 )
 
 // TestSyncFailurePoisons fails the WAL sync of a group while a second
@@ -44,7 +46,7 @@ func TestSyncFailurePoisons(t *testing.T) {
 	fs.release()
 	for range queued + 1 {
 		err := <-errs
-		wantCode(t, "write of a failed group", err, codeIOError)
+		wantCode(t, "write of a failed group", err, sqlerr.IOError)
 		if !errors.Is(err, errorfs.ErrInjected) {
 			t.Errorf("write of a failed group: %v does not wrap the injected error", err)
 		}
@@ -70,7 +72,7 @@ func TestSyncFailurePoisons(t *testing.T) {
 		{"LoadCatalog", loadErr},
 		{"LoadTimestampUpper", upperErr},
 	} {
-		wantCode(t, c.what, c.err, codeIOError)
+		wantCode(t, c.what, c.err, sqlerr.IOError)
 	}
 	if got := fs.walSyncs.Load(); got != syncs {
 		t.Errorf("a poisoned store synced the WAL %d more times", got-syncs)

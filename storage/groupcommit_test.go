@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/cockroachdb/pebble/v2/vfs"
+
+	"freshet/sqlerr"
 )
 
 // TestGroupCommitGathers holds the first group's sync at a gate while
@@ -129,7 +131,7 @@ func TestCloseWaitsForWriters(t *testing.T) {
 				ts := next.Add(1)
 				err := s.Write(ctx, ts, txnWrites(ts))
 				if err != nil {
-					wantCode(t, "write during close", err, codeAdminShutdown)
+					wantCode(t, "write during close", err, sqlerr.AdminShutdown)
 					return
 				}
 				mu.Lock()

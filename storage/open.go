@@ -23,7 +23,7 @@ func Open(dir string, opts Options) (*Store, error) {
 	}
 	lock, err := pebble.LockDirectory(dir, fs)
 	if err != nil {
-		return nil, sqlerr.Wrapf(err, codeLockFileExists, "could not lock storage directory %q", dir).
+		return nil, sqlerr.Wrapf(err, sqlerr.LockFileExists, "could not lock storage directory %q", dir).
 			WithHint("Is another server running with this data directory?")
 	}
 	s := &Store{

@@ -51,7 +51,7 @@ func TestDirectoryLock(t *testing.T) {
 				t.Fatal(err)
 			}
 			_, err = Open(tc.dir, Options{FS: tc.fs})
-			wantCode(t, "second open", err, codeLockFileExists)
+			wantCode(t, "second open", err, sqlerr.LockFileExists)
 			if e := sqlerr.From(err); e == nil || e.Hint == "" {
 				t.Errorf("second open: want a hint, got %+v", e)
 			}
@@ -88,7 +88,7 @@ func TestOpenErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = Open("db", Options{FS: fs})
-	wantCode(t, "format 99", err, codeDataCorrupted)
+	wantCode(t, "format 99", err, sqlerr.DataCorrupted)
 
 	// A pebble database that is not a store.
 	fs = vfs.NewMem()
@@ -103,10 +103,10 @@ func TestOpenErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = Open("db", Options{FS: fs})
-	wantCode(t, "foreign database", err, codeDataCorrupted)
+	wantCode(t, "foreign database", err, sqlerr.DataCorrupted)
 	// The failed open released the lock: a second one fails the same way.
 	_, err = Open("db", Options{FS: fs})
-	wantCode(t, "foreign database again", err, codeDataCorrupted)
+	wantCode(t, "foreign database again", err, sqlerr.DataCorrupted)
 }
 
 // TestClosedStore checks that every method of a closed store fails with
@@ -144,7 +144,7 @@ func TestClosedStore(t *testing.T) {
 		{"GetMeta", metaErr},
 		{"LoadTimestampUpper", upperErr},
 	} {
-		wantCode(t, c.what, c.err, codeAdminShutdown)
+		wantCode(t, c.what, c.err, sqlerr.AdminShutdown)
 	}
 }
 
