@@ -286,3 +286,20 @@ type InUseError struct {
 func (e *InUseError) Error() string {
 	return fmt.Sprintf("cannot drop dataflow %d: %s", e.Dataflow, e.Detail)
 }
+
+// Trace returns worker's shard of export id, for a reader that runs on
+// that worker's goroutine between steps (a peek) and reads it at once.
+// It fails with ErrNoExport for an unknown or retired id and with
+// ErrSourceGone once the exporter has ended there.
+func (r *Registry) Trace(id GlobalID, worker int) (*Trace, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	e := r.mu.exports[id]
+	if e == nil || e.retired || e.shards[worker] == nil {
+		return nil, fmt.Errorf("%w: %d", ErrNoExport, id)
+	}
+	if s := e.shards[worker]; s.ended != 0 {
+		return nil, fmt.Errorf("%w: arrangement %d", ErrSourceGone, id)
+	}
+	return e.shards[worker].trace, nil
+}

@@ -33,6 +33,9 @@ type Config struct {
 	// Clock returns the current time in milliseconds; nil means the wall
 	// clock.
 	Clock func() uint64
+	// NoPeek makes every read build a dataflow, even one a peek could
+	// answer (tests compare the two).
+	NoPeek bool
 }
 
 // Engine runs the SQL server's state: the catalog, durable storage, the
@@ -47,6 +50,7 @@ type Engine struct {
 	store    *storage.Store
 	ownStore bool
 	workers  int
+	noPeek   bool
 
 	// mu serializes DDL and writes: timestamps are handed out and fed to
 	// table inputs in order.
@@ -115,6 +119,7 @@ func Open(ctx context.Context, cfg Config, rebuild func(e *Engine, o *catalog.Ob
 		store:     store,
 		ownStore:  own,
 		workers:   workers,
+		noPeek:    cfg.NoPeek,
 		tables:    map[uint64]*table{},
 		dataflows: map[uint64]dataflow.ID{},
 		defaults:  map[uint64][]expr.Scalar{},
@@ -554,6 +559,9 @@ func (e *Engine) Read(ctx context.Context, plan expr.Relation, ts uint64) (expr.
 		cancel(nil)
 		close(read.done)
 	}()
+	if p, ok := compute.PeekOf(plan); ok && !e.noPeek {
+		return e.peek(ctx, p, ts)
+	}
 	type sink struct {
 		mu         sync.Mutex
 		rows, errs []arrange.Update
@@ -643,6 +651,104 @@ func (e *Engine) Read(ctx context.Context, plan expr.Relation, ts uint64) (expr.
 		out = append(out, expr.Row{Datums: ds, Diff: n})
 	}
 	return expr.Consolidate(out), nil
+}
+
+// peek answers a read that only maps, filters and projects one
+// arrangement by reading the arrangement's trace at ts on every worker,
+// without building a dataflow. Each worker waits (between its steps) until
+// its shard has passed ts, then reads it in one go.
+func (e *Engine) peek(ctx context.Context, p compute.Peek, ts uint64) (expr.Collection, error) {
+	id := uint64(p.Get.ID)
+	_, keyed := e.indexedRelation(id)
+	var mu sync.Mutex
+	var rows []expr.Row
+	var firstErr error
+	fail := func(err error) bool {
+		mu.Lock()
+		if firstErr == nil {
+			firstErr = err
+		}
+		mu.Unlock()
+		return true
+	}
+	err := e.cluster.Exec(ctx, func(w int) bool {
+		if ctx.Err() != nil {
+			return fail(readError(ctx, ctx.Err()))
+		}
+		tr, err := e.reg.Trace(arrange.GlobalID(id), w)
+		if err != nil {
+			return fail(err)
+		}
+		errs, err := e.reg.Trace(compute.ErrorsID(p.Get.ID), w)
+		if err != nil {
+			errs = nil // tables have no error collection
+		}
+		if tr.Upper() <= ts || (errs != nil && errs.Upper() <= ts) {
+			return false
+		}
+		if errs != nil {
+			var rowErr error
+			if err := readTrace(errs, ts, func(key, _ []byte, _ int64) error {
+				rowErr = compute.DecodeError(key)
+				return rowErr
+			}); err != nil {
+				return fail(err)
+			}
+		}
+		var local []expr.Row
+		var outs [][]repr.Datum
+		if err := readTrace(tr, ts, func(key, val []byte, n int64) error {
+			row := key
+			if keyed {
+				row = val
+			}
+			var err error
+			if outs, err = p.Rows(row, outs[:0]); err != nil {
+				return err
+			}
+			for _, o := range outs {
+				local = append(local, expr.Row{Datums: o, Diff: n})
+			}
+			return nil
+		}); err != nil {
+			return fail(err)
+		}
+		mu.Lock()
+		rows = append(rows, local...)
+		mu.Unlock()
+		return true
+	})
+	if err != nil {
+		return nil, readError(ctx, err)
+	}
+	if firstErr != nil {
+		return nil, firstErr
+	}
+	return expr.Consolidate(rows), nil
+}
+
+// readTrace calls f for every (key, val) of tr with a nonzero count at
+// ts, holding a lease at ts while it reads.
+func readTrace(tr *arrange.Trace, ts uint64, f func(key, val []byte, count int64) error) error {
+	h, err := tr.NewHandle(ts)
+	if err != nil {
+		return err
+	}
+	defer h.Close()
+	c, err := h.Cursor()
+	if err != nil {
+		return err
+	}
+	for ; c.KeyValid(); c.StepKey() {
+		for ; c.ValValid(); c.StepVal() {
+			if n := c.Count(ts); n != 0 {
+				if err := f(c.Key(), c.Val(), n); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
 }
 
 // inflightRead is a transient read in progress.

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"freshet/catalog"
+	"freshet/compute"
 	"freshet/expr"
 	"freshet/repr"
 	"freshet/sqlerr"
@@ -258,5 +259,65 @@ func TestConcurrentWritesGroupCommit(t *testing.T) {
 		Aggregates: []expr.Aggregate{{Func: expr.Count, Expr: expr.Bool(true)}}}, e.ReadTime())
 	if err != nil || show(got) != fmt.Sprintf("(%d)x1 ", writers*each) {
 		t.Fatalf("count after restart: %s %v", show(got), err)
+	}
+}
+
+// A peek (a Map/Filter/Project over one arrangement, read from its trace
+// without a dataflow) gives the same rows and errors as the same read
+// built as a dataflow.
+func TestPeekMatchesDataflow(t *testing.T) {
+	ctx := context.Background()
+	e, err := Open(ctx, Config{Workers: 2, DataDir: t.TempDir()}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	tb := tableObj("t")
+	if err := e.CreateTable(ctx, tb, nil); err != nil {
+		t.Fatal(err)
+	}
+	get := expr.Get{ID: expr.GlobalID(tb.ID), Types: tb.ColumnTypes()}
+	mv := &catalog.Object{Kind: catalog.MaterializedView, Name: "m", Database: catalog.DefaultDatabase, Schema: catalog.DefaultSchema,
+		DependsOn: []uint64{tb.ID}, Columns: []catalog.Column{{Name: "k", Type: repr.Int4}, {Name: "sum", Type: repr.Int8}}}
+	if err := e.CreateMaterializedView(ctx, mv, sumByKey(tb)); err != nil {
+		t.Fatal(err)
+	}
+	mvGet := expr.Get{ID: expr.GlobalID(mv.ID), Types: mv.ColumnTypes()}
+	lit := func(v int32) expr.Literal { return expr.Literal{Value: repr.NewInt4(v), Type: repr.Int4} }
+	plans := []expr.Relation{
+		get,
+		expr.Filter{Input: get, Predicates: []expr.Scalar{expr.CallBinary{Func: expr.Gt, Left: expr.Column{Index: 1}, Right: lit(2)}}},
+		expr.Project{Input: expr.Map{Input: get, Scalars: []expr.Scalar{expr.CallBinary{Func: expr.Add, Left: expr.Column{Index: 0}, Right: expr.Column{Index: 1}}}}, Outputs: []int{2, 0}},
+		expr.Map{Input: get, Scalars: []expr.Scalar{expr.CallBinary{Func: expr.Div, Left: lit(10), Right: expr.Column{Index: 0}}}},
+		expr.Filter{Input: mvGet, Predicates: []expr.Scalar{expr.CallBinary{Func: expr.Lt, Left: expr.Column{Index: 0}, Right: lit(3)}}},
+	}
+	for round := 0; round < 6; round++ {
+		var ws []TableWrite
+		for i := 0; i < 8; i++ {
+			ws = append(ws, TableWrite{tb.ID, row(int32((round*3+i)%5), int32(i)), 1})
+		}
+		if round > 0 {
+			ws = append(ws, TableWrite{tb.ID, row(int32((round*3-3)%5), 0), -1})
+		}
+		if _, err := e.Write(ctx, ws); err != nil {
+			t.Fatal(err)
+		}
+		for i, plan := range plans {
+			if _, ok := compute.PeekOf(plan); !ok {
+				t.Fatalf("plan %d is not a peek", i)
+			}
+			ts := e.ReadTime()
+			e.noPeek = false
+			peeked, perr := e.Read(ctx, plan, ts)
+			e.noPeek = true
+			built, berr := e.Read(ctx, plan, ts)
+			e.noPeek = false
+			if sqlerr.Code(perr) != sqlerr.Code(berr) || show(peeked) != show(built) {
+				t.Fatalf("round %d plan %d: peek %s %v, dataflow %s %v", round, i, show(peeked), perr, show(built), berr)
+			}
+		}
+	}
+	if st := e.Stats(); st.Running != 4 {
+		t.Fatalf("running dataflows %d: peeks must leave none", st.Running)
 	}
 }

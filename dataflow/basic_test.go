@@ -120,3 +120,22 @@ func TestClusterPipeline(t *testing.T) {
 		}
 	}
 }
+
+// Exec runs a function on every worker between steps, again after each
+// step until it reports that it is finished.
+func TestClusterExec(t *testing.T) {
+	c := NewCluster(Config{Workers: 2})
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	var runs [2]int
+	if err := c.Exec(ctx, func(w int) bool {
+		runs[w]++
+		return runs[w] == 3
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if runs != [2]int{3, 3} {
+		t.Fatalf("runs %v, want 3 on each worker", runs)
+	}
+}

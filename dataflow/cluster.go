@@ -113,6 +113,18 @@ func (c *Cluster) Build(ctx context.Context, start uint64, build func(*Builder))
 	return id, c.await(ctx, done)
 }
 
+// Exec runs f on every worker's goroutine, between steps, and returns
+// once it has finished on all of them. f reports whether it is finished;
+// a worker runs it again after its next step until it is, so f can wait
+// for progress (a peek waits for a trace to pass its read time). f must
+// not block and must give up by itself (return true) when ctx ends.
+func (c *Cluster) Exec(ctx context.Context, f func(worker int) bool) error {
+	c.mu.Lock()
+	done := c.broadcastLocked(Command{Exec: f})
+	c.mu.Unlock()
+	return c.await(ctx, done)
+}
+
 // SetDropGuard installs a check that Drop consults first: a non-nil error
 // refuses the drop. The arrangement registry uses it so that a dataflow
 // whose exports other dataflows still import is never torn down under

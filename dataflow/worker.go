@@ -58,6 +58,12 @@ type Worker struct {
 // Command is one entry of a worker's ordered command queue. Every worker
 // receives the same commands in the same order.
 type Command struct {
+	// Exec, if set, makes the command a function run on the worker's
+	// goroutine between steps, with the worker's index: the way to read
+	// state that only the worker may touch (a trace, for a peek). It
+	// reports whether it is finished; if not, it runs again after the
+	// next step. Build, ID and Start are ignored.
+	Exec func(worker int) bool
 	// Build is the build function for dataflow ID; nil means drop ID.
 	Build func(*Builder)
 	ID    ID
@@ -128,6 +134,16 @@ func (w *Worker) Step() bool {
 		w.remote.commands, w.remote.activations = nil, nil
 		w.remote.Unlock()
 		for _, c := range cmds {
+			if c.Exec != nil {
+				if !c.Exec(w.index) {
+					w.Enqueue(c)
+					continue
+				}
+				if c.Done != nil {
+					c.Done()
+				}
+				continue
+			}
 			w.apply(c)
 			w.applyDropRequests()
 			if c.Done != nil {

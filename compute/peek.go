@@ -1,0 +1,54 @@
+package compute
+
+import (
+	"freshet/expr"
+	"freshet/repr"
+)
+
+// Peek is a plan that reads one arrangement through a chain of Map,
+// Filter and Project only: it can be answered by reading the
+// arrangement's trace at the read time, without building a dataflow.
+type Peek struct {
+	// Get is the arrangement read.
+	Get expr.Get
+	// steps apply bottom-up to each row of the arrangement.
+	steps []expr.Relation
+}
+
+// PeekOf returns plan as a Peek, if it is one.
+func PeekOf(plan expr.Relation) (Peek, bool) {
+	var chain []expr.Relation
+	for node := plan; ; {
+		switch n := node.(type) {
+		case expr.Map:
+			chain, node = append(chain, n), n.Input
+		case expr.Filter:
+			chain, node = append(chain, n), n.Input
+		case expr.Project:
+			chain, node = append(chain, n), n.Input
+		case expr.Get:
+			steps := make([]expr.Relation, len(chain))
+			for i := range chain {
+				steps[i] = chain[len(chain)-1-i]
+			}
+			return Peek{Get: n, steps: steps}, true
+		default:
+			return Peek{}, false
+		}
+	}
+}
+
+// Rows evaluates the peek's steps over one row of the arrangement (its
+// packed bytes), appending the results to dst.
+func (p Peek) Rows(row []byte, dst [][]repr.Datum) ([][]repr.Datum, error) {
+	types := make([]repr.Type, len(p.Get.Types))
+	for i, t := range p.Get.Types {
+		types[i] = t.Type
+	}
+	ds := decode(row, types, nil)
+	out, err := applySteps(p.steps, [][]repr.Datum{ds})
+	if err != nil {
+		return dst, err
+	}
+	return append(dst, out...), nil
+}
