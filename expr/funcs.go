@@ -17,9 +17,17 @@ const (
 	IsFalse
 	// Abs is the absolute value.
 	Abs
+	// Lower, Upper and Length act on text (Length counts characters).
+	Lower
+	Upper
+	Length
+	// Floor and Ceil round float8 or numeric down and up.
+	Floor
+	Ceil
 )
 
-var unaryNames = map[UnaryFunc]string{Not: "not", Neg: "-", IsNull: "isnull", IsTrue: "istrue", IsFalse: "isfalse", Abs: "abs"}
+var unaryNames = map[UnaryFunc]string{Not: "not", Neg: "-", IsNull: "isnull", IsTrue: "istrue", IsFalse: "isfalse", Abs: "abs",
+	Lower: "lower", Upper: "upper", Length: "length", Floor: "floor", Ceil: "ceil"}
 
 func (f UnaryFunc) String() string { return unaryNames[f] }
 
@@ -59,12 +67,17 @@ const (
 	IsDistinctFrom
 	// IsNotDistinctFrom is like Eq but NULL-safe: never NULL.
 	IsNotDistinctFrom
+	// Like is text LIKE pattern: % matches any run, _ any one character,
+	// backslash escapes the next character. ILike ignores case.
+	Like
+	ILike
 )
 
 var binaryNames = map[BinaryFunc]string{
 	Add: "+", Sub: "-", Mul: "*", Div: "/", Mod: "%", Eq: "=", NotEq: "<>",
 	Lt: "<", Lte: "<=", Gt: ">", Gte: ">=", And: "AND", Or: "OR", Concat: "||",
 	IsDistinctFrom: "IS DISTINCT FROM", IsNotDistinctFrom: "IS NOT DISTINCT FROM",
+	Like: "LIKE", ILike: "ILIKE",
 }
 
 func (f BinaryFunc) String() string { return binaryNames[f] }
@@ -72,7 +85,7 @@ func (f BinaryFunc) String() string { return binaryNames[f] }
 // IsComparison reports whether f compares its operands to a boolean.
 func (f BinaryFunc) IsComparison() bool {
 	switch f {
-	case Eq, NotEq, Lt, Lte, Gt, Gte, IsDistinctFrom, IsNotDistinctFrom:
+	case Eq, NotEq, Lt, Lte, Gt, Gte, IsDistinctFrom, IsNotDistinctFrom, Like, ILike:
 		return true
 	}
 	return false

@@ -3,6 +3,7 @@ package expr
 import (
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"freshet/repr"
 	"freshet/sqlerr"
@@ -99,6 +100,14 @@ func (c CallUnary) Eval(row []repr.Datum) (repr.Datum, error) {
 			return repr.Neg(a)
 		}
 		return a, nil
+	case Lower:
+		return repr.NewText(strings.ToLower(a.Text())), nil
+	case Upper:
+		return repr.NewText(strings.ToUpper(a.Text())), nil
+	case Length:
+		return repr.NewInt4(int32(utf8.RuneCountInString(a.Text()))), nil
+	case Floor, Ceil:
+		return roundToward(a, c.Func == Ceil)
 	}
 	return repr.Null, sqlerr.AssertionFailedf("unknown unary function %d", c.Func)
 }
@@ -158,6 +167,8 @@ func (c CallBinary) Eval(row []repr.Datum) (repr.Datum, error) {
 		return repr.Mod(a, b)
 	case Concat:
 		return repr.NewText(repr.FormatText(a) + repr.FormatText(b)), nil
+	case Like, ILike:
+		return like(a.Text(), b.Text(), c.Func == ILike)
 	case Eq:
 		return repr.NewBool(sqlCompare(a, b) == 0), nil
 	case NotEq:
@@ -285,6 +296,10 @@ func (c CallUnary) Typ(input []ColumnType) ColumnType {
 	switch c.Func {
 	case Not:
 		return ColumnType{Type: repr.Bool, Nullable: a.Nullable}
+	case Lower, Upper:
+		return ColumnType{Type: repr.Text, Nullable: a.Nullable}
+	case Length:
+		return ColumnType{Type: repr.Int4, Nullable: a.Nullable}
 	case IsNull, IsTrue, IsFalse:
 		return ColumnType{Type: repr.Bool}
 	}

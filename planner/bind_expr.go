@@ -273,13 +273,14 @@ func (b *binder) bindAExpr(e *pg.A_Expr, c *exprCtx) (hscalar, error) {
 		return b.bindBetween(e, c)
 	case pg.A_Expr_Kind_AEXPR_LIKE, pg.A_Expr_Kind_AEXPR_ILIKE, pg.A_Expr_Kind_AEXPR_SIMILAR:
 		// Bind the operands first, so that their errors come first.
-		if _, _, err := b.bindPair(e.Lexpr, e.Rexpr, c); err != nil {
+		l, r, err := b.bindPair(e.Lexpr, e.Rexpr, c)
+		if err != nil {
 			return nil, err
 		}
 		if e.Kind == pg.A_Expr_Kind_AEXPR_SIMILAR {
 			return nil, unsupported("SIMILAR TO")
 		}
-		return nil, unsupported("LIKE")
+		return b.bindLike(op, l, r)
 	case pg.A_Expr_Kind_AEXPR_OP_ANY, pg.A_Expr_Kind_AEXPR_OP_ALL:
 		return nil, unsupported("ANY and ALL over arrays")
 	}
@@ -690,4 +691,31 @@ func nodeLocation(n *pg.Node) int32 {
 		return x.SetToDefault.Location
 	}
 	return -1
+}
+
+// bindLike binds x [NOT] LIKE p and x [NOT] ILIKE p (operators ~~, !~~,
+// ~~* and !~~*) over text; an untyped operand is text.
+func (b *binder) bindLike(op string, l, r hscalar) (hscalar, error) {
+	fn := expr.Like
+	if strings.HasSuffix(op, "*") {
+		fn = expr.ILike
+	}
+	var err error
+	for _, s := range []*hscalar{&l, &r} {
+		k := (*s).typ().Type.Kind()
+		switch {
+		case k == repr.KindUnknown:
+			if *s, err = b.coerceTo(*s, repr.Text); err != nil {
+				return nil, err
+			}
+		case k != repr.KindText && k != repr.KindVarchar && k != repr.KindBpchar:
+			return nil, errNoOperator(op, l.typ().Type, r.typ().Type)
+		}
+	}
+	t := expr.ColumnType{Type: repr.Bool, Nullable: l.typ().Nullable || r.typ().Nullable}
+	var res hscalar = hBinary{fn: fn, left: l, right: r, t: t}
+	if strings.HasPrefix(op, "!") {
+		res = hUnary{fn: expr.Not, arg: res, t: t}
+	}
+	return res, nil
 }

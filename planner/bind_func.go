@@ -20,15 +20,13 @@ var aggregateNames = map[string]bool{
 // planner cannot express with expr's scalars yet: naming one is 0A000,
 // not 42883, which would claim it does not exist.
 var knownFunctions = map[string]bool{
-	"length": true, "char_length": true, "character_length": true, "octet_length": true, "upper": true,
-	"lower": true, "substr": true, "substring": true, "position": true, "strpos": true, "trim": true,
+	"octet_length": true, "substr": true, "substring": true, "position": true, "strpos": true, "trim": true,
 	"btrim": true, "ltrim": true, "rtrim": true, "replace": true, "concat": true, "concat_ws": true,
 	"left": true, "right": true, "lpad": true, "rpad": true, "repeat": true, "reverse": true,
 	"split_part": true, "starts_with": true, "md5": true, "to_char": true, "to_date": true,
 	"to_timestamp": true, "date_trunc": true, "date_part": true, "extract": true, "age": true,
 	"now": true, "current_timestamp": true, "clock_timestamp": true, "statement_timestamp": true,
-	"transaction_timestamp": true, "random": true, "round": true, "trunc": true, "floor": true,
-	"ceil": true, "ceiling": true, "sqrt": true, "power": true, "pow": true, "exp": true, "ln": true,
+	"transaction_timestamp": true, "random": true, "round": true, "trunc": true, "sqrt": true, "power": true, "pow": true, "exp": true, "ln": true,
 	"log": true, "sign": true, "array_agg": true, "string_agg": true, "json_agg": true, "jsonb_agg": true,
 	"stddev": true, "stddev_pop": true, "stddev_samp": true, "variance": true, "var_pop": true,
 	"var_samp": true, "row_number": true, "rank": true, "dense_rank": true, "lag": true, "lead": true,
@@ -83,6 +81,44 @@ func (b *binder) bindFunc(fc *pg.FuncCall, c *exprCtx) (hscalar, error) {
 		t := args[0].typ().Type
 		if isNumeric(t.Kind()) {
 			return hUnary{fn: expr.Abs, arg: args[0], t: args[0].typ()}, nil
+		}
+	case (name == "lower" || name == "upper" || name == "length" || name == "char_length" || name == "character_length") && len(args) == 1:
+		arg := args[0]
+		k := arg.typ().Type.Kind()
+		if k == repr.KindUnknown {
+			var err error
+			if arg, err = b.coerceTo(arg, repr.Text); err != nil {
+				return nil, err
+			}
+			k = repr.KindText
+		}
+		if k == repr.KindText || k == repr.KindVarchar || k == repr.KindBpchar {
+			fn, t := expr.Lower, repr.Text
+			switch name {
+			case "upper":
+				fn = expr.Upper
+			case "length", "char_length", "character_length":
+				fn, t = expr.Length, repr.Int4
+			}
+			return hUnary{fn: fn, arg: arg, t: expr.ColumnType{Type: t, Nullable: arg.typ().Nullable}}, nil
+		}
+	case (name == "floor" || name == "ceil" || name == "ceiling") && len(args) == 1:
+		arg := args[0]
+		k := arg.typ().Type.Kind()
+		if isNumeric(k) {
+			// Integers and float4 go through float8, numeric stays
+			// numeric, as PostgreSQL's floor(float8) and floor(numeric).
+			if k != repr.KindNumeric && k != repr.KindFloat8 {
+				var err error
+				if arg, err = b.coerceTo(arg, repr.Float8); err != nil {
+					return nil, err
+				}
+			}
+			fn := expr.Floor
+			if name != "floor" {
+				fn = expr.Ceil
+			}
+			return hUnary{fn: fn, arg: arg, t: arg.typ()}, nil
 		}
 	case name == "mod" && len(args) == 2:
 		if isNumeric(args[0].typ().Type.Kind()) && isNumeric(args[1].typ().Type.Kind()) {

@@ -33,6 +33,7 @@ const (
 	BadCopyFileFormat           = "22P04"
 	InvalidTextRepresentation   = "22P02"
 	InvalidBinaryRepresentation = "22P03"
+	InvalidEscapeSequence       = "22025"
 	InvalidRowCountInLimit      = "2201W"
 	InvalidRowCountInOffset     = "2201X"
 

@@ -1,0 +1,98 @@
+package expr
+
+import (
+	"math"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/cockroachdb/apd/v3"
+
+	"freshet/repr"
+	"freshet/sqlerr"
+)
+
+// like matches s against a LIKE pattern: % matches any run of characters,
+// _ any one character, and a backslash makes the next character literal.
+// A pattern ending in a lone backslash is an error, as in PostgreSQL.
+func like(s, pattern string, fold bool) (repr.Datum, error) {
+	if fold {
+		s, pattern = strings.ToLower(s), strings.ToLower(pattern)
+	}
+	ok, err := likeMatch(s, pattern)
+	if err != nil {
+		return repr.Null, err
+	}
+	return repr.NewBool(ok), nil
+}
+
+func likeMatch(s, p string) (bool, error) {
+	for len(p) > 0 {
+		r, n := utf8.DecodeRuneInString(p)
+		switch r {
+		case '%':
+			rest := p[n:]
+			for len(rest) > 0 && rest[0] == '%' {
+				rest = rest[1:]
+			}
+			if rest == "" {
+				return true, nil
+			}
+			for i := 0; i <= len(s); {
+				ok, err := likeMatch(s[i:], rest)
+				if err != nil || ok {
+					return ok, err
+				}
+				if i == len(s) {
+					break
+				}
+				_, w := utf8.DecodeRuneInString(s[i:])
+				i += w
+			}
+			return false, nil
+		case '_':
+			if s == "" {
+				return false, nil
+			}
+			_, w := utf8.DecodeRuneInString(s)
+			s, p = s[w:], p[n:]
+		default:
+			if r == '\\' {
+				p = p[n:]
+				if p == "" {
+					return false, sqlerr.New(sqlerr.InvalidEscapeSequence, "LIKE pattern must not end with escape character")
+				}
+				r, n = utf8.DecodeRuneInString(p)
+			}
+			c, w := utf8.DecodeRuneInString(s)
+			if s == "" || c != r {
+				return false, nil
+			}
+			s, p = s[w:], p[n:]
+		}
+	}
+	return s == "", nil
+}
+
+// roundToward rounds a float8 or numeric down (floor) or up (ceil).
+func roundToward(a repr.Datum, up bool) (repr.Datum, error) {
+	switch a.Kind() {
+	case repr.KindFloat4, repr.KindFloat8:
+		f := math.Floor(a.Float())
+		if up {
+			f = math.Ceil(a.Float())
+		}
+		return repr.NewFloat8(f), nil
+	case repr.KindNumeric:
+		var d apd.Decimal
+		ctx := apd.BaseContext.WithPrecision(1000)
+		ctx.Rounding = apd.RoundFloor
+		if up {
+			ctx.Rounding = apd.RoundCeiling
+		}
+		if _, err := ctx.Quantize(&d, a.Numeric(), 0); err != nil {
+			return repr.Null, sqlerr.Wrapf(err, sqlerr.NumericValueOutOfRange, "numeric value out of range")
+		}
+		return repr.NewNumeric(&d), nil
+	}
+	return a, nil
+}
