@@ -286,3 +286,37 @@ func TestExplain(t *testing.T) {
 		t.Fatalf("got\n%s\nwant\n%s", got, want)
 	}
 }
+
+func TestLike(t *testing.T) {
+	tests := []struct {
+		s, p string
+		fold bool
+		want bool
+	}{
+		{"abc", "abc", false, true},
+		{"abc", "a%", false, true},
+		{"abc", "%c", false, true},
+		{"abc", "%b%", false, true},
+		{"abc", "a_c", false, true},
+		{"abc", "a__c", false, false},
+		{"abc", "%%%", false, true},
+		{"", "%", false, true},
+		{"", "_", false, false},
+		{"a%c", `a\%c`, false, true},
+		{"abc", `a\%c`, false, false},
+		{"a_c", `a\_c`, false, true},
+		{"ABC", "a%", false, false},
+		{"ABC", "a%", true, true},
+		{"héllo", "h_llo", false, true},
+		{"aXbXc", "%X%X%", false, true},
+	}
+	for _, tt := range tests {
+		got, err := like(tt.s, tt.p, tt.fold)
+		if err != nil || got.Bool() != tt.want {
+			t.Errorf("like(%q, %q, %v) = %v, %v; want %v", tt.s, tt.p, tt.fold, got, err, tt.want)
+		}
+	}
+	if _, err := like("a", `a\`, false); sqlerr.Code(err) != sqlerr.InvalidEscapeSequence {
+		t.Errorf("trailing escape: %v", err)
+	}
+}
