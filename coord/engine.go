@@ -51,6 +51,8 @@ type Engine struct {
 	ownStore bool
 	workers  int
 	noPeek   bool
+	// closed ends the failure watcher.
+	closed chan struct{}
 
 	// mu serializes DDL and writes: timestamps are handed out and fed to
 	// table inputs in order.
@@ -127,6 +129,7 @@ func Open(ctx context.Context, cfg Config, rebuild func(e *Engine, o *catalog.Ob
 		viewIndex: map[uint64]uint64{},
 		reads:     map[*inflightRead]struct{}{},
 	}
+	e.closed = make(chan struct{})
 	e.cluster.SetDropGuard(e.reg.CheckDrop)
 	// A retired index's dataflow goes when its last importer does. The
 	// callback runs on a worker's goroutine, so the drop runs elsewhere.
@@ -207,7 +210,13 @@ func (e *Engine) Catalog(f func(c *catalog.Catalog) error) error {
 // watchFailures drops every dataflow that failed on some worker, on
 // every worker, so a failure stays contained.
 func (e *Engine) watchFailures() {
-	for f := range e.cluster.Failures() {
+	for {
+		var f dataflow.Failure
+		select {
+		case f = <-e.cluster.Failures():
+		case <-e.closed:
+			return
+		}
 		e.log.Error("dataflow failed", "dataflow", f.Dataflow, "worker", f.Worker, "operator", f.Operator, "error", fmt.Sprint(f.Value))
 		if err := e.cluster.Drop(context.Background(), f.Dataflow); err != nil {
 			e.log.Warn("dropping a failed dataflow", "dataflow", f.Dataflow, "error", err)
@@ -217,6 +226,7 @@ func (e *Engine) watchFailures() {
 
 // Close stops the cluster and closes storage.
 func (e *Engine) Close() {
+	close(e.closed)
 	e.cluster.Close()
 	if e.ownStore {
 		e.store.Close()
@@ -267,7 +277,22 @@ func (e *Engine) CreateTable(ctx context.Context, o *catalog.Object, defaults []
 		e.cat.Remove([]*catalog.Object{o})
 		return err
 	}
-	return e.buildTableLocked(ctx, o, false)
+	// The catalog record is durable: the build must not be abandoned
+	// halfway by a cancel, and if it fails the create is undone.
+	if err := e.buildTableLocked(context.WithoutCancel(ctx), o, false); err != nil {
+		return e.undoCreateLocked(ctx, o, err)
+	}
+	return nil
+}
+
+// undoCreateLocked removes an object whose dataflow could not be built
+// from the catalog, durably, and returns the build's error.
+func (e *Engine) undoCreateLocked(ctx context.Context, o *catalog.Object, cause error) error {
+	if err := e.persistCatalog(context.WithoutCancel(ctx), nil, []*catalog.Object{o}); err != nil {
+		e.log.Error("undoing a failed create", "object", o.Name, "error", err)
+	}
+	e.cat.Remove([]*catalog.Object{o})
+	return cause
 }
 
 // SetDefaults records a table's column defaults (at restart, planned
@@ -367,7 +392,10 @@ func (e *Engine) CreateIndex(ctx context.Context, o *catalog.Object, on expr.Rel
 		e.cat.Remove([]*catalog.Object{o})
 		return err
 	}
-	return e.buildIndexLocked(ctx, o, on, keys)
+	if err := e.buildIndexLocked(context.WithoutCancel(ctx), o, on, keys); err != nil {
+		return e.undoCreateLocked(ctx, o, err)
+	}
+	return nil
 }
 
 // RebuildIndex starts the dataflow of an index loaded from the catalog.
@@ -414,7 +442,7 @@ func (e *Engine) buildTableLocked(ctx context.Context, o *catalog.Object, replay
 		return err
 	}
 	if exportErr != nil {
-		e.cluster.Drop(ctx, id)
+		e.cluster.Drop(context.WithoutCancel(ctx), id)
 		return exportErr
 	}
 	e.tables[o.ID] = t
@@ -520,7 +548,9 @@ func (e *Engine) feedLocked(p *pendingWrite) error {
 		}
 		h := t.inputs[int(w.Row.Hash()%uint64(e.workers))]
 		if err := h.Send(p.ts, arrange.Update{Key: w.Row, Time: p.ts, Diff: w.Diff}); err != nil {
-			return sqlerr.Wrapf(err, sqlerr.InternalError, "feeding table %d", w.Table)
+			// The table's dataflow ended (it was dropped meanwhile): the
+			// write has nowhere to go, and nothing reads it any more.
+			e.log.Warn("write to an ended table", "table", w.Table, "error", err)
 		}
 	}
 	e.advanceLocked(p.ts + 1)
@@ -602,7 +632,10 @@ func (e *Engine) Read(ctx context.Context, plan expr.Relation, ts uint64) (expr.
 			return nil, err
 		}
 	}
-	for _, p := range probes {
+	for w, p := range probes {
+		if p == nil {
+			return nil, sqlerr.New(sqlerr.InternalError, "the read's dataflow could not be built on worker %d", w)
+		}
 		if err := p.WaitPast(ctx, ts); err != nil {
 			return nil, readError(ctx, err)
 		}
@@ -671,7 +704,12 @@ func (e *Engine) peek(ctx context.Context, p compute.Peek, ts uint64) (expr.Coll
 		mu.Unlock()
 		return true
 	}
-	err := e.cluster.Exec(ctx, func(w int) bool {
+	err := e.cluster.Exec(ctx, func(w int) (done bool) {
+		defer func() {
+			if v := recover(); v != nil {
+				done = fail(sqlerr.AssertionFailedf("peek on worker %d: %v", w, v))
+			}
+		}()
 		if ctx.Err() != nil {
 			return fail(readError(ctx, ctx.Err()))
 		}
@@ -821,7 +859,10 @@ func (e *Engine) CreateMaterializedView(ctx context.Context, o *catalog.Object, 
 		e.cat.Remove([]*catalog.Object{o})
 		return err
 	}
-	return e.buildViewLocked(ctx, o, plan)
+	if err := e.buildViewLocked(context.WithoutCancel(ctx), o, plan); err != nil {
+		return e.undoCreateLocked(ctx, o, err)
+	}
+	return nil
 }
 
 // RebuildView starts the dataflow of a view or index loaded from the
@@ -858,6 +899,8 @@ func (e *Engine) buildExportLocked(ctx context.Context, o *catalog.Object, build
 	}
 	for _, err := range errs {
 		if err != nil {
+			// The build failed on some worker: drop it on all.
+			e.cluster.Drop(context.WithoutCancel(ctx), id)
 			return err
 		}
 	}
@@ -875,13 +918,10 @@ func (e *Engine) Drop(ctx context.Context, plan *catalog.DropPlan) error {
 		if !ok {
 			continue
 		}
-		if o.Kind == catalog.Index {
-			e.forgetIndex(o)
-		}
 		// A SELECT reading what is dropped ends with a clear error, never
 		// a partial result, and its dataflow goes before the drop.
 		e.endReadsOf(o)
-		if err := e.cluster.Drop(ctx, id); err != nil {
+		if err := e.cluster.Drop(context.WithoutCancel(ctx), id); err != nil {
 			if o.Kind != catalog.Index {
 				return sqlerr.Wrapf(err, sqlerr.ObjectInUse, "cannot drop %s %s now", o.Kind, o.Name)
 			}
@@ -894,6 +934,11 @@ func (e *Engine) Drop(ctx context.Context, plan *catalog.DropPlan) error {
 					return err
 				}
 			}
+		}
+		if o.Kind == catalog.Index {
+			// Only now: a read that still took the index for a view
+			// finds it dropped or retired, never read as the view.
+			e.forgetIndex(o)
 		}
 		delete(e.dataflows, o.ID)
 		delete(e.tables, o.ID)

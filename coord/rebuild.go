@@ -2,7 +2,9 @@ package coord
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"freshet/catalog"
@@ -95,35 +97,37 @@ func RestoreDefaults(e *Engine) error {
 	return nil
 }
 
-// indexKeySQL is the stored form of an index's keys: the column names,
-// comma-separated. Keys that are not plain columns are not kept.
+// indexKeySQL is the stored form of an index's keys: a JSON list of the
+// key columns' names. Keys that are not plain columns are not kept.
 func indexKeySQL(on *catalog.Object, keys []expr.Scalar) (string, error) {
-	var names []string
+	names := make([]string, 0, len(keys))
 	for _, k := range keys {
 		c, ok := k.(expr.Column)
 		if !ok {
 			return "", sqlerr.New(sqlerr.FeatureNotSupported, "indexes on expressions are not supported")
 		}
-		names = append(names, quoteIdent(on.Columns[c.Index].Name))
+		names = append(names, on.Columns[c.Index].Name)
 	}
-	return strings.Join(names, ", "), nil
+	b, err := json.Marshal(names)
+	if err != nil {
+		return "", sqlerr.Wrapf(err, sqlerr.InternalError, "encoding index keys")
+	}
+	return string(b), nil
 }
 
 // planScalars resolves a stored index key list against relation on.
-func (s *Session) planScalars(on *catalog.Object, sql string) ([]expr.Scalar, error) {
+func (s *Session) planScalars(on *catalog.Object, stored string) ([]expr.Scalar, error) {
+	var names []string
+	if err := json.Unmarshal([]byte(stored), &names); err != nil {
+		return nil, sqlerr.Wrapf(err, sqlerr.DataCorrupted, "index keys %q", stored)
+	}
 	var keys []expr.Scalar
-	for _, name := range strings.Split(sql, ",") {
-		name = strings.Trim(strings.TrimSpace(name), `"`)
-		found := false
-		for i, c := range on.Columns {
-			if c.Name == name {
-				keys = append(keys, expr.Column{Index: i})
-				found = true
-			}
-		}
-		if !found {
+	for _, name := range names {
+		i := slices.IndexFunc(on.Columns, func(c catalog.Column) bool { return c.Name == name })
+		if i < 0 {
 			return nil, sqlerr.New(sqlerr.UndefinedColumn, "column %q does not exist", name)
 		}
+		keys = append(keys, expr.Column{Index: i})
 	}
 	return keys, nil
 }

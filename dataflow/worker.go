@@ -135,7 +135,7 @@ func (w *Worker) Step() bool {
 		w.remote.Unlock()
 		for _, c := range cmds {
 			if c.Exec != nil {
-				if !c.Exec(w.index) {
+				if !w.exec(c.Exec) {
 					w.Enqueue(c)
 					continue
 				}
@@ -199,6 +199,19 @@ func (w *Worker) Step() bool {
 		worked = true
 	}
 	return worked
+}
+
+// exec runs an Exec command's function. A panic in it is a bug in the
+// caller's code, not in any dataflow: it is reported and the command
+// counts as finished, so one bad read cannot take the worker down.
+func (w *Worker) exec(f func(int) bool) (done bool) {
+	defer func() {
+		if v := recover(); v != nil {
+			w.report(Failure{Worker: w.index, Operator: "(exec)", Value: v, Stack: debug.Stack()})
+			done = true
+		}
+	}()
+	return f(w.index)
 }
 
 // runDataflow refreshes one dataflow's frontiers and runs its activated
