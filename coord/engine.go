@@ -53,6 +53,10 @@ type Engine struct {
 	noPeek   bool
 	// closed ends the failure watcher.
 	closed chan struct{}
+	// dmlMu serializes the statements that read tables and then write
+	// (UPDATE, DELETE, INSERT … SELECT, COMMIT of a block), so that no
+	// write lands between such a statement's read and its write.
+	dmlMu sync.Mutex
 
 	// mu serializes DDL and writes: timestamps are handed out and fed to
 	// table inputs in order.
@@ -62,19 +66,21 @@ type Engine struct {
 	// pending are the writes that have a timestamp and are not yet fed,
 	// in timestamp order; fed is the time of the last write fed, the time
 	// reads see; fedCond signals feeding.
-	pending   []*pendingWrite
-	fed       uint64
-	fedCond   *sync.Cond
+	pending []*pendingWrite
+	fed     uint64
+	fedCond *sync.Cond
+	// lastWrite is the time of the last write fed to each table.
+	lastWrite map[uint64]uint64
 	tables    map[uint64]*table
 	dataflows map[uint64]dataflow.ID
-	// indexes maps each index's id to the relation it is on; a view's
-	// first index serves reads of the view (viewIndex).
 	// readsMu guards reads: the transient reads in flight, so that a
 	// DROP can end the ones that read what it drops.
 	readsMu sync.Mutex
 	reads   map[*inflightRead]struct{}
 	// idxMu guards indexes and viewIndex, which build functions read on
-	// worker goroutines while mu is held by the builder's caller.
+	// worker goroutines while mu is held by the builder's caller. indexes
+	// maps each index's id to the relation it is on; a view's first index
+	// serves reads of the view (viewIndex).
 	idxMu     sync.Mutex
 	indexes   map[uint64]uint64
 	viewIndex map[uint64]uint64
@@ -128,6 +134,7 @@ func Open(ctx context.Context, cfg Config, rebuild func(e *Engine, o *catalog.Ob
 		indexes:   map[uint64]uint64{},
 		viewIndex: map[uint64]uint64{},
 		reads:     map[*inflightRead]struct{}{},
+		lastWrite: map[uint64]uint64{},
 	}
 	e.closed = make(chan struct{})
 	e.cluster.SetDropGuard(e.reg.CheckDrop)
@@ -546,6 +553,7 @@ func (e *Engine) feedLocked(p *pendingWrite) error {
 		if w.Diff == 0 || t == nil {
 			continue
 		}
+		e.lastWrite[w.Table] = p.ts
 		h := t.inputs[int(w.Row.Hash()%uint64(e.workers))]
 		if err := h.Send(p.ts, arrange.Update{Key: w.Row, Time: p.ts, Diff: w.Diff}); err != nil {
 			// The table's dataflow ended (it was dropped meanwhile): the
@@ -564,6 +572,18 @@ func (e *Engine) advanceLocked(t uint64) {
 			h.Advance(t)
 		}
 	}
+}
+
+// WrittenSince reports whether any of the tables was written after ts.
+func (e *Engine) WrittenSince(tables []uint64, ts uint64) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for _, t := range tables {
+		if e.lastWrite[t] > ts {
+			return true
+		}
+	}
+	return false
 }
 
 // ReadTime returns the time a read now sees: every acknowledged write.

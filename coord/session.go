@@ -43,6 +43,45 @@ type transaction struct {
 	writes []TableWrite
 	// implicit marks the transaction of a multi-statement Query message.
 	implicit bool
+	// read and written are the collections the block's writes read and
+	// the tables they write: a commit fails if another write reached what
+	// the block read after its read time, and reading what the block
+	// itself wrote is refused (its writes are not visible before COMMIT).
+	read, written map[uint64]bool
+}
+
+// commitWrites applies a block's buffered writes at one time, unless a
+// write by someone else reached what the block read after its read time.
+func (s *Session) commitWrites(ctx context.Context) error {
+	if len(s.tx.writes) == 0 {
+		return nil
+	}
+	e := s.engine
+	e.dmlMu.Lock()
+	defer e.dmlMu.Unlock()
+	var read []uint64
+	for id := range s.tx.read {
+		read = append(read, id)
+	}
+	if e.WrittenSince(read, s.tx.readTime) {
+		return sqlerr.New(sqlerr.SerializationFailure, "could not serialize access due to concurrent update")
+	}
+	_, err := e.Write(ctx, s.tx.writes)
+	return err
+}
+
+// checkOwnWrites refuses, in a transaction block, a read of a table the
+// block has written: those writes are not visible until COMMIT.
+func (s *Session) checkOwnWrites(plan expr.Relation) error {
+	if s.tx.status != pgwire.TxInBlock {
+		return nil
+	}
+	for _, id := range dependencies(plan) {
+		if s.tx.written[id] {
+			return sqlerr.New(sqlerr.FeatureNotSupported, "reading a table written earlier in the same transaction block is not supported")
+		}
+	}
+	return nil
 }
 
 func newSession(b *Backend, key pgwire.CancelKey, s pgwire.Startup) *Session {
@@ -126,12 +165,10 @@ func (s *Session) Query(ctx context.Context, sql string, w pgwire.QueryWriter) e
 		}
 	}
 	if s.tx.implicit && s.tx.status == pgwire.TxInBlock {
-		writes := s.tx.writes
+		err := s.commitWrites(ctx)
 		s.tx = transaction{status: pgwire.TxIdle}
-		if len(writes) > 0 {
-			if _, err := s.engine.Write(ctx, writes); err != nil {
-				return err
-			}
+		if err != nil {
+			return err
 		}
 	}
 	return nil
@@ -248,11 +285,9 @@ func (s *Session) execute(ctx context.Context, st planner.Statement, w pgwire.Wr
 		tag := "COMMIT"
 		if s.tx.status == pgwire.TxFailed {
 			tag = "ROLLBACK"
-		} else if len(s.tx.writes) > 0 {
-			if _, err := s.engine.Write(ctx, s.tx.writes); err != nil {
-				s.tx = transaction{status: pgwire.TxIdle}
-				return result{}, err
-			}
+		} else if err := s.commitWrites(ctx); err != nil {
+			s.tx = transaction{status: pgwire.TxIdle}
+			return result{}, err
 		}
 		if s.tx.status == pgwire.TxIdle {
 			w.Notice(sqlerr.New(sqlerr.NoActiveSQLTransaction, "there is no transaction in progress").WithSeverity(sqlerr.SeverityWarning))
@@ -282,6 +317,9 @@ func (s *Session) readTime() uint64 {
 }
 
 func (s *Session) selectRows(ctx context.Context, st *planner.Select) (result, error) {
+	if err := s.checkOwnWrites(st.Plan); err != nil {
+		return result{}, err
+	}
 	rows, err := s.engine.Read(ctx, st.Plan, s.readTime())
 	if err != nil {
 		return result{}, err
@@ -489,6 +527,16 @@ func (s *Session) createIndex(ctx context.Context, st *planner.CreateIndex, w pg
 // new halves (split n). In a transaction block the changes wait for
 // COMMIT; otherwise they commit now, at one time.
 func (s *Session) writeRows(ctx context.Context, t planner.Target, plan expr.Relation, split int) (int64, error) {
+	if err := s.checkOwnWrites(plan); err != nil {
+		return 0, err
+	}
+	deps := dependencies(plan)
+	inBlock := s.tx.status == pgwire.TxInBlock
+	if !inBlock && len(deps) > 0 {
+		// Read and write as one step: no other write may land between.
+		s.engine.dmlMu.Lock()
+		defer s.engine.dmlMu.Unlock()
+	}
 	rows, err := s.engine.Read(ctx, plan, s.readTime())
 	if err != nil {
 		return 0, err
@@ -508,8 +556,15 @@ func (s *Session) writeRows(ctx context.Context, t planner.Target, plan expr.Rel
 		}
 		n += r.Diff
 	}
-	if s.tx.status == pgwire.TxInBlock {
+	if inBlock {
 		s.tx.writes = append(s.tx.writes, writes...)
+		if s.tx.read == nil {
+			s.tx.read, s.tx.written = map[uint64]bool{}, map[uint64]bool{}
+		}
+		for _, id := range deps {
+			s.tx.read[id] = true
+		}
+		s.tx.written[uint64(t.ID)] = true
 		return n, nil
 	}
 	if len(writes) == 0 {

@@ -47,6 +47,9 @@ const (
 	ReadOnlySQLTransaction = "25006"
 	InFailedSQLTransaction = "25P02"
 
+	// Class 40: transaction rollback.
+	SerializationFailure = "40001"
+
 	// Class 26: invalid SQL statement name (pgjdbc re-prepares on it).
 	InvalidSQLStatementName = "26000"
 
