@@ -2,6 +2,7 @@ package coord
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"log/slog"
 	"runtime"
@@ -184,6 +185,11 @@ func (e *Engine) load(ctx context.Context, rebuild func(*Engine, *catalog.Object
 	if e.cat, err = catalog.Load(objs); err != nil {
 		return err
 	}
+	if v, ok, err := e.store.GetMeta(metaNextObjectID); err != nil {
+		return err
+	} else if ok && len(v) == 8 {
+		e.cat.SetNextID(binary.BigEndian.Uint64(v))
+	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	for _, o := range e.cat.Objects() {
@@ -251,8 +257,16 @@ func (e *Engine) persistCatalog(ctx context.Context, put []*catalog.Object, del 
 			txn.DropTables = append(txn.DropTables, o.ID)
 		}
 	}
+	// Ids are never reused, across restarts too: the next id is kept with
+	// every catalog change.
+	txn.Meta = append(txn.Meta, storage.MetaRecord{Key: metaNextObjectID,
+		Value: binary.BigEndian.AppendUint64(nil, e.cat.NextID())})
 	return e.store.Commit(ctx, txn)
 }
+
+// metaNextObjectID is the storage setting that holds the catalog's next
+// object id.
+const metaNextObjectID = "catalog.next_object_id"
 
 // CreateDatabase adds a database.
 func (e *Engine) CreateDatabase(ctx context.Context, name string) error {
@@ -543,6 +557,21 @@ type pendingWrite struct {
 	durable bool
 	fed     bool
 	err     error
+}
+
+// pendingWriteTo reports whether a write not yet fed touches one of the
+// tables among objs.
+func (e *Engine) pendingWriteTo(objs []*catalog.Object) bool {
+	for _, p := range e.pending {
+		for _, w := range p.writes {
+			for _, o := range objs {
+				if o.Kind == catalog.Table && o.ID == w.Table {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // feedLocked sends a durable write to its tables' inputs and advances
@@ -933,6 +962,12 @@ func (e *Engine) buildExportLocked(ctx context.Context, o *catalog.Object, build
 func (e *Engine) Drop(ctx context.Context, plan *catalog.DropPlan) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	// A write that took its timestamp before this drop must be durable
+	// and fed before the table's log is deleted, or it could land in the
+	// deleted log.
+	for e.pendingWriteTo(plan.Objects) {
+		e.fedCond.Wait()
+	}
 	for _, o := range plan.Objects {
 		id, ok := e.dataflows[o.ID]
 		if !ok {

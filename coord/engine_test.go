@@ -321,3 +321,44 @@ func TestPeekMatchesDataflow(t *testing.T) {
 		t.Fatalf("running dataflows %d: peeks must leave none", st.Running)
 	}
 }
+
+// Object ids are never reused, across a restart either: dropping the
+// newest object and restarting does not hand its id out again.
+func TestObjectIDsNotReusedAfterRestart(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	e, err := Open(ctx, Config{Workers: 1, DataDir: dir}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb := tableObj("t")
+	if err := e.CreateTable(ctx, tb, nil); err != nil {
+		t.Fatal(err)
+	}
+	e.Write(ctx, []TableWrite{{tb.ID, row(1, 1), 1}})
+	var plan *catalog.DropPlan
+	e.Catalog(func(c *catalog.Catalog) error {
+		plan, err = c.PlanDrop(catalog.Table, tb, false)
+		return err
+	})
+	if err := e.Drop(ctx, plan); err != nil {
+		t.Fatal(err)
+	}
+	e.Close()
+	e, err = Open(ctx, Config{Workers: 1, DataDir: dir}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	u := tableObj("u")
+	if err := e.CreateTable(ctx, u, nil); err != nil {
+		t.Fatal(err)
+	}
+	if u.ID <= tb.ID {
+		t.Fatalf("new table got id %d, the dropped table had %d", u.ID, tb.ID)
+	}
+	got, err := e.Read(ctx, expr.Get{ID: expr.GlobalID(u.ID), Types: u.ColumnTypes()}, e.ReadTime())
+	if err != nil || len(got) != 0 {
+		t.Fatalf("new table holds %v (%v)", show(got), err)
+	}
+}
