@@ -72,6 +72,10 @@ type Engine struct {
 	fedCond *sync.Cond
 	// lastWrite is the time of the last write fed to each table.
 	lastWrite map[uint64]uint64
+	// holds counts the reads holding each time against compaction;
+	// compacted is the time up to which compaction was last allowed.
+	holds     map[uint64]int
+	compacted uint64
 	tables    map[uint64]*table
 	dataflows map[uint64]dataflow.ID
 	// readsMu guards reads: the transient reads in flight, so that a
@@ -136,6 +140,7 @@ func Open(ctx context.Context, cfg Config, rebuild func(e *Engine, o *catalog.Ob
 		viewIndex: map[uint64]uint64{},
 		reads:     map[*inflightRead]struct{}{},
 		lastWrite: map[uint64]uint64{},
+		holds:     map[uint64]int{},
 	}
 	e.closed = make(chan struct{})
 	e.cluster.SetDropGuard(e.reg.CheckDrop)
@@ -540,6 +545,7 @@ func (e *Engine) Write(ctx context.Context, writes []TableWrite) (uint64, error)
 		}
 		q.fed = true
 	}
+	e.allowCompactionLocked()
 	e.fedCond.Broadcast()
 	for !p.fed {
 		e.fedCond.Wait()
@@ -613,6 +619,46 @@ func (e *Engine) WrittenSince(tables []uint64, ts uint64) bool {
 		}
 	}
 	return false
+}
+
+// AcquireRead returns the time a read now sees (every acknowledged
+// write) and holds it against compaction until release is called, once.
+func (e *Engine) AcquireRead() (ts uint64, release func()) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	ts = e.fed
+	e.holds[ts]++
+	var once sync.Once
+	return ts, func() {
+		once.Do(func() {
+			e.mu.Lock()
+			defer e.mu.Unlock()
+			if e.holds[ts]--; e.holds[ts] == 0 {
+				delete(e.holds, ts)
+			}
+		})
+	}
+}
+
+// compactionEvery is how far, in milliseconds, the compaction frontier
+// moves before exports are told: telling them activates every worker.
+const compactionEvery = 1000
+
+// allowCompactionLocked lets every export compact up to the oldest time
+// a read still holds, or the last fed time.
+func (e *Engine) allowCompactionLocked() {
+	frontier := e.fed
+	for t := range e.holds {
+		frontier = min(frontier, t)
+	}
+	if frontier < e.compacted+compactionEvery {
+		return
+	}
+	e.compacted = frontier
+	for id := range e.dataflows {
+		e.reg.AllowCompaction(arrange.GlobalID(id), frontier)
+		e.reg.AllowCompaction(compute.ErrorsID(expr.GlobalID(id)), frontier)
+	}
 }
 
 // ReadTime returns the time a read now sees: every acknowledged write.

@@ -3,9 +3,11 @@ package coord
 import (
 	"context"
 	"fmt"
+	"sync"
 	"testing"
 	"time"
 
+	"freshet/arrange"
 	"freshet/catalog"
 	"freshet/compute"
 	"freshet/expr"
@@ -360,5 +362,85 @@ func TestObjectIDsNotReusedAfterRestart(t *testing.T) {
 	got, err := e.Read(ctx, expr.Get{ID: expr.GlobalID(u.ID), Types: u.ColumnTypes()}, e.ReadTime())
 	if err != nil || len(got) != 0 {
 		t.Fatalf("new table holds %v (%v)", show(got), err)
+	}
+}
+
+// Traces compact up to the oldest time a read holds: after churn on one
+// row, a table's arrangement shrinks to its net contents once merged,
+// while a held read time keeps its history readable.
+func TestTracesCompact(t *testing.T) {
+	ctx := context.Background()
+	clock := uint64(1_000_000)
+	e, err := Open(ctx, Config{Workers: 2, DataDir: t.TempDir(), Clock: func() uint64 { clock += 10; return clock }}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	tb := tableObj("t")
+	if err := e.CreateTable(ctx, tb, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Write(ctx, []TableWrite{{tb.ID, row(9, 9), 1}}); err != nil {
+		t.Fatal(err)
+	}
+	held, release := e.AcquireRead()
+	for i := 0; i < 600; i++ {
+		diff := int64(1)
+		if i%2 == 1 {
+			diff = -1
+		}
+		if _, err := e.Write(ctx, []TableWrite{{tb.ID, row(1, 1), diff}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Settle so every worker has applied the latest compaction.
+	e.Write(ctx, []TableWrite{{tb.ID, row(2, 2), 1}})
+	get := expr.Get{ID: expr.GlobalID(tb.ID), Types: tb.ColumnTypes()}
+	sinceAndLen := func() (since uint64, updates int) {
+		var mu sync.Mutex
+		first := true
+		e.cluster.Exec(ctx, func(w int) bool {
+			mu.Lock()
+			defer mu.Unlock()
+			tr, err := e.reg.Trace(arrange.GlobalID(tb.ID), w)
+			if err != nil {
+				t.Error(err)
+				return true
+			}
+			tr.MergeAll()
+			h, _ := tr.NewHandle(tr.Since())
+			c, _ := h.Cursor()
+			for ; c.KeyValid(); c.StepKey() {
+				for ; c.ValValid(); c.StepVal() {
+					c.History(func(uint64, int64) { updates++ })
+				}
+			}
+			h.Close()
+			if first || tr.Since() < since {
+				since, first = tr.Since(), false
+			}
+			return true
+		})
+		return since, updates
+	}
+	since, _ := sinceAndLen()
+	if since > held {
+		t.Fatalf("since %d passed the held read time %d", since, held)
+	}
+	// The held time still reads exactly.
+	if got, err := e.Read(ctx, get, held); err != nil || show(got) != "(9,9)x1 " {
+		t.Fatalf("read at the held time: %s %v", show(got), err)
+	}
+	release()
+	e.Write(ctx, []TableWrite{{tb.ID, row(3, 3), 1}})
+	clock += 2 * compactionEvery
+	e.Write(ctx, []TableWrite{{tb.ID, row(4, 4), 1}})
+	since, updates := sinceAndLen()
+	if since <= held || updates > 10 {
+		t.Fatalf("after release: since %d (held was %d), %d updates left", since, held, updates)
+	}
+	got, err := e.Read(ctx, get, e.ReadTime())
+	if err != nil || show(got) != "(2,2)x1 (3,3)x1 (4,4)x1 (9,9)x1 " {
+		t.Fatalf("contents after compaction: %s %v", show(got), err)
 	}
 }

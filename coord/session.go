@@ -39,6 +39,8 @@ type transaction struct {
 	// first read.
 	readTime uint64
 	hasRead  bool
+	// release gives the block's read time back to compaction.
+	release func()
 	// writes are buffered until COMMIT, which applies them at one time.
 	writes []TableWrite
 	// implicit marks the transaction of a multi-statement Query message.
@@ -99,7 +101,18 @@ func (s *Session) Parameters() map[string]string { return s.params }
 func (s *Session) TxStatus() pgwire.TxStatus { return s.tx.status }
 
 // Close implements pgwire.Session.
-func (s *Session) Close() { s.backend.forget(s.key) }
+func (s *Session) Close() {
+	s.endTx()
+	s.backend.forget(s.key)
+}
+
+// endTx ends the transaction block, if any, releasing its read hold.
+func (s *Session) endTx() {
+	if s.tx.release != nil {
+		s.tx.release()
+	}
+	s.tx = transaction{status: pgwire.TxIdle}
+}
 
 func (s *Session) cancelRunning() {
 	s.runningMu.Lock()
@@ -154,7 +167,7 @@ func (s *Session) Query(ctx context.Context, sql string, w pgwire.QueryWriter) e
 		}
 		if err != nil {
 			if s.tx.implicit {
-				s.tx = transaction{status: pgwire.TxIdle}
+				s.endTx()
 			} else {
 				s.failTx()
 			}
@@ -166,7 +179,7 @@ func (s *Session) Query(ctx context.Context, sql string, w pgwire.QueryWriter) e
 	}
 	if s.tx.implicit && s.tx.status == pgwire.TxInBlock {
 		err := s.commitWrites(ctx)
-		s.tx = transaction{status: pgwire.TxIdle}
+		s.endTx()
 		if err != nil {
 			return err
 		}
@@ -286,41 +299,46 @@ func (s *Session) execute(ctx context.Context, st planner.Statement, w pgwire.Wr
 		if s.tx.status == pgwire.TxFailed {
 			tag = "ROLLBACK"
 		} else if err := s.commitWrites(ctx); err != nil {
-			s.tx = transaction{status: pgwire.TxIdle}
+			s.endTx()
 			return result{}, err
 		}
 		if s.tx.status == pgwire.TxIdle {
 			w.Notice(sqlerr.New(sqlerr.NoActiveSQLTransaction, "there is no transaction in progress").WithSeverity(sqlerr.SeverityWarning))
 		}
-		s.tx = transaction{status: pgwire.TxIdle}
+		s.endTx()
 		return result{tag: tag}, nil
 	case *planner.Rollback:
 		if s.tx.status == pgwire.TxIdle {
 			w.Notice(sqlerr.New(sqlerr.NoActiveSQLTransaction, "there is no transaction in progress").WithSeverity(sqlerr.SeverityWarning))
 		}
-		s.tx = transaction{status: pgwire.TxIdle}
+		s.endTx()
 		return result{tag: "ROLLBACK"}, nil
 	}
 	return result{}, sqlerr.New(sqlerr.FeatureNotSupported, "%s is not supported", st.Tag())
 }
 
-// readTime returns the time a read sees: in a transaction block, the
-// block's first read time; otherwise every acknowledged write.
-func (s *Session) readTime() uint64 {
+// readTime returns the time a read sees, held against compaction until
+// release is called: in a transaction block, the block's first read time,
+// held until the block ends (release is then a no-op); otherwise every
+// acknowledged write, held for the statement.
+func (s *Session) readTime() (ts uint64, release func()) {
 	if s.tx.status == pgwire.TxInBlock {
 		if !s.tx.hasRead {
-			s.tx.readTime, s.tx.hasRead = s.engine.ReadTime(), true
+			s.tx.readTime, s.tx.release = s.engine.AcquireRead()
+			s.tx.hasRead = true
 		}
-		return s.tx.readTime
+		return s.tx.readTime, func() {}
 	}
-	return s.engine.ReadTime()
+	return s.engine.AcquireRead()
 }
 
 func (s *Session) selectRows(ctx context.Context, st *planner.Select) (result, error) {
 	if err := s.checkOwnWrites(st.Plan); err != nil {
 		return result{}, err
 	}
-	rows, err := s.engine.Read(ctx, st.Plan, s.readTime())
+	ts, release := s.readTime()
+	defer release()
+	rows, err := s.engine.Read(ctx, st.Plan, ts)
 	if err != nil {
 		return result{}, err
 	}
@@ -537,7 +555,9 @@ func (s *Session) writeRows(ctx context.Context, t planner.Target, plan expr.Rel
 		s.engine.dmlMu.Lock()
 		defer s.engine.dmlMu.Unlock()
 	}
-	rows, err := s.engine.Read(ctx, plan, s.readTime())
+	ts, release := s.readTime()
+	defer release()
+	rows, err := s.engine.Read(ctx, plan, ts)
 	if err != nil {
 		return 0, err
 	}
