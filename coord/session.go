@@ -369,7 +369,8 @@ func textRow(r []repr.Datum, cols []planner.Column) [][]byte {
 				d = c
 			}
 		}
-		vals[i] = repr.AppendText(nil, d)
+		// Non-nil even when empty: nil means NULL to pgwire.
+		vals[i] = repr.AppendText([]byte{}, d)
 	}
 	return vals
 }

@@ -101,8 +101,15 @@ const (
 	// Greatest and Least ignore NULLs; NULL only if every argument is.
 	Greatest
 	Least
+	// Round(x) and Round(x, n) round half away from zero (numeric) or
+	// half to even (float8), as PostgreSQL; NULL in, NULL out.
+	Round
+	// Substr(s, from) and Substr(s, from, count): characters from the
+	// 1-based position from; a negative count is an error (22011).
+	Substr
 )
 
-var variadicNames = map[VariadicFunc]string{Coalesce: "coalesce", Greatest: "greatest", Least: "least"}
+var variadicNames = map[VariadicFunc]string{Coalesce: "coalesce", Greatest: "greatest", Least: "least",
+	Round: "round", Substr: "substr"}
 
 func (f VariadicFunc) String() string { return variadicNames[f] }

@@ -257,6 +257,22 @@ func (c CallVariadic) Eval(row []repr.Datum) (repr.Datum, error) {
 			}
 		}
 		return best, nil
+	case Round, Substr:
+		args := make([]repr.Datum, len(c.Args))
+		for i, a := range c.Args {
+			v, err := a.Eval(row)
+			if err != nil {
+				return repr.Null, err
+			}
+			if v.IsNull() {
+				return repr.Null, nil
+			}
+			args[i] = v
+		}
+		if c.Func == Round {
+			return round(args)
+		}
+		return substr(args)
 	}
 	return repr.Null, sqlerr.AssertionFailedf("unknown variadic function %d", c.Func)
 }
@@ -333,6 +349,9 @@ func (c CallVariadic) Typ(input []ColumnType) ColumnType {
 		if c.Func == Coalesce && !at.Nullable {
 			t.Nullable = false
 		}
+	}
+	if c.Func == Substr {
+		t.Type = repr.Text
 	}
 	if c.Func != Coalesce {
 		t.Nullable = true

@@ -96,3 +96,47 @@ func roundToward(a repr.Datum, up bool) (repr.Datum, error) {
 	}
 	return a, nil
 }
+
+// round implements round(x) and round(x, n).
+func round(args []repr.Datum) (repr.Datum, error) {
+	x := args[0]
+	n := int64(0)
+	if len(args) > 1 {
+		n = args[1].Int()
+	}
+	switch x.Kind() {
+	case repr.KindFloat4, repr.KindFloat8:
+		if len(args) > 1 {
+			return repr.Null, sqlerr.New(sqlerr.UndefinedFunction, "function round(double precision, integer) does not exist")
+		}
+		return repr.NewFloat8(math.RoundToEven(x.Float())), nil
+	case repr.KindNumeric:
+		var d apd.Decimal
+		ctx := apd.BaseContext.WithPrecision(1000)
+		ctx.Rounding = apd.RoundHalfUp
+		if _, err := ctx.Quantize(&d, x.Numeric(), int32(-n)); err != nil {
+			return repr.Null, sqlerr.Wrapf(err, sqlerr.NumericValueOutOfRange, "numeric value out of range")
+		}
+		return repr.NewNumeric(&d), nil
+	}
+	return x, nil
+}
+
+// substr implements substr(s, from [, count]) on characters.
+func substr(args []repr.Datum) (repr.Datum, error) {
+	r := []rune(args[0].Text())
+	from := args[1].Int()
+	end := int64(len(r)) + 1
+	if len(args) > 2 {
+		count := args[2].Int()
+		if count < 0 {
+			return repr.Null, sqlerr.New(sqlerr.SubstringError, "negative substring length not allowed")
+		}
+		end = from + count
+	}
+	lo, hi := max(from, 1), min(end, int64(len(r))+1)
+	if hi <= lo {
+		return repr.NewText(""), nil
+	}
+	return repr.NewText(string(r[lo-1 : hi-1])), nil
+}

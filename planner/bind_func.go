@@ -20,13 +20,13 @@ var aggregateNames = map[string]bool{
 // planner cannot express with expr's scalars yet: naming one is 0A000,
 // not 42883, which would claim it does not exist.
 var knownFunctions = map[string]bool{
-	"octet_length": true, "substr": true, "substring": true, "position": true, "strpos": true, "trim": true,
+	"octet_length": true, "position": true, "strpos": true, "trim": true,
 	"btrim": true, "ltrim": true, "rtrim": true, "replace": true, "concat": true, "concat_ws": true,
 	"left": true, "right": true, "lpad": true, "rpad": true, "repeat": true, "reverse": true,
 	"split_part": true, "starts_with": true, "md5": true, "to_char": true, "to_date": true,
 	"to_timestamp": true, "date_trunc": true, "date_part": true, "extract": true, "age": true,
 	"now": true, "current_timestamp": true, "clock_timestamp": true, "statement_timestamp": true,
-	"transaction_timestamp": true, "random": true, "round": true, "trunc": true, "sqrt": true, "power": true, "pow": true, "exp": true, "ln": true,
+	"transaction_timestamp": true, "random": true, "trunc": true, "sqrt": true, "power": true, "pow": true, "exp": true, "ln": true,
 	"log": true, "sign": true, "array_agg": true, "string_agg": true, "json_agg": true, "jsonb_agg": true,
 	"stddev": true, "stddev_pop": true, "stddev_samp": true, "variance": true, "var_pop": true,
 	"var_samp": true, "row_number": true, "rank": true, "dense_rank": true, "lag": true, "lead": true,
@@ -120,6 +120,51 @@ func (b *binder) bindFunc(fc *pg.FuncCall, c *exprCtx) (hscalar, error) {
 			}
 			return hUnary{fn: fn, arg: arg, t: arg.typ()}, nil
 		}
+	case name == "round" && (len(args) == 1 || len(args) == 2):
+		x := args[0]
+		k := x.typ().Type.Kind()
+		if !isNumeric(k) {
+			break
+		}
+		var err error
+		if len(args) == 2 || k == repr.KindNumeric || k.IsInt() {
+			// round(numeric[, int]); integers round as numeric.
+			if len(args) == 1 && k != repr.KindNumeric {
+				if x, err = b.coerceTo(x, repr.Float8); err != nil {
+					return nil, err
+				}
+			} else if x, err = b.coerceTo(x, repr.Numeric); err != nil {
+				return nil, err
+			}
+		} else if x, err = b.coerceTo(x, repr.Float8); err != nil {
+			return nil, err
+		}
+		rargs := []hscalar{x}
+		if len(args) == 2 {
+			n, err := b.coerceTo(args[1], repr.Int4)
+			if err != nil {
+				return nil, err
+			}
+			rargs = append(rargs, n)
+		}
+		return hVariadic{fn: expr.Round, args: rargs, t: expr.ColumnType{Type: x.typ().Type.Base(), Nullable: true}}, nil
+	case (name == "substr" || name == "substring") && (len(args) == 2 || len(args) == 3):
+		s, err := b.coerceTo(args[0], repr.Text)
+		if err != nil {
+			return nil, err
+		}
+		sargs := []hscalar{s}
+		for _, a := range args[1:] {
+			if !a.typ().Type.Kind().IsInt() && a.typ().Type.Kind() != repr.KindUnknown {
+				return nil, errNoFunction(name, args)
+			}
+			a, err := b.coerceTo(a, repr.Int8)
+			if err != nil {
+				return nil, err
+			}
+			sargs = append(sargs, a)
+		}
+		return hVariadic{fn: expr.Substr, args: sargs, t: expr.ColumnType{Type: repr.Text, Nullable: true}}, nil
 	case name == "mod" && len(args) == 2:
 		if isNumeric(args[0].typ().Type.Kind()) && isNumeric(args[1].typ().Type.Kind()) {
 			return b.binaryOp("%", args[0], args[1])
