@@ -107,9 +107,21 @@ const (
 	// Substr(s, from) and Substr(s, from, count): characters from the
 	// 1-based position from; a negative count is an error (22011).
 	Substr
+	// BTrim, LTrim and RTrim(s[, chars]) strip characters (spaces by
+	// default) from both ends, the start or the end.
+	BTrim
+	LTrim
+	RTrim
+	// Replace(s, from, to) replaces every occurrence of from.
+	Replace
+	// StrPos(s, sub) is sub's 1-based character position in s, or 0.
+	StrPos
+	// Concat joins its arguments' text, skipping NULLs; never NULL.
+	Concat2
 )
 
 var variadicNames = map[VariadicFunc]string{Coalesce: "coalesce", Greatest: "greatest", Least: "least",
-	Round: "round", Substr: "substr"}
+	Round: "round", Substr: "substr", BTrim: "btrim", LTrim: "ltrim", RTrim: "rtrim",
+	Replace: "replace", StrPos: "strpos", Concat2: "concat"}
 
 func (f VariadicFunc) String() string { return variadicNames[f] }

@@ -257,7 +257,19 @@ func (c CallVariadic) Eval(row []repr.Datum) (repr.Datum, error) {
 			}
 		}
 		return best, nil
-	case Round, Substr:
+	case Concat2:
+		var b strings.Builder
+		for _, a := range c.Args {
+			v, err := a.Eval(row)
+			if err != nil {
+				return repr.Null, err
+			}
+			if !v.IsNull() {
+				b.WriteString(repr.FormatText(v))
+			}
+		}
+		return repr.NewText(b.String()), nil
+	case Round, Substr, BTrim, LTrim, RTrim, Replace, StrPos:
 		args := make([]repr.Datum, len(c.Args))
 		for i, a := range c.Args {
 			v, err := a.Eval(row)
@@ -269,10 +281,37 @@ func (c CallVariadic) Eval(row []repr.Datum) (repr.Datum, error) {
 			}
 			args[i] = v
 		}
-		if c.Func == Round {
+		switch c.Func {
+		case Round:
 			return round(args)
+		case Substr:
+			return substr(args)
+		case Replace:
+			if args[1].Text() == "" {
+				return args[0], nil
+			}
+			return repr.NewText(strings.ReplaceAll(args[0].Text(), args[1].Text(), args[2].Text())), nil
+		case StrPos:
+			i := strings.Index(args[0].Text(), args[1].Text())
+			if i < 0 {
+				return repr.NewInt4(0), nil
+			}
+			return repr.NewInt4(int32(utf8.RuneCountInString(args[0].Text()[:i]) + 1)), nil
 		}
-		return substr(args)
+		cut := " "
+		if len(args) > 1 {
+			cut = args[1].Text()
+		}
+		t := args[0].Text()
+		switch c.Func {
+		case LTrim:
+			t = strings.TrimLeft(t, cut)
+		case RTrim:
+			t = strings.TrimRight(t, cut)
+		default:
+			t = strings.Trim(t, cut)
+		}
+		return repr.NewText(t), nil
 	}
 	return repr.Null, sqlerr.AssertionFailedf("unknown variadic function %d", c.Func)
 }
@@ -350,8 +389,13 @@ func (c CallVariadic) Typ(input []ColumnType) ColumnType {
 			t.Nullable = false
 		}
 	}
-	if c.Func == Substr {
+	switch c.Func {
+	case Substr, BTrim, LTrim, RTrim, Replace:
 		t.Type = repr.Text
+	case StrPos:
+		t.Type = repr.Int4
+	case Concat2:
+		return ColumnType{Type: repr.Text}
 	}
 	if c.Func != Coalesce {
 		t.Nullable = true

@@ -20,9 +20,9 @@ var aggregateNames = map[string]bool{
 // planner cannot express with expr's scalars yet: naming one is 0A000,
 // not 42883, which would claim it does not exist.
 var knownFunctions = map[string]bool{
-	"octet_length": true, "position": true, "strpos": true, "trim": true,
-	"btrim": true, "ltrim": true, "rtrim": true, "replace": true, "concat": true, "concat_ws": true,
-	"left": true, "right": true, "lpad": true, "rpad": true, "repeat": true, "reverse": true,
+	"octet_length": true, "trim": true,
+	"concat_ws": true,
+	"left":      true, "right": true, "lpad": true, "rpad": true, "repeat": true, "reverse": true,
 	"split_part": true, "starts_with": true, "md5": true, "to_char": true, "to_date": true,
 	"to_timestamp": true, "date_trunc": true, "date_part": true, "extract": true, "age": true,
 	"now": true, "current_timestamp": true, "clock_timestamp": true, "statement_timestamp": true,
@@ -165,6 +165,38 @@ func (b *binder) bindFunc(fc *pg.FuncCall, c *exprCtx) (hscalar, error) {
 			sargs = append(sargs, a)
 		}
 		return hVariadic{fn: expr.Substr, args: sargs, t: expr.ColumnType{Type: repr.Text, Nullable: true}}, nil
+	case name == "btrim" || name == "ltrim" || name == "rtrim" || name == "replace" || name == "strpos" || name == "position" || name == "concat":
+		fn := map[string]expr.VariadicFunc{"btrim": expr.BTrim, "ltrim": expr.LTrim, "rtrim": expr.RTrim,
+			"replace": expr.Replace, "strpos": expr.StrPos, "position": expr.StrPos, "concat": expr.Concat2}[name]
+		want := map[string][2]int{"btrim": {1, 2}, "ltrim": {1, 2}, "rtrim": {1, 2}, "replace": {3, 3},
+			"strpos": {2, 2}, "position": {2, 2}, "concat": {1, 100}}[name]
+		if len(args) < want[0] || len(args) > want[1] {
+			break
+		}
+		targs := make([]hscalar, len(args))
+		for i, a := range args {
+			k := a.typ().Type.Kind()
+			var err error
+			switch {
+			case name == "concat" && k != repr.KindUnknown:
+				targs[i] = a
+				continue
+			case k != repr.KindUnknown && k != repr.KindText && k != repr.KindVarchar && k != repr.KindBpchar:
+				return nil, errNoFunction(name, args)
+			}
+			if targs[i], err = b.coerceTo(a, repr.Text); err != nil {
+				return nil, err
+			}
+		}
+		// position(sub IN s) arrives as position(s, sub): strpos's order.
+		t := expr.ColumnType{Type: repr.Text, Nullable: true}
+		switch name {
+		case "strpos", "position":
+			t.Type = repr.Int4
+		case "concat":
+			t.Nullable = false
+		}
+		return hVariadic{fn: fn, args: targs, t: t}, nil
 	case name == "mod" && len(args) == 2:
 		if isNumeric(args[0].typ().Type.Kind()) && isNumeric(args[1].typ().Type.Kind()) {
 			return b.binaryOp("%", args[0], args[1])
