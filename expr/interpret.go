@@ -376,7 +376,7 @@ func aggregate(a Aggregate, rows []Row) (repr.Datum, error) {
 		case repr.KindInt8, repr.KindNumeric:
 			rt = repr.Numeric
 		default:
-			rt = typeOfKind(vals[0].v.Kind())
+			rt = vals[0].v.Kind().Type()
 		}
 		sum, err := repr.Cast(repr.NewInt4(0), rt)
 		if err != nil {

@@ -92,7 +92,7 @@ func (c CallUnary) Eval(row []repr.Datum) (repr.Datum, error) {
 	case IsFalse:
 		return repr.NewBool(!a.IsNull() && !a.Bool()), nil
 	case Abs:
-		zero, err := repr.Cast(repr.NewInt4(0), typeOfKind(a.Kind()))
+		zero, err := repr.Cast(repr.NewInt4(0), a.Kind().Type())
 		if err != nil {
 			return repr.Null, err
 		}
@@ -110,25 +110,6 @@ func (c CallUnary) Eval(row []repr.Datum) (repr.Datum, error) {
 		return roundToward(a, c.Func == Ceil)
 	}
 	return repr.Null, sqlerr.AssertionFailedf("unknown unary function %d", c.Func)
-}
-
-// typeOfKind returns the unmodified numeric type of kind k.
-func typeOfKind(k repr.Kind) repr.Type {
-	switch k {
-	case repr.KindInt2:
-		return repr.Int2
-	case repr.KindInt4:
-		return repr.Int4
-	case repr.KindInt8:
-		return repr.Int8
-	case repr.KindFloat4:
-		return repr.Float4
-	case repr.KindFloat8:
-		return repr.Float8
-	case repr.KindNumeric:
-		return repr.Numeric
-	}
-	return repr.Int4
 }
 
 // Eval implements Scalar.

@@ -139,49 +139,15 @@ func commonNumeric(a, b repr.Kind) repr.Type {
 	switch {
 	case a.IsInt() && b.IsInt():
 		if numericRank[a] >= numericRank[b] {
-			return kindType(a)
+			return a.Type()
 		}
-		return kindType(b)
+		return b.Type()
 	case a == repr.KindFloat4 && b == repr.KindFloat4:
 		return repr.Float4
 	case a.IsFloat() || b.IsFloat():
 		return repr.Float8
 	}
 	return repr.Numeric
-}
-
-func kindType(k repr.Kind) repr.Type {
-	switch k {
-	case repr.KindBool:
-		return repr.Bool
-	case repr.KindInt2:
-		return repr.Int2
-	case repr.KindInt4:
-		return repr.Int4
-	case repr.KindInt8:
-		return repr.Int8
-	case repr.KindFloat4:
-		return repr.Float4
-	case repr.KindFloat8:
-		return repr.Float8
-	case repr.KindNumeric:
-		return repr.Numeric
-	case repr.KindText:
-		return repr.Text
-	case repr.KindVarchar:
-		return repr.Varchar
-	case repr.KindBpchar:
-		return repr.Bpchar
-	case repr.KindDate:
-		return repr.Date
-	case repr.KindTimestamp:
-		return repr.Timestamp
-	case repr.KindTimestampTZ:
-		return repr.TimestampTZ
-	case repr.KindInterval:
-		return repr.Interval
-	}
-	return repr.Unknown
 }
 
 func isNumeric(k repr.Kind) bool { return numericRank[k] > 0 }
@@ -226,21 +192,21 @@ func resolveBinary(fn expr.BinaryFunc, op string, l, r repr.Type) (lt, rt, res r
 		case (lk == repr.KindInt2 || lk == repr.KindInt4) && rk == repr.KindDate && fn == expr.Add:
 			return repr.Int4, repr.Date, repr.Date, nil
 		case isDateTime(lk) && rk == repr.KindInterval && (fn == expr.Add || fn == expr.Sub):
-			t := kindType(lk)
+			t := lk.Type()
 			if lk == repr.KindDate {
 				t = repr.Timestamp
 			}
 			return t, repr.Interval, t, nil
 		case lk == repr.KindInterval && isDateTime(rk) && fn == expr.Add:
-			t := kindType(rk)
+			t := rk.Type()
 			if rk == repr.KindDate {
 				t = repr.Timestamp
 			}
 			return repr.Interval, t, t, nil
 		case isDateTime(lk) && isDateTime(rk) && fn == expr.Sub:
-			t := kindType(lk)
+			t := lk.Type()
 			if timeRank(rk) > timeRank(lk) {
-				t = kindType(rk)
+				t = rk.Type()
 			}
 			if t.Kind() == repr.KindDate {
 				t = repr.Timestamp
@@ -257,15 +223,15 @@ func resolveBinary(fn expr.BinaryFunc, op string, l, r repr.Type) (lt, rt, res r
 		case lk.IsString() && rk.IsString():
 			t = repr.Text
 			if lk == rk {
-				t = kindType(lk)
+				t = lk.Type()
 			}
 		case isDateTime(lk) && isDateTime(rk):
-			t = kindType(lk)
+			t = lk.Type()
 			if timeRank(rk) > timeRank(lk) {
-				t = kindType(rk)
+				t = rk.Type()
 			}
 		case lk == rk && (lk == repr.KindBool || lk == repr.KindInterval):
-			t = kindType(lk)
+			t = lk.Type()
 		default:
 			return l, r, l, errNoOperator(op, l, r)
 		}

@@ -11,3 +11,6 @@ func TypeFromOID(oid uint32) (Type, bool) {
 	}
 	return Type{}, false
 }
+
+// Type returns the unmodified type of kind k.
+func (k Kind) Type() Type { return Type{kind: k} }
