@@ -453,6 +453,10 @@ func (s *Session) createTable(ctx context.Context, st *planner.CreateTable, w pg
 }
 
 func (s *Session) createView(ctx context.Context, st *planner.CreateView, w pgwire.Writer) (result, error) {
+	if expr.ContainsNow(st.Plan) {
+		// A view is maintained over all times; it has no single "now".
+		return result{}, sqlerr.New(sqlerr.FeatureNotSupported, "now() and current_timestamp are not supported in views")
+	}
 	kind := catalog.View
 	if st.Materialized {
 		kind = catalog.MaterializedView

@@ -118,10 +118,14 @@ const (
 	StrPos
 	// Concat joins its arguments' text, skipping NULLs; never NULL.
 	Concat2
+	// Now is the statement's read time as timestamptz (now(),
+	// current_timestamp). It has no value of its own: the coordinator
+	// replaces it with the read time before evaluation (ReplaceNow).
+	Now
 )
 
 var variadicNames = map[VariadicFunc]string{Coalesce: "coalesce", Greatest: "greatest", Least: "least",
 	Round: "round", Substr: "substr", BTrim: "btrim", LTrim: "ltrim", RTrim: "rtrim",
-	Replace: "replace", StrPos: "strpos", Concat2: "concat"}
+	Replace: "replace", StrPos: "strpos", Concat2: "concat", Now: "now"}
 
 func (f VariadicFunc) String() string { return variadicNames[f] }

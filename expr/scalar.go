@@ -238,6 +238,8 @@ func (c CallVariadic) Eval(row []repr.Datum) (repr.Datum, error) {
 			}
 		}
 		return best, nil
+	case Now:
+		return repr.Null, sqlerr.AssertionFailedf("now() evaluated without a read time")
 	case Concat2:
 		var b strings.Builder
 		for _, a := range c.Args {
@@ -377,6 +379,8 @@ func (c CallVariadic) Typ(input []ColumnType) ColumnType {
 		t.Type = repr.Int4
 	case Concat2:
 		return ColumnType{Type: repr.Text}
+	case Now:
+		return ColumnType{Type: repr.TimestampTZ}
 	}
 	if c.Func != Coalesce {
 		t.Nullable = true

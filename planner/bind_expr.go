@@ -81,6 +81,9 @@ func (b *binder) bindExprNode(n *pg.Node, c *exprCtx) (hscalar, error) {
 	case *pg.Node_SetToDefault:
 		return nil, sqlerr.New(sqlerr.SyntaxError, "DEFAULT is not allowed in this context")
 	case *pg.Node_SqlvalueFunction:
+		if x.SqlvalueFunction.Op == pg.SQLValueFunctionOp_SVFOP_CURRENT_TIMESTAMP {
+			return hVariadic{fn: expr.Now, t: expr.ColumnType{Type: repr.TimestampTZ}}, nil
+		}
 		return nil, unsupported("%s", sqlValueFunctionName(x.SqlvalueFunction.Op))
 	case *pg.Node_RowExpr:
 		return nil, unsupported("row constructors")

@@ -25,8 +25,8 @@ var knownFunctions = map[string]bool{
 	"left":      true, "right": true, "lpad": true, "rpad": true, "repeat": true, "reverse": true,
 	"split_part": true, "starts_with": true, "md5": true, "to_char": true, "to_date": true,
 	"to_timestamp": true, "date_trunc": true, "date_part": true, "extract": true, "age": true,
-	"now": true, "current_timestamp": true, "clock_timestamp": true, "statement_timestamp": true,
-	"transaction_timestamp": true, "random": true, "trunc": true, "sqrt": true, "power": true, "pow": true, "exp": true, "ln": true,
+	"current_timestamp": true, "clock_timestamp": true, "statement_timestamp": true,
+	"random": true, "trunc": true, "sqrt": true, "power": true, "pow": true, "exp": true, "ln": true,
 	"log": true, "sign": true, "array_agg": true, "string_agg": true, "json_agg": true, "jsonb_agg": true,
 	"stddev": true, "stddev_pop": true, "stddev_samp": true, "variance": true, "var_pop": true,
 	"var_samp": true, "row_number": true, "rank": true, "dense_rank": true, "lag": true, "lead": true,
@@ -197,6 +197,9 @@ func (b *binder) bindFunc(fc *pg.FuncCall, c *exprCtx) (hscalar, error) {
 			t.Nullable = false
 		}
 		return hVariadic{fn: fn, args: targs, t: t}, nil
+	case (name == "now" || name == "transaction_timestamp" || name == "statement_timestamp") && len(args) == 0:
+		// The statement's read time: one value for the whole statement.
+		return hVariadic{fn: expr.Now, t: expr.ColumnType{Type: repr.TimestampTZ}}, nil
 	case name == "mod" && len(args) == 2:
 		if isNumeric(args[0].typ().Type.Kind()) && isNumeric(args[1].typ().Type.Kind()) {
 			return b.binaryOp("%", args[0], args[1])

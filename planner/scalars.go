@@ -59,6 +59,11 @@ type assignCast struct {
 	to  repr.Type
 }
 
+// RewriteScalars implements expr.ScalarRewriter.
+func (c assignCast) RewriteScalars(f func(expr.Scalar) expr.Scalar) expr.Scalar {
+	return assignCast{arg: f(c.arg), to: c.to}
+}
+
 func (c assignCast) Eval(row []repr.Datum) (repr.Datum, error) {
 	a, err := c.arg.Eval(row)
 	if err != nil || a.IsNull() {
