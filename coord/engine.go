@@ -684,8 +684,9 @@ func (e *Engine) Read(ctx context.Context, plan expr.Relation, ts uint64) (expr.
 		cancel(nil)
 		close(read.done)
 	}()
-	// now() is the read time, in milliseconds as the oracle hands it out.
-	plan = expr.ReplaceNow(plan, repr.NewTimestampTZ(int64(ts)*1000))
+	// now() is the read time: the oracle's milliseconds since the Unix
+	// epoch.
+	plan = expr.ReplaceNow(plan, repr.NewTimestampTZ(repr.TimestampFromTime(time.UnixMilli(int64(ts)))))
 	if p, ok := compute.PeekOf(plan); ok && !e.noPeek {
 		return e.peek(ctx, p, ts)
 	}
