@@ -122,10 +122,16 @@ const (
 	// current_timestamp). It has no value of its own: the coordinator
 	// replaces it with the read time before evaluation (ReplaceNow).
 	Now
+	// DatePart(field, ts) is date_part (float8); Extract(field, ts) is
+	// EXTRACT (numeric); DateTrunc(field, ts) truncates ts to the field.
+	DatePart
+	Extract
+	DateTrunc
 )
 
 var variadicNames = map[VariadicFunc]string{Coalesce: "coalesce", Greatest: "greatest", Least: "least",
 	Round: "round", Substr: "substr", BTrim: "btrim", LTrim: "ltrim", RTrim: "rtrim",
-	Replace: "replace", StrPos: "strpos", Concat2: "concat", Now: "now"}
+	Replace: "replace", StrPos: "strpos", Concat2: "concat", Now: "now",
+	DatePart: "date_part", Extract: "extract", DateTrunc: "date_trunc"}
 
 func (f VariadicFunc) String() string { return variadicNames[f] }

@@ -252,7 +252,7 @@ func (c CallVariadic) Eval(row []repr.Datum) (repr.Datum, error) {
 			}
 		}
 		return repr.NewText(b.String()), nil
-	case Round, Substr, BTrim, LTrim, RTrim, Replace, StrPos:
+	case Round, Substr, BTrim, LTrim, RTrim, Replace, StrPos, DatePart, Extract, DateTrunc:
 		args := make([]repr.Datum, len(c.Args))
 		for i, a := range c.Args {
 			v, err := a.Eval(row)
@@ -265,6 +265,10 @@ func (c CallVariadic) Eval(row []repr.Datum) (repr.Datum, error) {
 			args[i] = v
 		}
 		switch c.Func {
+		case DatePart, Extract:
+			return datePart(args[0].Text(), args[1], c.Func == Extract)
+		case DateTrunc:
+			return dateTrunc(args[0].Text(), args[1])
 		case Round:
 			return round(args)
 		case Substr:
@@ -381,6 +385,14 @@ func (c CallVariadic) Typ(input []ColumnType) ColumnType {
 		return ColumnType{Type: repr.Text}
 	case Now:
 		return ColumnType{Type: repr.TimestampTZ}
+	case DatePart:
+		t.Type = repr.Float8
+	case Extract:
+		t.Type = repr.Numeric
+	case DateTrunc:
+		if len(c.Args) > 1 {
+			t.Type = c.Args[1].Typ(input).Type
+		}
 	}
 	if c.Func != Coalesce {
 		t.Nullable = true

@@ -24,7 +24,7 @@ var knownFunctions = map[string]bool{
 	"concat_ws": true,
 	"left":      true, "right": true, "lpad": true, "rpad": true, "repeat": true, "reverse": true,
 	"split_part": true, "starts_with": true, "md5": true, "to_char": true, "to_date": true,
-	"to_timestamp": true, "date_trunc": true, "date_part": true, "extract": true, "age": true,
+	"to_timestamp": true, "age": true,
 	"current_timestamp": true, "clock_timestamp": true, "statement_timestamp": true,
 	"random": true, "trunc": true, "sqrt": true, "power": true, "pow": true, "exp": true, "ln": true,
 	"log": true, "sign": true, "array_agg": true, "string_agg": true, "json_agg": true, "jsonb_agg": true,
@@ -200,6 +200,29 @@ func (b *binder) bindFunc(fc *pg.FuncCall, c *exprCtx) (hscalar, error) {
 	case (name == "now" || name == "transaction_timestamp" || name == "statement_timestamp") && len(args) == 0:
 		// The statement's read time: one value for the whole statement.
 		return hVariadic{fn: expr.Now, t: expr.ColumnType{Type: repr.TimestampTZ}}, nil
+	case (name == "date_part" || name == "extract" || name == "date_trunc") && len(args) == 2:
+		field, err := b.coerceTo(args[0], repr.Text)
+		if err != nil {
+			return nil, err
+		}
+		ts := args[1]
+		switch ts.typ().Type.Kind() {
+		case repr.KindTimestamp, repr.KindTimestampTZ:
+		case repr.KindDate, repr.KindUnknown:
+			if ts, err = b.coerceTo(ts, repr.Timestamp); err != nil {
+				return nil, err
+			}
+		default:
+			return nil, errNoFunction(name, args)
+		}
+		fn, t := expr.DatePart, repr.Float8
+		switch name {
+		case "extract":
+			fn, t = expr.Extract, repr.Numeric
+		case "date_trunc":
+			fn, t = expr.DateTrunc, ts.typ().Type.Base()
+		}
+		return hVariadic{fn: fn, args: []hscalar{field, ts}, t: expr.ColumnType{Type: t, Nullable: true}}, nil
 	case name == "mod" && len(args) == 2:
 		if isNumeric(args[0].typ().Type.Kind()) && isNumeric(args[1].typ().Type.Kind()) {
 			return b.binaryOp("%", args[0], args[1])
