@@ -82,6 +82,9 @@ type Engine struct {
 	// DROP can end the ones that read what it drops.
 	readsMu sync.Mutex
 	reads   map[*inflightRead]struct{}
+	// dropping marks the collections a DROP is removing, with the error
+	// a read of them gets.
+	dropping map[uint64]error
 	// idxMu guards indexes and viewIndex, which build functions read on
 	// worker goroutines while mu is held by the builder's caller. indexes
 	// maps each index's id to the relation it is on; a view's first index
@@ -139,6 +142,7 @@ func Open(ctx context.Context, cfg Config, rebuild func(e *Engine, o *catalog.Ob
 		indexes:   map[uint64]uint64{},
 		viewIndex: map[uint64]uint64{},
 		reads:     map[*inflightRead]struct{}{},
+		dropping:  map[uint64]error{},
 		lastWrite: map[uint64]uint64{},
 		holds:     map[uint64]int{},
 	}
@@ -675,6 +679,15 @@ func (e *Engine) Read(ctx context.Context, plan expr.Relation, ts uint64) (expr.
 	ctx, cancel := context.WithCancelCause(ctx)
 	read := &inflightRead{deps: dependencies(plan), cancel: cancel, done: make(chan struct{})}
 	e.readsMu.Lock()
+	for _, id := range read.deps {
+		// A read that starts while its collection is being dropped ends
+		// at once, as one in flight would.
+		if err, dropping := e.dropping[id]; dropping {
+			e.readsMu.Unlock()
+			cancel(nil)
+			return nil, err
+		}
+	}
 	e.reads[read] = struct{}{}
 	e.readsMu.Unlock()
 	defer func() {
@@ -898,7 +911,11 @@ type inflightRead struct {
 // endReadsOf ends the reads in flight that import object o, with an
 // error that says why, and waits until their dataflows are gone.
 func (e *Engine) endReadsOf(o *catalog.Object) {
+	err := sqlerr.New(sqlerr.QueryCanceled, "query could not complete because %s %q was dropped", o.Kind, o.Name)
 	e.readsMu.Lock()
+	// From here on no new read of o registers (see Read); the drop
+	// clears the mark when it is done.
+	e.dropping[o.ID] = err
 	var victims []*inflightRead
 	for r := range e.reads {
 		if slices.Contains(r.deps, o.ID) {
@@ -907,8 +924,17 @@ func (e *Engine) endReadsOf(o *catalog.Object) {
 	}
 	e.readsMu.Unlock()
 	for _, r := range victims {
-		r.cancel(sqlerr.New(sqlerr.QueryCanceled, "query could not complete because %s %q was dropped", o.Kind, o.Name))
+		r.cancel(err)
 		<-r.done
+	}
+}
+
+// doneDropping clears the marks endReadsOf set for objs.
+func (e *Engine) doneDropping(objs []*catalog.Object) {
+	e.readsMu.Lock()
+	defer e.readsMu.Unlock()
+	for _, o := range objs {
+		delete(e.dropping, o.ID)
 	}
 }
 
@@ -1017,6 +1043,7 @@ func (e *Engine) Drop(ctx context.Context, plan *catalog.DropPlan) error {
 	for e.pendingWriteTo(plan.Objects) {
 		e.fedCond.Wait()
 	}
+	defer e.doneDropping(plan.Objects)
 	for _, o := range plan.Objects {
 		id, ok := e.dataflows[o.ID]
 		if !ok {
