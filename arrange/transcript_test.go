@@ -3,11 +3,12 @@ package arrange
 import (
 	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+
+	"freshet/internal/transcript"
 )
 
 var rewrite = flag.Bool("rewrite", false, "rewrite the expected output of testdata transcripts")
@@ -40,49 +41,8 @@ func TestTranscripts(t *testing.T) {
 }
 
 func runTranscript(t *testing.T, file string) {
-	data, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
 	s := &session{trace: NewTrace(1), batcher: NewBatcher(0), handles: map[string]*Handle{}}
-	var out strings.Builder
-	lines := strings.Split(string(data), "\n")
-	for i := 0; i < len(lines); i++ {
-		line := lines[i]
-		if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#") {
-			out.WriteString(line + "\n")
-			continue
-		}
-		start := i
-		var input []string
-		for i++; i < len(lines) && lines[i] != "----"; i++ {
-			input = append(input, lines[i])
-		}
-		if i == len(lines) {
-			t.Fatalf("%s:%d: command without ----", file, start+1)
-		}
-		var want []string
-		for i++; i < len(lines) && lines[i] != ""; i++ {
-			want = append(want, lines[i])
-		}
-		got := s.run(line, input)
-		if !*rewrite && got != strings.Join(want, "\n") {
-			t.Errorf("%s:%d: %s\ngot:\n%s\nwant:\n%s", file, start+1, line, got, strings.Join(want, "\n"))
-		}
-		out.WriteString(line + "\n")
-		for _, in := range input {
-			out.WriteString(in + "\n")
-		}
-		out.WriteString("----\n" + got + "\n")
-		if i < len(lines) {
-			out.WriteString("\n")
-		}
-	}
-	if *rewrite {
-		if err := os.WriteFile(file, []byte(strings.TrimRight(out.String(), "\n")+"\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	transcript.Run(t, file, *rewrite, s.run)
 }
 
 // session is the state a transcript acts on.

@@ -3,7 +3,6 @@ package planner
 import (
 	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -12,6 +11,8 @@ import (
 	"freshet/expr"
 	"freshet/repr"
 	"freshet/sqlerr"
+
+	"freshet/internal/transcript"
 )
 
 var rewriteFlag = flag.Bool("rewrite", false, "rewrite the expected output of testdata transcripts")
@@ -45,49 +46,10 @@ func TestTranscripts(t *testing.T) {
 }
 
 func runTranscript(t *testing.T, file string) {
-	data, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
 	s := &session{t: t, cat: newTestCatalog(t)}
-	var out strings.Builder
-	lines := strings.Split(string(data), "\n")
-	for i := 0; i < len(lines); i++ {
-		line := lines[i]
-		if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#") {
-			out.WriteString(line + "\n")
-			continue
-		}
-		start := i
-		var input []string
-		for i++; i < len(lines) && lines[i] != "----"; i++ {
-			input = append(input, lines[i])
-		}
-		if i == len(lines) {
-			t.Fatalf("%s:%d: command without ----", file, start+1)
-		}
-		var want []string
-		for i++; i < len(lines) && lines[i] != ""; i++ {
-			want = append(want, lines[i])
-		}
-		got := s.exec(line, strings.Join(input, "\n"))
-		if !*rewriteFlag && got != strings.Join(want, "\n") {
-			t.Errorf("%s:%d: %s\n%s\ngot:\n%s\nwant:\n%s", file, start+1, line, strings.Join(input, "\n"), got, strings.Join(want, "\n"))
-		}
-		out.WriteString(line + "\n")
-		for _, in := range input {
-			out.WriteString(in + "\n")
-		}
-		out.WriteString("----\n" + got + "\n")
-		if i < len(lines) {
-			out.WriteString("\n")
-		}
-	}
-	if *rewriteFlag {
-		if err := os.WriteFile(file, []byte(strings.TrimRight(out.String(), "\n")+"\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	transcript.Run(t, file, *rewriteFlag, func(cmd string, input []string) string {
+		return s.exec(cmd, strings.Join(input, "\n"))
+	})
 }
 
 // session is the state a transcript acts on.

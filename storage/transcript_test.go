@@ -4,7 +4,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -14,6 +13,8 @@ import (
 	"github.com/cockroachdb/pebble/v2/vfs"
 
 	"freshet/sqlerr"
+
+	"freshet/internal/transcript"
 )
 
 var rewrite = flag.Bool("rewrite", false, "rewrite the expected output of testdata transcripts")
@@ -48,50 +49,9 @@ func TestTranscripts(t *testing.T) {
 }
 
 func runTranscript(t *testing.T, file string) {
-	data, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
 	sess := &session{fs: vfs.NewMem()}
 	defer sess.close()
-	var out strings.Builder
-	lines := strings.Split(string(data), "\n")
-	for i := 0; i < len(lines); i++ {
-		line := lines[i]
-		if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#") {
-			out.WriteString(line + "\n")
-			continue
-		}
-		start := i
-		var input []string
-		for i++; i < len(lines) && lines[i] != "----"; i++ {
-			input = append(input, lines[i])
-		}
-		if i == len(lines) {
-			t.Fatalf("%s:%d: command without ----", file, start+1)
-		}
-		var want []string
-		for i++; i < len(lines) && lines[i] != ""; i++ {
-			want = append(want, lines[i])
-		}
-		got := sess.run(line, input)
-		if !*rewrite && got != strings.Join(want, "\n") {
-			t.Errorf("%s:%d: %s\ngot:\n%s\nwant:\n%s", file, start+1, line, got, strings.Join(want, "\n"))
-		}
-		out.WriteString(line + "\n")
-		for _, in := range input {
-			out.WriteString(in + "\n")
-		}
-		out.WriteString("----\n" + got + "\n")
-		if i < len(lines) {
-			out.WriteString("\n")
-		}
-	}
-	if *rewrite {
-		if err := os.WriteFile(file, []byte(strings.TrimSuffix(out.String(), "\n")), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	transcript.Run(t, file, *rewrite, sess.run)
 }
 
 // session is the state of one transcript.
