@@ -41,16 +41,9 @@ func DecodeInt64(val []byte) int64 {
 }
 
 func accumulateBy(a *Arranged, name string, value func(val []byte) int64) *Arranged {
-	b := a.Batches.Builder()
-	ob := b.NewOperator(name)
-	in := dataflow.NewInput(ob, a.Batches, dataflow.Pipeline[*Batch]())
-	o := newArrangedOutput(b, ob, name)
-	l := &accumulateLogic{value: value, in: in, o: o, pending: NewBatcher(b.Start())}
-	ob.Build(func(op *dataflow.Operator, caps []*dataflow.Capability) dataflow.Logic {
-		o.bind(op, caps[0])
-		return l
+	return windowOperator(a, name, func(in *dataflow.Input[*Batch], o *arrangedOutput, pending *Batcher) dataflow.Logic {
+		return &accumulateLogic{value: value, in: in, o: o, pending: pending}
 	})
-	return o.arr
 }
 
 type accumulateLogic struct {
@@ -151,17 +144,10 @@ func Distinct(a *Arranged, name string) *Arranged {
 // is the count after t. The cost is independent of the group's size.
 func Threshold(a *Arranged, name string, f func(count int64) int64) *Arranged {
 	b := a.Batches.Builder()
-	start := b.Start()
-	inLease := newLease(b, a.Trace, start, name)
-	ob := b.NewOperator(name)
-	in := dataflow.NewInput(ob, a.Batches, dataflow.Pipeline[*Batch]())
-	o := newArrangedOutput(b, ob, name)
-	l := &thresholdLogic{f: f, in: in, lease: inLease, o: o, pending: NewBatcher(start)}
-	ob.Build(func(op *dataflow.Operator, caps []*dataflow.Capability) dataflow.Logic {
-		o.bind(op, caps[0])
-		return l
+	inLease := newLease(b, a.Trace, b.Start(), name)
+	return windowOperator(a, name, func(in *dataflow.Input[*Batch], o *arrangedOutput, pending *Batcher) dataflow.Logic {
+		return &thresholdLogic{f: f, in: in, lease: inLease, o: o, pending: pending}
 	})
-	return o.arr
 }
 
 type thresholdLogic struct {

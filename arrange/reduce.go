@@ -38,12 +38,22 @@ type ValCount struct {
 // changed keys' groups, never the whole collection.
 func Reduce(a *Arranged, name string, f func(key []byte, input []ValCount) []ValCount) *Arranged {
 	b := a.Batches.Builder()
-	start := b.Start()
-	inLease := newLease(b, a.Trace, start, name)
+	inLease := newLease(b, a.Trace, b.Start(), name)
+	return windowOperator(a, name, func(in *dataflow.Input[*Batch], o *arrangedOutput, pending *Batcher) dataflow.Logic {
+		return &reduceLogic{f: f, in: in, lease: inLease, o: o, pending: pending}
+	})
+}
+
+// windowOperator adds an operator that reads a's batches, window by
+// window, and maintains an arranged output with the same keys (keys stay
+// on their worker). logic makes the operator's Logic from its input, its
+// output, and a batcher for staging marks from the dataflow's start.
+func windowOperator(a *Arranged, name string, logic func(in *dataflow.Input[*Batch], o *arrangedOutput, pending *Batcher) dataflow.Logic) *Arranged {
+	b := a.Batches.Builder()
 	ob := b.NewOperator(name)
 	in := dataflow.NewInput(ob, a.Batches, dataflow.Pipeline[*Batch]())
 	o := newArrangedOutput(b, ob, name)
-	l := &reduceLogic{f: f, in: in, lease: inLease, o: o, pending: NewBatcher(start)}
+	l := logic(in, o, NewBatcher(b.Start()))
 	ob.Build(func(op *dataflow.Operator, caps []*dataflow.Capability) dataflow.Logic {
 		o.bind(op, caps[0])
 		return l
