@@ -31,6 +31,14 @@ var hirRules = []struct {
 	// of research §3.3 over EXISTS subqueries, which lowering handles
 	// with equijoins and per-key existence only.
 	{"ExpandQuantified", expandQuantified},
+	// PushPlainPredicates moves the predicates without subqueries of a
+	// filter below the projections, maps and filters under it, ahead of
+	// any subquery predicate there. The EXISTS subqueries the rules above
+	// build put their correlating comparison (x = y) in a filter over the
+	// subquery's own plan; pushed down, it meets the subquery's tables
+	// before any subquery nested in them is lowered, so the domain is
+	// joined on it instead of crossed with the tables (research §3.1).
+	{"PushPlainPredicates", pushPlainPredicates},
 }
 
 // rewriteHIR applies the HIR rules and returns the names of those that
@@ -267,4 +275,116 @@ func expandQuantified(r hrel) (hrel, bool) {
 				hCase(unknown, hLiteral{v: repr.Null, t: repr.Bool}, hBool(true))))
 	})
 	return out, changed
+}
+
+func pushPlainPredicates(r hrel) (hrel, bool) {
+	changed := false
+	out := transformHIR(r, func(r hrel) hrel {
+		f, ok := r.(hFilter)
+		if !ok {
+			return r
+		}
+		var plain, subs []hscalar
+		for _, p := range f.preds {
+			if hasSubquery(p) {
+				subs = append(subs, p)
+			} else {
+				plain = append(plain, p)
+			}
+		}
+		in, pushed := pushPlain(f.input, plain)
+		if !pushed {
+			return r
+		}
+		changed = true
+		if len(subs) == 0 {
+			return in
+		}
+		return hFilter{input: in, preds: subs}
+	}, nil)
+	return out, changed
+}
+
+// pushPlain filters r by preds (which have no subqueries), as far down
+// through projections, maps and filters as they can go. It reports
+// false, and returns r unchanged, when they cannot move below r.
+func pushPlain(r hrel, preds []hscalar) (hrel, bool) {
+	if len(preds) == 0 {
+		return r, false
+	}
+	switch in := r.(type) {
+	case hProject:
+		moved := make([]hscalar, len(preds))
+		for i, p := range preds {
+			m, err := mapScalarRefs(p, 0, func(c hColumn, depth int) (hscalar, error) {
+				if c.level == depth {
+					c.index = in.outputs[c.index]
+				}
+				return c, nil
+			})
+			if err != nil {
+				return r, false
+			}
+			moved[i] = m
+		}
+		below, ok := pushPlain(in.input, moved)
+		if !ok {
+			below = hFilter{input: in.input, preds: moved}
+		}
+		return hProject{input: below, outputs: in.outputs}, true
+	case hMap:
+		n := len(in.input.types())
+		var down, stay []hscalar
+		for _, p := range preds {
+			if readsFrom(p, n) {
+				stay = append(stay, p)
+			} else {
+				down = append(down, p)
+			}
+		}
+		if len(down) == 0 {
+			return r, false
+		}
+		below, ok := pushPlain(in.input, down)
+		if !ok {
+			below = hFilter{input: in.input, preds: down}
+		}
+		var out hrel = hMap{input: below, scalars: in.scalars}
+		if len(stay) > 0 {
+			out = hFilter{input: out, preds: stay}
+		}
+		return out, true
+	case hFilter:
+		var plain, subs []hscalar
+		for _, p := range in.preds {
+			if hasSubquery(p) {
+				subs = append(subs, p)
+			} else {
+				plain = append(plain, p)
+			}
+		}
+		all := append(plain, preds...)
+		below, ok := pushPlain(in.input, all)
+		if !ok {
+			below = hFilter{input: in.input, preds: all}
+		}
+		if len(subs) == 0 {
+			return below, true
+		}
+		return hFilter{input: below, preds: subs}, true
+	}
+	return r, false
+}
+
+// readsFrom reports whether s reads a column of its own query at index
+// n or above.
+func readsFrom(s hscalar, n int) bool {
+	found := false
+	_, _ = mapScalarRefs(s, 0, func(c hColumn, depth int) (hscalar, error) {
+		if c.level == depth && c.index >= n {
+			found = true
+		}
+		return c, nil
+	})
+	return found
 }
