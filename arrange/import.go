@@ -31,7 +31,7 @@ func (r *Registry) Import(b *dataflow.Builder, id GlobalID, name string) (*Arran
 		r.mu.Unlock()
 		return nil, fmt.Errorf("%w: %d", ErrNoExport, id)
 	}
-	if s.ended != 0 {
+	if s.ended != 0 && s.ended != dataflow.Completed {
 		r.mu.Unlock()
 		return nil, fmt.Errorf("%w: arrangement %d", ErrSourceGone, id)
 	}

@@ -3,6 +3,7 @@ package arrange
 import (
 	"bytes"
 	"cmp"
+	"errors"
 	"fmt"
 	"maps"
 	"math/rand/v2"
@@ -773,6 +774,8 @@ func runOpCase(t *testing.T, rng *rand.Rand, workers int, c opCase, mode opMode)
 		return c.build(ins)
 	}
 
+	// exported are the exporter's traces, one per worker.
+	var exported []*Trace
 	if mode != opLocal {
 		sim.Build(0, func(b *dataflow.Builder) {
 			var a *Arranged
@@ -787,6 +790,7 @@ func runOpCase(t *testing.T, rng *rand.Rand, workers int, c opCase, mode opMode)
 			if err := reg.Export(b, a, gid); err != nil {
 				panic(err)
 			}
+			exported = append(exported, a.Trace)
 		})
 		run()
 		reg.AllowCompaction(gid, uint64(rng.IntN(int(start)+1)))
@@ -830,11 +834,26 @@ func runOpCase(t *testing.T, rng *rand.Rand, workers int, c opCase, mode opMode)
 			traces = append(traces, h.trace)
 		}
 	}
-	// Every lease, the operators', the imports' and the exporter's, was
-	// released exactly once when its dataflow ended.
-	for _, tr := range traces {
-		if n := tr.Leases(); n != 0 {
-			t.Fatalf("%d leases left on a trace", n)
+	// Every lease, the operators' and the imports', was released exactly
+	// once when its dataflow ended. The exporter completed: its trace is
+	// final and the registry keeps it readable, with the exporter's hold,
+	// until the export is retired.
+	for _, tr := range append(traces, exported...) {
+		want := 0
+		if slices.Contains(exported, tr) {
+			want = 1
+		}
+		if n := tr.Leases(); n != want {
+			t.Fatalf("%d leases left on a trace, want %d", n, want)
+		}
+	}
+	if mode != opLocal {
+		if _, err := reg.Trace(gid, 0); err != nil {
+			t.Fatalf("completed export not readable: %v", err)
+		}
+		reg.Retire(gid)
+		if _, err := reg.Trace(gid, 0); !errors.Is(err, ErrNoExport) {
+			t.Fatalf("retired completed export still readable: %v", err)
 		}
 	}
 }

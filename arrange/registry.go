@@ -115,18 +115,35 @@ func (r *Registry) Export(b *dataflow.Builder, a *Arranged, id GlobalID) error {
 
 // exporterEnded runs on the exporter's worker when its dataflow ends
 // there. Importers on this worker learn why: after Completed they drain
-// and complete; otherwise they fail with ErrSourceGone.
+// and complete; otherwise they fail with ErrSourceGone. A completed
+// shard's trace is final and stays readable (Trace, Import) until the
+// export is retired; a shard that ended any other way is gone at once.
 func (r *Registry) exporterEnded(e *export, s *shard, reason dataflow.Reason) {
+	// ended is read by other workers under the lock (forgetIfEndedLocked),
+	// so it is written under it too.
+	r.mu.Lock()
 	s.ended = reason
-	s.hold.Close()
+	if reason != dataflow.Completed {
+		e.shards[slices.Index(e.shards, s)] = nil
+	}
+	r.forgetIfEndedLocked(e)
+	r.mu.Unlock()
+	if reason != dataflow.Completed {
+		// A completed trace keeps its hold: with none, its since would
+		// jump to its upper and erase the times readers ask for.
+		s.hold.Close()
+	}
 	for _, l := range s.listeners {
 		l.activator.Activate()
 	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	e.shards[slices.Index(e.shards, s)] = nil
+}
+
+// forgetIfEndedLocked removes e from the registry once no shard can
+// change or be read any more: every shard gone, or every shard ended and
+// the export retired.
+func (r *Registry) forgetIfEndedLocked(e *export) {
 	for _, x := range e.shards {
-		if x != nil {
+		if x != nil && (x.ended == 0 || !e.retired) {
 			return
 		}
 	}
@@ -157,7 +174,9 @@ func (r *Registry) Retire(id GlobalID) (dataflow.ID, bool) {
 		return 0, false
 	}
 	e.retired = true
-	return e.exporter, r.idleLocked(e.exporter)
+	idle := r.idleLocked(e.exporter)
+	r.forgetIfEndedLocked(e)
+	return e.exporter, idle
 }
 
 // idleLocked reports whether every export of dataflow d is retired and
@@ -290,7 +309,8 @@ func (e *InUseError) Error() string {
 // Trace returns worker's shard of export id, for a reader that runs on
 // that worker's goroutine between steps (a peek) and reads it at once.
 // It fails with ErrNoExport for an unknown or retired id and with
-// ErrSourceGone once the exporter has ended there.
+// ErrSourceGone once the exporter has ended there other than by
+// completing: a completed exporter's trace is final, and readable.
 func (r *Registry) Trace(id GlobalID, worker int) (*Trace, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -298,7 +318,7 @@ func (r *Registry) Trace(id GlobalID, worker int) (*Trace, error) {
 	if e == nil || e.retired || e.shards[worker] == nil {
 		return nil, fmt.Errorf("%w: %d", ErrNoExport, id)
 	}
-	if s := e.shards[worker]; s.ended != 0 {
+	if s := e.shards[worker]; s.ended != 0 && s.ended != dataflow.Completed {
 		return nil, fmt.Errorf("%w: arrangement %d", ErrSourceGone, id)
 	}
 	return e.shards[worker].trace, nil

@@ -327,6 +327,81 @@ func TestRetiredExportServesImporterUntilDropped(t *testing.T) {
 	}
 }
 
+// A completed exporter's trace is final: it stays readable, by peeks
+// (Trace) and by new importers, which replay it and complete, until the
+// export is retired, when the registry forgets it.
+func TestCompletedExportReadableUntilRetired(t *testing.T) {
+	for _, w := range []int{1, 2, 4} {
+		t.Run(fmt.Sprintf("W=%d", w), func(t *testing.T) {
+			forSeeds(t, 20, func(t *testing.T, rng *rand.Rand) {
+				sim, reg := newSim(rng, w)
+				e := buildExporter(t, sim, reg, 5)
+				reg.AllowCompaction(5, 1)
+				for i := 1 + rng.IntN(4); i > 0; i-- {
+					e.step(rng, 1+rng.IntN(8))
+					sim.Run(rng.IntN(200))
+				}
+				last := e.now - 1
+				e.close()
+				settle(t, sim, func() bool { return sim.Stats().Running == 0 })
+				for tm := uint64(1); tm <= last; tm++ {
+					got := map[string]int64{}
+					for wi := 0; wi < w; wi++ {
+						tr, err := reg.Trace(5, wi)
+						if err != nil {
+							t.Fatalf("worker %d: trace of a completed export: %v", wi, err)
+						}
+						h, err := tr.NewHandle(tm)
+						if err != nil {
+							t.Fatal(err)
+						}
+						c, err := h.Cursor()
+						if err != nil {
+							t.Fatal(err)
+						}
+						for ; c.KeyValid(); c.StepKey() {
+							for ; c.ValValid(); c.StepVal() {
+								c.History(func(ut uint64, d int64) {
+									if ut <= tm {
+										k := string(c.Key()) + "/" + string(c.Val())
+										if got[k] += d; got[k] == 0 {
+											delete(got, k)
+										}
+									}
+								})
+							}
+						}
+						h.Close()
+					}
+					if want := accumulate(e.model, tm); fmt.Sprint(got) != fmt.Sprint(want) {
+						t.Fatalf("trace at %d: got %v, want %v", tm, got, want)
+					}
+				}
+				im := buildImporter(t, sim, reg, 5, e.now, false)
+				settle(t, sim, func() bool { return !slices.Contains(im.buildErrs, nil) || im.passed(dataflow.MaxTime) })
+				if !slices.Equal(im.buildErrs, make([]error, w)) {
+					t.Fatalf("import of a completed export: %v", im.buildErrs)
+				}
+				im.check(t, e, e.now)
+				if !im.committed || len(sim.Failures) != 0 {
+					t.Fatalf("late importer: committed %v, failures %v", im.committed, sim.Failures)
+				}
+				if _, ok := reg.Retire(5); !ok {
+					t.Fatal("retired completed export not idle")
+				}
+				if _, err := reg.Trace(5, 0); !errors.Is(err, ErrNoExport) {
+					t.Fatalf("trace after retire: %v", err)
+				}
+				after := buildImporter(t, sim, reg, 5, last, false)
+				settle(t, sim, func() bool { return !slices.Contains(after.buildErrs, nil) })
+				if !errors.Is(after.buildErrs[0], ErrNoExport) {
+					t.Fatalf("import after retire: %v", after.buildErrs[0])
+				}
+			})
+		})
+	}
+}
+
 // Scenarios 14 and 21: an exporter that goes away without completing (a
 // forced drop, or a panic in one of its operators) fails its importers
 // with ErrSourceGone; they never complete and their sinks never commit.
