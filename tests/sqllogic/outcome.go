@@ -40,9 +40,14 @@ type RecordResult struct {
 	// and shows the SQL, and for a query the expected and the actual
 	// values, both truncated.
 	Message string
-	// Elapsed is the time the record took to run (its hook included);
-	// zero for a skipped record.
+	// Elapsed is the time the record took to run; zero for a skipped
+	// record and for a view.
 	Elapsed time.Duration
+	// View says the result is that of the query's materialized view (see
+	// ViewMode), not of the query itself.
+	View bool
+	// values are a passing query's rendered, sorted values.
+	values []string
 }
 
 // Counts counts the outcomes of records of one kind.
@@ -80,8 +85,9 @@ type FileResult struct {
 	// Records has one result per statement and query record that Run
 	// reached, in file order; control records have none.
 	Records []RecordResult
-	// Statements and Queries count the outcomes in Records by kind.
-	Statements, Queries Counts
+	// Statements and Queries count the outcomes in Records by kind, and
+	// Views those of the views.
+	Statements, Queries, Views Counts
 	// HaltLine is the line of the halt record that stopped the file, or
 	// zero if none did.
 	HaltLine int
@@ -109,7 +115,12 @@ func (r *FileResult) Failures() []RecordResult {
 }
 
 func (r *FileResult) add(rr RecordResult) {
+	rr.values = nil
 	r.Records = append(r.Records, rr)
+	if rr.View {
+		r.Views.add(rr.Outcome)
+		return
+	}
 	switch rr.Record.Kind {
 	case Statement:
 		r.Statements.add(rr.Outcome)

@@ -37,23 +37,12 @@ type Options struct {
 	// file; later failures are counted and kept in the FileResult only.
 	// Zero means no limit.
 	MaxFailures int
-	// OnQueryPass, if not nil, is called after each query record that
-	// passed (its label check included), with the context of the record.
-	// An error it returns turns the record into a failure, with the
-	// error in its message. Queries skipped or failed are not passed on.
-	OnQueryPass func(ctx context.Context, q PassedQuery) error
-}
-
-// PassedQuery is a query record that passed, as OnQueryPass receives it.
-type PassedQuery struct {
-	Record *Record
-	// SQL is the query's text with surrounding space and trailing
-	// semicolons removed, ready to be embedded in another statement
-	// (CREATE MATERIALIZED VIEW v AS <SQL>).
-	SQL string
-	// Values are the query's result as compared: rendered in the
-	// record's column types and sorted in its sort mode.
-	Values []string
+	// Views makes a materialized view of each query as well, and checks
+	// it; see ViewMode.
+	Views ViewMode
+	// Candidates holds, for ViewsBefore, the lines of the queries to make
+	// views of: those that passed a run of the same file without views.
+	Candidates map[int]bool
 }
 
 // Run parses file and runs its records on db in order; see RunScript. A
@@ -79,9 +68,14 @@ func RunScript(ctx context.Context, db DB, s *Script, opts Options) FileResult {
 		res:       FileResult{File: s.File},
 		threshold: defaultHashThreshold,
 		labels:    map[string]labelHash{},
+		script:    s,
 	}
 	if r.opts.Engine == "" {
 		r.opts.Engine = DefaultEngine
+	}
+	if r.opts.Views != NoViews {
+		r.views = newViewState(s, r.opts)
+		r.creationPoint(ctx, 0)
 	}
 	for i := range s.Records {
 		rec := &s.Records[i]
@@ -103,6 +97,12 @@ func RunScript(ctx context.Context, db DB, s *Script, opts Options) FileResult {
 				Message: fmt.Sprintf("%s at %s:%d", c, s.File, c.Line)})
 			continue
 		}
+		if rec.Kind == Statement && r.views != nil && dropsRelation(rec.SQL) {
+			r.checkViews(ctx)
+		}
+		if rec.Kind == Query {
+			r.beforeQuery(ctx, i, rec)
+		}
 		rr := r.run(ctx, rec)
 		if ctx.Err() != nil {
 			// The record was cut short by the caller, not by its own
@@ -114,6 +114,14 @@ func RunScript(ctx context.Context, db DB, s *Script, opts Options) FileResult {
 		if rr.Outcome == Failed {
 			r.log(rr.Message)
 		}
+		if rec.Kind == Statement {
+			r.afterStatement(ctx, i, rec)
+		} else if rr.Outcome == Passed {
+			r.afterQuery(ctx, rec, rr.values)
+		}
+	}
+	if r.res.Err == nil {
+		r.checkViews(ctx)
 	}
 	r.res.Elapsed = time.Since(start)
 	return r.res
@@ -135,6 +143,9 @@ type runner struct {
 	threshold int
 	// labels maps a label to the hash of its first passing query.
 	labels map[string]labelHash
+	script *Script
+	// views is nil when the run makes no views.
+	views *viewState
 }
 
 func (r *runner) control(rec *Record) {
@@ -173,12 +184,13 @@ func (r *runner) run(ctx context.Context, rec *Record) RecordResult {
 	}
 	start := time.Now()
 	var msg string
+	var got []string
 	if rec.Kind == Statement {
 		msg = r.statement(ctx, rec)
 	} else {
-		msg = r.query(ctx, rec)
+		got, msg = r.query(ctx, rec)
 	}
-	rr := RecordResult{Record: rec, Outcome: Passed, Elapsed: time.Since(start)}
+	rr := RecordResult{Record: rec, Outcome: Passed, Elapsed: time.Since(start), values: got}
 	if msg != "" {
 		rr.Outcome, rr.Message = Failed, msg
 	}
@@ -203,33 +215,27 @@ func (r *runner) statement(ctx context.Context, rec *Record) string {
 	return ""
 }
 
-// query runs a query record and returns a failure message, or "" if it
-// passed.
-func (r *runner) query(ctx context.Context, rec *Record) string {
+// query runs a query record and returns its rendered, sorted values and
+// a failure message, or "" if it passed.
+func (r *runner) query(ctx context.Context, rec *Record) ([]string, string) {
 	columns, rows, err := r.db.Query(ctx, rec.SQL)
 	if err != nil {
-		return failure(rec, "query failed: "+r.errText(ctx, err), nil)
+		return nil, failure(rec, "query failed: "+r.errText(ctx, err), nil)
 	}
 	got, err := rec.Check(columns, rows)
 	if err != nil {
-		return failure(rec, "wrong result: "+err.Error(), r.comparison(rec, got))
+		return nil, failure(rec, "wrong result: "+err.Error(), r.comparison(rec, got))
 	}
 	if rec.Label != "" {
 		h := Hash(got)
 		if seen, ok := r.labels[rec.Label]; !ok {
 			r.labels[rec.Label] = labelHash{hash: h, pos: rec.Pos()}
 		} else if seen.hash != h {
-			return failure(rec, fmt.Sprintf("%s: result hash %s differs from %s of the query at %s",
+			return nil, failure(rec, fmt.Sprintf("%s: result hash %s differs from %s of the query at %s",
 				rec.Label, h, seen.hash, seen.pos), r.comparison(rec, got))
 		}
 	}
-	if r.opts.OnQueryPass != nil {
-		q := PassedQuery{Record: rec, SQL: strings.TrimRight(strings.TrimSpace(rec.SQL), "; \t\r\n"), Values: got}
-		if err := r.opts.OnQueryPass(ctx, q); err != nil {
-			return failure(rec, "query passed, then OnQueryPass failed: "+r.errText(ctx, err), nil)
-		}
-	}
-	return ""
+	return got, ""
 }
 
 // errText describes err, saying so if the record ran out of time.

@@ -353,58 +353,6 @@ SELECT w
 	}
 }
 
-func TestRunOnQueryPass(t *testing.T) {
-	const src = `query I nosort
-SELECT 1;  
-
-query I nosort
-SELECT 2
-----
-3
-
-statement ok
-CREATE x
-
-query IT rowsort
-SELECT 3
-----
-3
-(empty)
-4
-a
-
-query I nosort
-SELECT 4
-----
-4
-`
-	rows := answer{columns: 2, rows: [][]Value{
-		{TextValue(pgtype.Int4OID, "4"), TextValue(pgtype.TextOID, "a")},
-		{TextValue(pgtype.Int4OID, "3"), TextValue(pgtype.TextOID, "")},
-	}}
-	db := &fakeDB{answers: map[string]answer{"SELECT 1;  ": ints(), "SELECT 2": ints(2), "CREATE x": {},
-		"SELECT 3": rows, "SELECT 4": ints(4)}}
-	var passed []string
-	opts := Options{OnQueryPass: func(ctx context.Context, q PassedQuery) error {
-		passed = append(passed, fmt.Sprintf("%d %q %q", q.Record.Line, q.SQL, q.Values))
-		if q.SQL == "SELECT 4" {
-			return errors.New("view differs")
-		}
-		return nil
-	}}
-	res := RunScript(context.Background(), db, mustParse(t, "p.slt", src), opts)
-	want := []string{`1 "SELECT 1" []`, `12 "SELECT 3" ["3" "(empty)" "4" "a"]`, `20 "SELECT 4" ["4"]`}
-	if !slices.Equal(passed, want) {
-		t.Errorf("OnQueryPass saw\n%q\nwant\n%q", passed, want)
-	}
-	if got, want := outcomes(res), "1:pass 4:fail 9:pass 12:pass 20:fail"; got != want {
-		t.Errorf("outcomes: got %s, want %s", got, want)
-	}
-	if msg := res.Records[4].Message; !strings.HasPrefix(msg, "p.slt:20: query passed, then OnQueryPass failed: view differs") {
-		t.Errorf("message %q", msg)
-	}
-}
-
 // TestRunTimeout: a record that outlives Options.Timeout fails, and the
 // file goes on.
 func TestRunTimeout(t *testing.T) {

@@ -3,7 +3,6 @@ package sqllogic
 import (
 	"context"
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,35 +10,17 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-
-	"freshet/coord"
-	"freshet/pgwire"
 )
 
-// startServer runs the whole server in-process on a temporary data
-// directory and returns the address it listens on.
+// startServer runs the whole server in-process on dir and returns the
+// address it listens on.
 func startServer(t *testing.T, dir string) (addr string, stop func()) {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	engine, err := coord.Open(ctx, coord.Config{Workers: 2, DataDir: dir}, coord.Rebuild(ctx))
+	s, err := StartServer(dir, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := coord.RestoreDefaults(engine); err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := &pgwire.Server{Backend: coord.NewBackend(engine)}
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ctx, ln) }()
-	return ln.Addr().String(), func() {
-		cancel()
-		<-done
-		engine.Close()
-	}
+	return s.Addr, s.Close
 }
 
 func connect(t *testing.T, addr, db string) *pgx.Conn {

@@ -3,16 +3,29 @@
 //	slt [flags] <file or folder>...
 //
 // A folder stands for every *.test and *.slt file under it. Each file
-// runs on a database of its own, created before it (CREATE DATABASE
-// slt_N) and dropped after it, unless --fresh=false. The command prints
-// the failures (up to --max-failures per file), one line of counts per
-// file, and last a line "N passed, N failed, N skipped" that counts
-// statements and queries together. It exits with status 1 if any record
-// failed or any file could not run.
+// runs on a server or database of its own: with --embedded, a new
+// Freshet server in this process on an empty data directory; otherwise
+// a new database slt_N created through --url before the file and
+// dropped after it (unless --fresh=false).
+//
+// With --views, each file also runs in the view modes (see
+// sqllogic.ViewMode), each on a fresh server or database of its own:
+// "before" makes a view of every query that passed the plain run, as
+// soon as its tables exist; "after" makes one right after each query
+// passes; "both" runs both. A view whose contents differ from its
+// query's result fails.
+//
+// The command prints the failures (up to --max-failures per file and
+// mode), one line of counts per file and mode, the totals of each mode,
+// and last a line "N passed, N failed, N skipped" that counts the
+// statements and queries of the plain run together. --summary writes
+// the counts as JSON as well. It exits with status 1 if any record or
+// view failed or any file could not run.
 package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -30,12 +43,66 @@ import (
 	"freshet/tests/sqllogic"
 )
 
+// config is what the flags say.
+type config struct {
+	url      *pgx.ConnConfig
+	fresh    bool
+	embedded bool
+	workers  int
+	opts     sqllogic.Options
+}
+
+// modeTotals are the counts of one mode over all files.
+type modeTotals struct {
+	Statements sqllogic.Counts `json:"statements"`
+	Queries    sqllogic.Counts `json:"queries"`
+	Views      sqllogic.Counts `json:"views"`
+	// Broken counts the files that did not run to their end.
+	Broken int `json:"broken"`
+}
+
+func (t *modeTotals) add(res sqllogic.FileResult) {
+	t.Statements = t.Statements.Add(res.Statements)
+	t.Queries = t.Queries.Add(res.Queries)
+	t.Views = t.Views.Add(res.Views)
+	if res.Err != nil {
+		t.Broken++
+	}
+}
+
+func (t *modeTotals) failed() bool {
+	return t.Statements.Failed+t.Queries.Failed+t.Views.Failed > 0 || t.Broken > 0
+}
+
+// fileSummary is one file's counts in one mode, as --summary writes it.
+type fileSummary struct {
+	File       string          `json:"file"`
+	Mode       string          `json:"mode"`
+	Statements sqllogic.Counts `json:"statements"`
+	Queries    sqllogic.Counts `json:"queries"`
+	Views      sqllogic.Counts `json:"views"`
+	Seconds    float64         `json:"seconds"`
+	Error      string          `json:"error,omitempty"`
+	// passed are the lines of the queries that passed.
+	passed map[int]bool
+}
+
+// summary is what --summary writes.
+type summary struct {
+	Modes map[string]*modeTotals `json:"modes"`
+	Files []fileSummary          `json:"files"`
+}
+
 func main() {
 	url := flag.String("url", "postgres://u@127.0.0.1:6875/freshet", "server to test; each file's database is created through it")
 	engine := flag.String("engine", sqllogic.DefaultEngine, "engine name for skipif and onlyif")
-	timeout := flag.Duration("timeout", time.Minute, "time limit of each record (0: none)")
-	maxFailures := flag.Int("max-failures", 10, "failure messages printed per file (0: all)")
-	fresh := flag.Bool("fresh", true, "run each file on a new database slt_N, dropped after it")
+	timeout := flag.Duration("timeout", time.Minute, "time limit of each record and of each view statement (0: none)")
+	maxFailures := flag.Int("max-failures", 10, "failure messages printed per file and mode (0: all)")
+	fresh := flag.Bool("fresh", true, "with --url: run each file on a new database slt_N, dropped after it")
+	embedded := flag.Bool("embedded", false, "run each file on a new Freshet server in this process, on an empty temporary data directory (--url is not used)")
+	workers := flag.Int("workers", 2, "with --embedded: dataflow workers of each server")
+	views := flag.String("views", "none", "view modes to run after the plain run: none, before, after or both")
+	summaryFile := flag.String("summary", "", "write the counts per file and mode, and the totals, as JSON to this file")
 	flag.Usage = func() {
 		fmt.Fprintf(flag.CommandLine.Output(), "usage: slt [flags] <file or folder>...\n")
 		flag.PrintDefaults()
@@ -43,6 +110,19 @@ func main() {
 	flag.Parse()
 	if flag.NArg() == 0 {
 		flag.Usage()
+		os.Exit(2)
+	}
+	var modes []sqllogic.ViewMode
+	switch *views {
+	case "none":
+	case "before":
+		modes = []sqllogic.ViewMode{sqllogic.ViewsBefore}
+	case "after":
+		modes = []sqllogic.ViewMode{sqllogic.ViewsAfter}
+	case "both":
+		modes = []sqllogic.ViewMode{sqllogic.ViewsBefore, sqllogic.ViewsAfter}
+	default:
+		fmt.Fprintf(os.Stderr, "slt: --views %q: want none, before, after or both\n", *views)
 		os.Exit(2)
 	}
 	files, err := collect(flag.Args())
@@ -61,37 +141,98 @@ func main() {
 	cfg.BuildContextWatcherHandler = func(pc *pgconn.PgConn) ctxwatch.Handler {
 		return &pgconn.CancelRequestContextWatcherHandler{Conn: pc, DeadlineDelay: 5 * time.Second}
 	}
+	c := config{url: cfg, fresh: *fresh, embedded: *embedded, workers: *workers,
+		opts: sqllogic.Options{Engine: *engine, Timeout: *timeout, Log: os.Stdout, MaxFailures: *maxFailures}}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	opts := sqllogic.Options{Engine: *engine, Timeout: *timeout, Log: os.Stdout, MaxFailures: *maxFailures}
-	var stmts, queries sqllogic.Counts
-	broken := 0
-	for i, file := range files {
-		res := runFile(ctx, cfg, *fresh, fmt.Sprintf("slt_%d", i+1), file, opts)
-		stmts, queries = stmts.Add(res.Statements), queries.Add(res.Queries)
-		line := fmt.Sprintf("%s: statements %v; queries %v (%.1fs)", file, res.Statements, res.Queries, res.Elapsed.Seconds())
-		if res.HaltLine != 0 {
-			line += fmt.Sprintf(" halted at line %d", res.HaltLine)
-		}
-		fmt.Println(line)
-		if res.Err != nil {
-			broken++
-			fmt.Printf("%s: did not run to the end: %v\n", file, res.Err)
-		}
-		if ctx.Err() != nil {
-			break
+	sum := summary{Modes: map[string]*modeTotals{}}
+	for _, m := range append([]sqllogic.ViewMode{sqllogic.NoViews}, modes...) {
+		sum.Modes[m.String()] = &modeTotals{}
+	}
+	run := 0
+	for _, file := range files {
+		for _, m := range append([]sqllogic.ViewMode{sqllogic.NoViews}, modes...) {
+			if ctx.Err() != nil {
+				break
+			}
+			run++
+			opts := c.opts
+			opts.Views = m
+			if m == sqllogic.ViewsBefore {
+				opts.Candidates = passedQueries(sum.Files, file)
+			}
+			res := runFile(ctx, c, fmt.Sprintf("slt_%d", run), file, opts)
+			sum.Modes[m.String()].add(res)
+			fsum := fileSummary{File: file, Mode: m.String(), Statements: res.Statements, Queries: res.Queries,
+				Views: res.Views, Seconds: res.Elapsed.Seconds()}
+			line := fmt.Sprintf("%s [%s]: statements %v; queries %v", file, m, res.Statements, res.Queries)
+			if m != sqllogic.NoViews {
+				line += fmt.Sprintf("; views %v", res.Views)
+			}
+			line += fmt.Sprintf(" (%.1fs)", res.Elapsed.Seconds())
+			if res.HaltLine != 0 {
+				line += fmt.Sprintf(" halted at line %d", res.HaltLine)
+			}
+			fmt.Println(line)
+			if res.Err != nil {
+				fsum.Error = res.Err.Error()
+				fmt.Printf("%s [%s]: did not run to the end: %v\n", file, m, res.Err)
+			}
+			fsum.passed = passedLines(res)
+			sum.Files = append(sum.Files, fsum)
 		}
 	}
-	total := stmts.Add(queries)
-	fmt.Printf("statements: %v\nqueries: %v\n", stmts, queries)
-	if broken > 0 {
-		fmt.Printf("%d of %d files did not run to the end\n", broken, len(files))
+	failed := false
+	for _, m := range append([]sqllogic.ViewMode{sqllogic.NoViews}, modes...) {
+		t := sum.Modes[m.String()]
+		fmt.Printf("[%s] statements: %v; queries: %v", m, t.Statements, t.Queries)
+		if m != sqllogic.NoViews {
+			fmt.Printf("; views: %v", t.Views)
+		}
+		fmt.Println()
+		if t.Broken > 0 {
+			fmt.Printf("[%s] %d of %d files did not run to the end\n", m, t.Broken, len(files))
+		}
+		failed = failed || t.failed()
 	}
-	fmt.Println(total)
-	if total.Failed > 0 || broken > 0 {
+	if *summaryFile != "" {
+		data, err := json.MarshalIndent(sum, "", "  ")
+		if err == nil {
+			err = os.WriteFile(*summaryFile, append(data, '\n'), 0o644)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "slt:", err)
+			os.Exit(2)
+		}
+	}
+	plain := sum.Modes[sqllogic.NoViews.String()]
+	fmt.Println(plain.Statements.Add(plain.Queries))
+	if failed || ctx.Err() != nil {
 		os.Exit(1)
 	}
+}
+
+// passedLines returns the lines of the queries that passed in res.
+func passedLines(res sqllogic.FileResult) map[int]bool {
+	lines := map[int]bool{}
+	for _, rr := range res.Records {
+		if !rr.View && rr.Record.Kind == sqllogic.Query && rr.Outcome == sqllogic.Passed {
+			lines[rr.Record.Line] = true
+		}
+	}
+	return lines
+}
+
+// passedQueries returns the lines of the queries of file that passed its
+// plain run.
+func passedQueries(files []fileSummary, file string) map[int]bool {
+	for _, f := range files {
+		if f.File == file && f.Mode == sqllogic.NoViews.String() {
+			return f.passed
+		}
+	}
+	return nil
 }
 
 // collect expands folders into the *.test and *.slt files under them, in
@@ -123,12 +264,28 @@ func collect(args []string) ([]string, error) {
 	return files, nil
 }
 
-// runFile runs one file, on a new database named db if fresh, else on the
-// database of cfg. Errors of the setup are reported in the result's Err.
-func runFile(ctx context.Context, cfg *pgx.ConnConfig, fresh bool, db, file string, opts sqllogic.Options) sqllogic.FileResult {
+// runFile runs one file on a fresh server or database. Errors of the
+// setup are reported in the result's Err.
+func runFile(ctx context.Context, c config, db, file string, opts sqllogic.Options) sqllogic.FileResult {
 	fail := func(err error) sqllogic.FileResult { return sqllogic.FileResult{File: file, Err: err} }
-	cfg = cfg.Copy()
-	if fresh {
+	cfg := c.url.Copy()
+	switch {
+	case c.embedded:
+		dir, err := os.MkdirTemp("", "slt-")
+		if err != nil {
+			return fail(err)
+		}
+		defer os.RemoveAll(dir)
+		srv, err := sqllogic.StartServer(dir, c.workers)
+		if err != nil {
+			return fail(err)
+		}
+		defer srv.Close()
+		if cfg, err = pgx.ParseConfig("postgres://u@" + srv.Addr + "/freshet?sslmode=disable"); err != nil {
+			return fail(err)
+		}
+		cfg.BuildContextWatcherHandler = c.url.BuildContextWatcherHandler
+	case c.fresh:
 		admin, err := pgx.ConnectConfig(ctx, cfg)
 		if err != nil {
 			return fail(err)
