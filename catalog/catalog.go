@@ -59,6 +59,13 @@ func Load(objs []*Object) (*Catalog, error) {
 		c.names[keyOf(o)] = o.ID
 		c.nextID = max(c.nextID, o.ID+1)
 	}
+	// Keys are checked once every object is in: a unique index's table
+	// comes with the rest.
+	for _, o := range objs {
+		if err := c.checkKeys(o); err != nil {
+			return nil, sqlerr.Wrapf(err, sqlerr.DataCorrupted, "catalog object %s", o.QualifiedName())
+		}
+	}
 	return c, nil
 }
 
@@ -122,7 +129,78 @@ func (c *Catalog) Create(o *Object) (*Object, error) {
 			return nil, sqlerr.AssertionFailedf("%s depends on missing object %d", o.Name, d)
 		}
 	}
+	if err := c.checkKeys(o); err != nil {
+		return nil, err
+	}
 	return c.add(o), nil
+}
+
+// checkKeys validates o's unique keys: a table's constraints, or a
+// unique index, which must be on a table and not share a name with one
+// of the table's constraints (in PostgreSQL both are relations of one
+// namespace).
+func (c *Catalog) checkKeys(o *Object) error {
+	if len(o.UniqueKeys) > 0 && o.Kind != Table {
+		return sqlerr.AssertionFailedf("%s %s has unique keys", o.Kind, o.Name)
+	}
+	names := map[string]bool{}
+	for _, k := range o.UniqueKeys {
+		if names[k.Name] {
+			return sqlerr.New(sqlerr.DuplicateTable, "relation %q already exists", k.Name)
+		}
+		names[k.Name] = true
+		if err := checkKeyColumns(o.Name, k.Columns, len(o.Columns)); err != nil {
+			return err
+		}
+	}
+	if !o.Unique {
+		return nil
+	}
+	on := c.objects[o.On]
+	switch {
+	case o.Kind != Index || on == nil:
+		return sqlerr.AssertionFailedf("%s %s is unique but not an index on a relation", o.Kind, o.Name)
+	case on.Kind != Table:
+		return sqlerr.New(sqlerr.FeatureNotSupported, "unique indexes on %ss not supported", on.Kind)
+	}
+	for _, k := range on.UniqueKeys {
+		if k.Name == o.Name {
+			return sqlerr.New(sqlerr.DuplicateTable, "relation %q already exists", o.Name)
+		}
+	}
+	return checkKeyColumns(o.Name, o.KeyColumns, len(on.Columns))
+}
+
+// checkKeyColumns checks that a key of object name has columns, each a
+// column of its table (of n). The planner guarantees it: a failure is
+// a bug.
+func checkKeyColumns(name string, cols []int, n int) error {
+	if len(cols) == 0 {
+		return sqlerr.AssertionFailedf("a unique key of %s has no columns", name)
+	}
+	for _, i := range cols {
+		if i < 0 || i >= n {
+			return sqlerr.AssertionFailedf("a unique key of %s names column %d of %d", name, i, n)
+		}
+	}
+	return nil
+}
+
+// UniqueKeys returns the unique keys of table id: its PRIMARY KEY and
+// UNIQUE constraints, then the keys of its unique indexes in id order.
+// It returns nil for an object that is not a table.
+func (c *Catalog) UniqueKeys(id uint64) []UniqueKey {
+	t := c.objects[id]
+	if t == nil || t.Kind != Table {
+		return nil
+	}
+	keys := slices.Clone(t.UniqueKeys)
+	for _, o := range c.Objects() {
+		if o.Kind == Index && o.Unique && o.On == id {
+			keys = append(keys, UniqueKey{Name: o.Name, Columns: o.KeyColumns, Index: o.ID})
+		}
+	}
+	return keys
 }
 
 func (c *Catalog) add(o *Object) *Object {

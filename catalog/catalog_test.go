@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -151,5 +152,105 @@ func TestDropDatabase(t *testing.T) {
 	c.Remove(plan.Objects)
 	if c.HasDatabase("d") || !c.HasDatabase(DefaultDatabase) {
 		t.Fatal("wrong databases after drop")
+	}
+}
+
+// A table's unique keys and a unique index's key survive Encode, Decode
+// and Load, and UniqueKeys lists them: constraints first, then the
+// indexes'. Dropping the index removes its key.
+func TestUniqueKeys(t *testing.T) {
+	c := New()
+	tb, err := c.Create(&Object{Kind: Table, Name: "t", Database: DefaultDatabase, Schema: DefaultSchema,
+		Columns:    []Column{{Name: "a", Type: repr.Int4, NotNull: true}, {Name: "b", Type: repr.Text}, {Name: "c", Type: repr.Int8}},
+		UniqueKeys: []UniqueKey{{Name: "t_pkey", Columns: []int{0}, Primary: true}, {Name: "t_c_b_key", Columns: []int{2, 1}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	idx, err := c.Create(&Object{Kind: Index, Name: "t_b_idx", Database: DefaultDatabase, Schema: DefaultSchema,
+		On: tb.ID, DependsOn: []uint64{tb.ID}, Unique: true, KeyColumns: []int{1}, SQL: `["b"]`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// An index that is not unique adds no key.
+	if _, err := c.Create(&Object{Kind: Index, Name: "t_c_idx", Database: DefaultDatabase, Schema: DefaultSchema,
+		On: tb.ID, DependsOn: []uint64{tb.ID}, SQL: `["c"]`}); err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("[{t_pkey [0] true 0} {t_c_b_key [2 1] false 0} {t_b_idx [1] false %d}]", idx.ID)
+	if got := fmt.Sprint(c.UniqueKeys(tb.ID)); got != want {
+		t.Fatalf("keys %s, want %s", got, want)
+	}
+	var objs []*Object
+	for _, x := range c.Objects() {
+		y, err := Decode(Encode(x))
+		if err != nil {
+			t.Fatal(err)
+		}
+		objs = append(objs, y)
+	}
+	c2, err := Load(objs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := fmt.Sprint(c2.UniqueKeys(tb.ID)); got != want {
+		t.Fatalf("keys after a round trip %s, want %s", got, want)
+	}
+	// A record written before unique keys existed decodes with none.
+	old, err := Decode([]byte(`{"id":9,"kind":3,"name":"old","columns":[{"name":"a","type":"integer"}]}`))
+	if err != nil || old.UniqueKeys != nil || old.Unique || old.KeyColumns != nil {
+		t.Fatalf("old record: %+v %v", old, err)
+	}
+	plan, err := c2.PlanDrop(Index, c2.Get(idx.ID), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c2.Remove(plan.Objects)
+	if got := fmt.Sprint(c2.UniqueKeys(tb.ID)); got != "[{t_pkey [0] true 0} {t_c_b_key [2 1] false 0}]" {
+		t.Fatalf("keys after DROP INDEX %s", got)
+	}
+	if c2.UniqueKeys(idx.ID) != nil || c2.UniqueKeys(12345) != nil {
+		t.Fatal("UniqueKeys of something that is not a table")
+	}
+}
+
+func TestUniqueKeyErrors(t *testing.T) {
+	c := New()
+	tb, err := c.Create(&Object{Kind: Table, Name: "t", Database: DefaultDatabase, Schema: DefaultSchema,
+		Columns: []Column{{Name: "a", Type: repr.Int4}}, UniqueKeys: []UniqueKey{{Name: "t_a_key", Columns: []int{0}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := rel(c, t, MaterializedView, "mv", tb.ID)
+	index := func(name string, on uint64, cols ...int) error {
+		_, err := c.Create(&Object{Kind: Index, Name: name, Database: DefaultDatabase, Schema: DefaultSchema,
+			On: on, DependsOn: []uint64{on}, Unique: true, KeyColumns: cols})
+		return err
+	}
+	for _, tt := range []struct {
+		name string
+		err  error
+		code string
+		msg  string
+	}{
+		{"on a view", index("i", v.ID, 0), sqlerr.FeatureNotSupported, "unique indexes on materialized views not supported"},
+		{"named as a constraint", index("t_a_key", tb.ID, 0), sqlerr.DuplicateTable, `relation "t_a_key" already exists`},
+		{"column out of range", index("i", tb.ID, 1), sqlerr.InternalError, ""},
+		{"no columns", index("i", tb.ID), sqlerr.InternalError, ""},
+		{"two keys of one name", func() error {
+			_, err := c.Create(&Object{Kind: Table, Name: "u", Database: DefaultDatabase, Schema: DefaultSchema,
+				Columns:    []Column{{Name: "a", Type: repr.Int4}},
+				UniqueKeys: []UniqueKey{{Name: "k", Columns: []int{0}}, {Name: "k", Columns: []int{0}}}})
+			return err
+		}(), sqlerr.DuplicateTable, `relation "k" already exists`},
+	} {
+		if sqlerr.Code(tt.err) != tt.code || (tt.msg != "" && tt.err.Error() != tt.msg) {
+			t.Errorf("%s: %v (%s), want %s %s", tt.name, tt.err, sqlerr.Code(tt.err), tt.code, tt.msg)
+		}
+	}
+	// A stored key that names a missing column is a corrupt catalog.
+	bad := *tb
+	bad.UniqueKeys = []UniqueKey{{Name: "t_a_key", Columns: []int{3}}}
+	if _, err := Load([]*Object{&bad}); sqlerr.Code(err) != sqlerr.DataCorrupted {
+		t.Fatalf("corrupt key: %v", err)
 	}
 }

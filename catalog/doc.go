@@ -16,6 +16,10 @@
 //   - An object's DependsOn names only objects that exist; DropPlan
 //     orders every drop dependents-first, so no object outlives what it
 //     reads.
+//   - A table's unique keys (UniqueKeys) are its own PRIMARY KEY and
+//     UNIQUE constraints plus one per unique index on it; a unique index
+//     is only ever on a table, so dropping it (or the table) is what
+//     removes its key. Key columns are positions in the table's columns.
 //
 // # Imports
 //

@@ -69,6 +69,31 @@ type Object struct {
 	DependsOn []uint64
 	// On is the relation an index is on.
 	On uint64
+	// UniqueKeys are a table's PRIMARY KEY and UNIQUE constraints, the
+	// primary key first. Their Index is zero.
+	UniqueKeys []UniqueKey
+	// Unique reports a unique index; KeyColumns are then its key columns,
+	// as positions in the columns of the table it is on. A unique index
+	// is one more unique key of that table (Catalog.UniqueKeys).
+	Unique     bool
+	KeyColumns []int
+}
+
+// UniqueKey is a set of a table's columns in which no two rows may hold
+// equal values, unless one of the values is NULL: a PRIMARY KEY, a
+// UNIQUE constraint or a unique index.
+type UniqueKey struct {
+	// Name is the constraint's name, which errors show: t_pkey, t_a_key
+	// or the CONSTRAINT clause's name, or a unique index's name.
+	Name string
+	// Columns are the key's columns, as positions in the table's columns,
+	// in key order. Invariant: not empty, each a column of the table.
+	Columns []int
+	// Primary reports the PRIMARY KEY.
+	Primary bool
+	// Index is the unique index whose key this is, or zero for a
+	// constraint of CREATE TABLE.
+	Index uint64
 }
 
 // ColumnTypes returns the relation's column types for plans.
@@ -97,6 +122,17 @@ type storedObject struct {
 	SQL       string         `json:"sql,omitempty"`
 	DependsOn []uint64       `json:"depends_on,omitempty"`
 	On        uint64         `json:"on,omitempty"`
+	// UniqueKeys, Unique and KeyColumns are absent from records written
+	// before unique keys existed: those tables have none.
+	UniqueKeys []storedKey `json:"unique_keys,omitempty"`
+	Unique     bool        `json:"unique,omitempty"`
+	KeyColumns []int       `json:"key_columns,omitempty"`
+}
+
+type storedKey struct {
+	Name    string `json:"name"`
+	Columns []int  `json:"columns"`
+	Primary bool   `json:"primary,omitempty"`
 }
 
 type storedColumn struct {
@@ -110,10 +146,13 @@ type storedColumn struct {
 // Encode returns the object's stored form.
 func Encode(o *Object) []byte {
 	s := storedObject{ID: o.ID, Kind: o.Kind, Name: o.Name, Database: o.Database, Schema: o.Schema,
-		SQL: o.SQL, DependsOn: o.DependsOn, On: o.On}
+		SQL: o.SQL, DependsOn: o.DependsOn, On: o.On, Unique: o.Unique, KeyColumns: o.KeyColumns}
 	for _, c := range o.Columns {
 		s.Columns = append(s.Columns, storedColumn{Name: c.Name, Type: c.Type.Name(), Mods: typeMods(c.Type),
 			NotNull: c.NotNull, Default: c.Default})
+	}
+	for _, k := range o.UniqueKeys {
+		s.UniqueKeys = append(s.UniqueKeys, storedKey{Name: k.Name, Columns: k.Columns, Primary: k.Primary})
 	}
 	b, err := json.Marshal(s)
 	if err != nil {
@@ -129,7 +168,10 @@ func Decode(b []byte) (*Object, error) {
 		return nil, sqlerr.Wrapf(err, sqlerr.InternalError, "corrupt catalog record")
 	}
 	o := &Object{ID: s.ID, Kind: s.Kind, Name: s.Name, Database: s.Database, Schema: s.Schema,
-		SQL: s.SQL, DependsOn: s.DependsOn, On: s.On}
+		SQL: s.SQL, DependsOn: s.DependsOn, On: s.On, Unique: s.Unique, KeyColumns: s.KeyColumns}
+	for _, k := range s.UniqueKeys {
+		o.UniqueKeys = append(o.UniqueKeys, UniqueKey{Name: k.Name, Columns: k.Columns, Primary: k.Primary})
+	}
 	for _, c := range s.Columns {
 		t, err := repr.TypeFromName(c.Type, c.Mods)
 		if err != nil {

@@ -87,3 +87,41 @@ func BenchmarkWrite(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkWriteUnique is BenchmarkWrite into a table with a primary key
+// that already holds rows rows: the uniqueness check looks up the
+// written key values only, so the cost should not follow the table's
+// size.
+func BenchmarkWriteUnique(b *testing.B) {
+	for _, rows := range []int{10_000, 1_000_000} {
+		b.Run(fmt.Sprintf("rows=%d", rows), func(b *testing.B) {
+			ctx := context.Background()
+			e, err := Open(ctx, Config{Workers: 2, DataDir: b.TempDir()}, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer e.Close()
+			tb := tableObj("t")
+			tb.UniqueKeys = []catalog.UniqueKey{{Name: "t_pkey", Columns: []int{0}, Primary: true}}
+			if err := e.CreateTable(ctx, tb, nil); err != nil {
+				b.Fatal(err)
+			}
+			const batch = 50_000
+			for i := 0; i < rows; i += batch {
+				ws := make([]TableWrite, 0, batch)
+				for j := i; j < min(i+batch, rows); j++ {
+					ws = append(ws, TableWrite{tb.ID, row(int32(j), 1), 1})
+				}
+				if _, err := e.Write(ctx, ws); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if _, err := e.Write(ctx, []TableWrite{{tb.ID, row(int32(rows+i), 1), 1}}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

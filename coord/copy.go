@@ -84,6 +84,9 @@ func (s *Session) copyFrom(ctx context.Context, st *planner.Copy, w pgwire.Write
 		}
 	}
 	if s.tx.status == pgwire.TxInBlock {
+		if err := s.engine.checkBlockWrite(&s.tx.keys, s.tx.writes, writes); err != nil {
+			return result{}, err
+		}
 		s.tx.writes = append(s.tx.writes, writes...)
 	} else if len(writes) > 0 {
 		if _, err := s.engine.Write(ctx, writes); err != nil {

@@ -95,6 +95,11 @@ type Engine struct {
 	// defaults holds the DEFAULT scalars of table columns, by table id
 	// and column; nil where the default is NULL.
 	defaults map[uint64][]expr.Scalar
+	// keys holds the unique keys of the tables that have any (unique.go);
+	// keysEpoch counts changes to it, so that a writer that computed its
+	// key deltas without mu can tell whether they still apply.
+	keys      map[uint64]*tableKeys
+	keysEpoch uint64
 }
 
 // table is a table's dataflow: one input per worker.
@@ -139,6 +144,7 @@ func Open(ctx context.Context, cfg Config, rebuild func(e *Engine, o *catalog.Ob
 		tables:    map[uint64]*table{},
 		dataflows: map[uint64]dataflow.ID{},
 		defaults:  map[uint64][]expr.Scalar{},
+		keys:      map[uint64]*tableKeys{},
 		indexes:   map[uint64]uint64{},
 		viewIndex: map[uint64]uint64{},
 		reads:     map[*inflightRead]struct{}{},
@@ -321,6 +327,7 @@ func (e *Engine) undoCreateLocked(ctx context.Context, o *catalog.Object, cause 
 	if err := e.persistCatalog(context.WithoutCancel(ctx), nil, []*catalog.Object{o}); err != nil {
 		e.log.Error("undoing a failed create", "object", o.Name, "error", err)
 	}
+	e.forgetKeysLocked(o)
 	e.cat.Remove([]*catalog.Object{o})
 	return cause
 }
@@ -411,14 +418,31 @@ func (e *Engine) CreateView(ctx context.Context, o *catalog.Object) error {
 
 // CreateIndex adds an index on relation on: a dataflow that arranges the
 // relation's rows by the key scalars and exports the arrangement under
-// the index's id, for later dataflows to import.
+// the index's id, for later dataflows to import. A unique index (o.Unique)
+// is also a unique key of its table from then on; if the table's rows
+// already repeat a key value it fails with 23505 and adds nothing.
 func (e *Engine) CreateIndex(ctx context.Context, o *catalog.Object, on expr.Relation, keys []expr.Scalar) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	if t := e.cat.Get(o.On); o.Unique && t != nil {
+		// The key is counted from the table's log, which must hold every
+		// write that has a timestamp; mu is then held until the key is
+		// enforced, so none slips in between.
+		for e.pendingWriteTo([]*catalog.Object{t}) {
+			e.fedCond.Wait()
+		}
+	}
 	if _, err := e.cat.Create(o); err != nil {
 		return err
 	}
+	if o.Unique {
+		if err := e.addUniqueIndexLocked(o); err != nil {
+			e.cat.Remove([]*catalog.Object{o})
+			return err
+		}
+	}
 	if err := e.persistCatalog(ctx, []*catalog.Object{o}, nil); err != nil {
+		e.forgetKeysLocked(o)
 		e.cat.Remove([]*catalog.Object{o})
 		return err
 	}
@@ -454,7 +478,8 @@ func (e *Engine) buildIndexLocked(ctx context.Context, o *catalog.Object, on exp
 }
 
 // buildTableLocked starts a table's dataflow and, on restart, feeds it
-// the table's log.
+// the table's log, from which it also counts the values of the table's
+// unique keys.
 func (e *Engine) buildTableLocked(ctx context.Context, o *catalog.Object, replay bool) error {
 	t := &table{inputs: make([]*dataflow.InputHandle[arrange.Update], e.workers)}
 	var exportErr error
@@ -477,13 +502,41 @@ func (e *Engine) buildTableLocked(ctx context.Context, o *catalog.Object, replay
 	}
 	e.tables[o.ID] = t
 	e.dataflows[o.ID] = id
+	var tk *tableKeys
+	if defs := e.cat.UniqueKeys(o.ID); len(defs) > 0 {
+		tk = &tableKeys{columns: o.Columns}
+		for _, d := range defs {
+			tk.keys = append(tk.keys, newUniqueKey(d))
+		}
+	}
 	if replay {
+		var raw [][]byte
+		var buf []byte
 		if err := e.store.ScanTable(o.ID, func(ts uint64, row []byte, diff int64) error {
+			if tk != nil {
+				var err error
+				if raw, err = keyValues(row, len(o.Columns), raw); err != nil {
+					return err
+				}
+				for _, k := range tk.keys {
+					buf = countRow(k, raw, diff, buf)
+				}
+			}
 			u := arrange.Update{Key: append([]byte(nil), row...), Time: ts, Diff: diff}
 			return t.inputs[int(repr.Row(u.Key).Hash()%uint64(e.workers))].Send(ts, u)
 		}); err != nil {
 			return err
 		}
+	}
+	if tk != nil {
+		for _, k := range tk.keys {
+			if v, dup := k.duplicated(); dup {
+				// The log was written by checked writes: this is a bug,
+				// and later inserts of the value will be refused.
+				e.log.Error("a table's log breaks its unique key", "table", o.Name, "key", k.def.Name, "value", repr.Row(v).String())
+			}
+		}
+		e.setKeysLocked(o.ID, tk)
 	}
 	for _, h := range t.inputs {
 		if err := h.Advance(e.oracle.read() + 1); err != nil {
@@ -512,18 +565,18 @@ type TableWrite struct {
 // the last fed time sees every acknowledged write.
 func (e *Engine) Write(ctx context.Context, writes []TableWrite) (uint64, error) {
 	e.mu.Lock()
-	for _, w := range writes {
-		if e.tables[w.Table] == nil {
-			e.mu.Unlock()
-			return 0, sqlerr.New(sqlerr.UndefinedTable, "table %d does not exist", w.Table)
-		}
-	}
-	ts, err := e.oracle.next(ctx)
+	keys, err := e.admitLocked(writes)
 	if err != nil {
 		e.mu.Unlock()
 		return 0, err
 	}
-	p := &pendingWrite{ts: ts, writes: writes}
+	ts, err := e.oracle.next(ctx)
+	if err != nil {
+		settleLocked(keys, false)
+		e.mu.Unlock()
+		return 0, err
+	}
+	p := &pendingWrite{ts: ts, writes: writes, keys: keys}
 	e.pending = append(e.pending, p)
 	e.mu.Unlock()
 
@@ -544,6 +597,7 @@ func (e *Engine) Write(ctx context.Context, writes []TableWrite) (uint64, error)
 	for len(e.pending) > 0 && e.pending[0].durable {
 		q := e.pending[0]
 		e.pending = e.pending[1:]
+		settleLocked(q.keys, q.err == nil)
 		if q.err == nil {
 			q.err = e.feedLocked(q)
 		}
@@ -562,8 +616,11 @@ func (e *Engine) Write(ctx context.Context, writes []TableWrite) (uint64, error)
 
 // pendingWrite is a write between its timestamp and its feeding.
 type pendingWrite struct {
-	ts      uint64
-	writes  []TableWrite
+	ts     uint64
+	writes []TableWrite
+	// keys are the write's unique key deltas, reserved until it is
+	// settled.
+	keys    []*keyDelta
 	durable bool
 	fed     bool
 	err     error
@@ -1077,6 +1134,9 @@ func (e *Engine) Drop(ctx context.Context, plan *catalog.DropPlan) error {
 	}
 	if err := e.persistCatalog(ctx, nil, plan.Objects); err != nil {
 		return err
+	}
+	for _, o := range plan.Objects {
+		e.forgetKeysLocked(o)
 	}
 	e.cat.Remove(plan.Objects)
 	return nil

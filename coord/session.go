@@ -43,6 +43,9 @@ type transaction struct {
 	release func()
 	// writes are buffered until COMMIT, which applies them at one time.
 	writes []TableWrite
+	// keys is what writes do to unique keys, to check each statement
+	// against them (Engine.checkBlockWrite).
+	keys blockKeys
 	// implicit marks the transaction of a multi-statement Query message.
 	implicit bool
 	// read and written are the collections the block's writes read and
@@ -444,6 +447,9 @@ func (s *Session) createTable(ctx context.Context, st *planner.CreateTable, w pg
 		}
 		o.Columns = append(o.Columns, col)
 	}
+	for _, k := range st.UniqueKeys {
+		o.UniqueKeys = append(o.UniqueKeys, catalog.UniqueKey{Name: k.Name, Columns: k.Columns, Primary: k.Primary})
+	}
 	err := s.engine.CreateTable(ctx, o, defaults)
 	if err != nil && st.IfNotExists && sqlerr.Code(err) == sqlerr.DuplicateTable {
 		w.Notice(sqlerr.New(sqlerr.DuplicateTable, "relation %q already exists, skipping", st.Name.Name).WithSeverity(sqlerr.SeverityNotice))
@@ -533,6 +539,16 @@ func (s *Session) createIndex(ctx context.Context, st *planner.CreateIndex, w pg
 		return result{}, err
 	}
 	o.SQL = keys
+	if st.Unique {
+		o.Unique = true
+		for _, k := range st.Keys {
+			c, ok := k.(expr.Column)
+			if !ok {
+				return result{}, sqlerr.AssertionFailedf("unique index %s has an expression key %s", st.Name, k)
+			}
+			o.KeyColumns = append(o.KeyColumns, c.Index)
+		}
+	}
 	onPlan, err := s.relationPlan(on)
 	if err != nil {
 		return result{}, err
@@ -582,6 +598,9 @@ func (s *Session) writeRows(ctx context.Context, t planner.Target, plan expr.Rel
 		n += r.Diff
 	}
 	if inBlock {
+		if err := s.engine.checkBlockWrite(&s.tx.keys, s.tx.writes, writes); err != nil {
+			return 0, err
+		}
 		s.tx.writes = append(s.tx.writes, writes...)
 		if s.tx.read == nil {
 			s.tx.read, s.tx.written = map[uint64]bool{}, map[uint64]bool{}

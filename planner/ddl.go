@@ -27,17 +27,10 @@ func (p *planner) createTable(cs *pg.CreateStmt) (Statement, error) {
 	}
 	ct := &CreateTable{Name: qualifiedName(cs.Relation), IfNotExists: cs.IfNotExists}
 	index := map[string]int{}
-	var tableConstraints []*pg.Constraint
-	setPrimaryKey := func(cols []int, loc int32) error {
-		if ct.PrimaryKey != nil {
-			return errorAt(sqlerr.New(sqlerr.InvalidTableDefinition, "multiple primary keys for table %q are not allowed", ct.Name.Name), p.b.sql, loc)
-		}
-		ct.PrimaryKey = cols
-		for _, c := range cols {
-			ct.Columns[c].NotNull = true
-		}
-		return nil
-	}
+	// keys are the PRIMARY KEY and UNIQUE constraints in the order
+	// written, column and table constraints alike, as PostgreSQL takes
+	// them.
+	var keys []*keySpec
 	for _, elt := range cs.TableElts {
 		switch x := elt.GetNode().(type) {
 		case *pg.Node_ColumnDef:
@@ -55,47 +48,59 @@ func (p *planner) createTable(cs *pg.CreateStmt) (Statement, error) {
 			index[cd.Colname] = len(ct.Columns)
 			ct.Columns = append(ct.Columns, ColumnDef{Name: cd.Colname, Type: t, NotNull: cd.IsNotNull})
 			col := &ct.Columns[len(ct.Columns)-1]
+			// last is the key constraint that DEFERRABLE and INITIALLY
+			// clauses right after it qualify, if any.
+			var last *keySpec
 			for _, cn := range cd.Constraints {
 				c := cn.GetConstraint()
 				switch c.Contype {
+				case pg.ConstrType_CONSTR_ATTR_DEFERRABLE:
+					if last != nil {
+						last.deferrable = true
+					}
+					continue
+				case pg.ConstrType_CONSTR_ATTR_DEFERRED:
+					if last != nil {
+						return nil, errorAt(unsupported("INITIALLY DEFERRED"), p.b.sql, c.Location)
+					}
+					continue
+				case pg.ConstrType_CONSTR_ATTR_NOT_DEFERRABLE, pg.ConstrType_CONSTR_ATTR_IMMEDIATE:
+					continue
+				}
+				last = nil
+				switch c.Contype {
 				case pg.ConstrType_CONSTR_NOTNULL:
 					col.NotNull = true
-				case pg.ConstrType_CONSTR_NULL, pg.ConstrType_CONSTR_ATTR_DEFERRABLE, pg.ConstrType_CONSTR_ATTR_NOT_DEFERRABLE,
-					pg.ConstrType_CONSTR_ATTR_DEFERRED, pg.ConstrType_CONSTR_ATTR_IMMEDIATE:
+				case pg.ConstrType_CONSTR_NULL:
 				case pg.ConstrType_CONSTR_DEFAULT:
 					if col.Default, err = p.defaultExpr(c.RawExpr, col.Name, t); err != nil {
 						return nil, err
 					}
-				case pg.ConstrType_CONSTR_PRIMARY:
-					if err := setPrimaryKey([]int{len(ct.Columns) - 1}, c.Location); err != nil {
+				case pg.ConstrType_CONSTR_PRIMARY, pg.ConstrType_CONSTR_UNIQUE:
+					if last, err = p.keySpecOf(c, cd.Colname); err != nil {
 						return nil, err
 					}
+					keys = append(keys, last)
 				default:
 					return nil, errorAt(unsupported("%s constraints", constraintName(c.Contype)), p.b.sql, c.Location)
 				}
 			}
 		case *pg.Node_Constraint:
-			tableConstraints = append(tableConstraints, x.Constraint)
+			c := x.Constraint
+			if c.Contype != pg.ConstrType_CONSTR_PRIMARY && c.Contype != pg.ConstrType_CONSTR_UNIQUE {
+				return nil, errorAt(unsupported("%s constraints", constraintName(c.Contype)), p.b.sql, c.Location)
+			}
+			k, err := p.keySpecOf(c, "")
+			if err != nil {
+				return nil, err
+			}
+			keys = append(keys, k)
 		default:
 			return nil, unsupported("%s in CREATE TABLE", nodeName(elt))
 		}
 	}
-	for _, c := range tableConstraints {
-		if c.Contype != pg.ConstrType_CONSTR_PRIMARY {
-			return nil, errorAt(unsupported("%s constraints", constraintName(c.Contype)), p.b.sql, c.Location)
-		}
-		var cols []int
-		for _, k := range c.Keys {
-			name := k.GetString_().GetSval()
-			i, ok := index[name]
-			if !ok {
-				return nil, errorAt(sqlerr.New(sqlerr.UndefinedColumn, "column %q named in key does not exist", name), p.b.sql, c.Location)
-			}
-			cols = append(cols, i)
-		}
-		if err := setPrimaryKey(cols, c.Location); err != nil {
-			return nil, err
-		}
+	if err := p.uniqueKeys(ct, keys); err != nil {
+		return nil, err
 	}
 	return ct, nil
 }
@@ -188,6 +193,8 @@ func (p *planner) createIndex(is *pg.IndexStmt) (Statement, error) {
 		return nil, unsupported("INCLUDE")
 	case is.AccessMethod != "" && is.AccessMethod != "btree" && is.AccessMethod != "hash":
 		return nil, unsupported("index access method %s", is.AccessMethod)
+	case is.NullsNotDistinct:
+		return nil, unsupported("UNIQUE NULLS NOT DISTINCT")
 	}
 	on := qualifiedName(is.Relation)
 	rel, err := p.cat.ResolveRelation(on)
@@ -216,6 +223,12 @@ func (p *planner) createIndex(is *pg.IndexStmt) (Statement, error) {
 			s = c
 			nameParts = append(nameParts, ie.Name)
 		} else {
+			if is.Unique {
+				// A unique key is checked on column values (see
+				// coord's unique keys); an expression's would need
+				// evaluating on every write.
+				return nil, errorAt(unsupported("unique indexes on expressions"), p.b.sql, nodeLocation(ie.Expr))
+			}
 			if containsAggregate([]*pg.Node{ie.Expr}) {
 				return nil, sqlerr.New(sqlerr.GroupingError, "aggregate functions are not allowed in index expressions")
 			}

@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"strings"
 	"testing"
 
 	"freshet/expr"
@@ -226,5 +227,32 @@ func TestViewCatalogForms(t *testing.T) {
 	}
 	if a, b := read("pv"), read("pv_sql"); a != b {
 		t.Fatalf("plan form:\n%s\nSQL form:\n%s", a, b)
+	}
+}
+
+// TestMakeObjectName checks generated constraint names against the ones
+// PostgreSQL 15 makes: name1_name2_label within 63 bytes, the longer part
+// cut first, never inside a character.
+func TestMakeObjectName(t *testing.T) {
+	long := strings.Repeat("x", 70)
+	for _, tt := range []struct {
+		name1, name2, label, want string
+	}{
+		{"t", "", "pkey", "t_pkey"},
+		{"t", "a_b", "key", "t_a_b_key"},
+		{"t", "a", "key1", "t_a_key1"},
+		{long, "", "pkey", strings.Repeat("x", 58) + "_pkey"},
+		{long, "a", "key", strings.Repeat("x", 57) + "_a_key"},
+		{"tbl", long, "key", "tbl_" + strings.Repeat("x", 55) + "_key"},
+		// é is two bytes: the cut falls inside it, so it goes whole.
+		{"t", strings.Repeat("x", 56) + "é", "key", "t_" + strings.Repeat("x", 56) + "_key"},
+	} {
+		got := makeObjectName(tt.name1, tt.name2, tt.label)
+		if got != tt.want || len(got) > nameLimit {
+			t.Errorf("makeObjectName(%q, %q, %q) = %q, want %q", tt.name1, tt.name2, tt.label, got, tt.want)
+		}
+	}
+	if got := indexNameAddition([]string{"a", "b", "c"}); got != "a_b_c" {
+		t.Errorf("indexNameAddition: %q", got)
 	}
 }

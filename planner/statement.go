@@ -47,10 +47,28 @@ type Finishing struct {
 
 // CreateTable is CREATE TABLE.
 type CreateTable struct {
-	Name        QualifiedName
-	Columns     []ColumnDef
-	PrimaryKey  []int
+	Name    QualifiedName
+	Columns []ColumnDef
+	// UniqueKeys are the table's PRIMARY KEY and UNIQUE constraints, the
+	// primary key first, then the others as written; a constraint that
+	// repeats an earlier one's columns is left out, as PostgreSQL does.
+	UniqueKeys  []UniqueKey
 	IfNotExists bool
+}
+
+// UniqueKey is a PRIMARY KEY or UNIQUE constraint of CREATE TABLE: no
+// two rows may hold equal values in all its columns unless one of them is
+// NULL.
+type UniqueKey struct {
+	// Name is the constraint's name: the CONSTRAINT clause's, or the one
+	// PostgreSQL generates (t_pkey, t_a_key, t_a_b_key), made unique
+	// among the table's keys.
+	Name string
+	// Columns are the key's columns, as positions in CreateTable.Columns,
+	// in key order. Invariant: not empty, no position twice.
+	Columns []int
+	// Primary reports the PRIMARY KEY, whose columns are NOT NULL.
+	Primary bool
 }
 
 // ColumnDef is a column of CREATE TABLE.
@@ -88,8 +106,11 @@ type CreateIndex struct {
 	On     QualifiedName
 	OnID   expr.GlobalID
 	OnKind RelationKind
-	// Keys are scalars over the relation's columns.
-	Keys        []expr.Scalar
+	// Keys are scalars over the relation's columns; plain columns
+	// (expr.Column) for a unique index.
+	Keys []expr.Scalar
+	// Unique is CREATE UNIQUE INDEX: its keys become a unique key of the
+	// table.
 	Unique      bool
 	IfNotExists bool
 }

@@ -367,8 +367,12 @@ func renderStatement(s Statement) string {
 				fmt.Fprintf(&b, " default %s", c.Default)
 			}
 		}
-		if s.PrimaryKey != nil {
-			fmt.Fprintf(&b, "\n  primary key %v", s.PrimaryKey)
+		for _, k := range s.UniqueKeys {
+			kind := "unique"
+			if k.Primary {
+				kind = "primary key"
+			}
+			fmt.Fprintf(&b, "\n  %s %s %v", kind, k.Name, k.Columns)
 		}
 	case *CreateView:
 		kind := "view"
