@@ -28,6 +28,10 @@
 //     FALSE both drop it.
 //   - Interpret, the naive evaluator, is the reference the incremental
 //     renderings in compute are tested against.
+//   - Typ gives a numeric expression the display scale PostgreSQL gives
+//     its values (repr.ArithType, CastType, EitherType): rows drop a
+//     numeric's trailing zeros, and decoding with Typ's types restores
+//     them.
 //
 // # Imports
 //

@@ -127,8 +127,11 @@ func (a Aggregate) Typ(input []ColumnType) ColumnType {
 		switch t.Kind() {
 		case repr.KindInt2, repr.KindInt4:
 			return ColumnType{Type: repr.Int8, Nullable: true}
-		case repr.KindInt8, repr.KindNumeric:
+		case repr.KindInt8:
 			return ColumnType{Type: repr.Numeric, Nullable: true}
+		case repr.KindNumeric:
+			// A sum keeps the largest display scale of its terms.
+			return ColumnType{Type: repr.ArithType(repr.OpAdd, t, t), Nullable: true}
 		}
 	}
 	return ColumnType{Type: t, Nullable: true}
@@ -177,8 +180,33 @@ type Threshold struct{ Input Relation }
 // Union adds its inputs' counts. The inputs have one arity.
 type Union struct{ Inputs []Relation }
 
-// Typ implements Relation.
-func (c Constant) Typ() []ColumnType { return c.Types }
+// Typ implements Relation. An unconstrained numeric column has the
+// display scale that all its values have, so that VALUES (1.50) prints
+// 1.50 after passing through a row.
+func (c Constant) Typ() []ColumnType {
+	var ts []ColumnType
+	for i, ct := range c.Types {
+		if !ct.Type.IsUnconstrainedNumeric() {
+			continue
+		}
+		scale, found := 0, false
+		for _, r := range c.Rows {
+			if s, ok := r.Datums[i].NumericScale(); ok && (!found || s < scale) {
+				scale, found = s, true
+			}
+		}
+		if t := repr.Numeric.WithDisplayScale(scale); t != ct.Type {
+			if ts == nil {
+				ts = append([]ColumnType(nil), c.Types...)
+			}
+			ts[i].Type = t
+		}
+	}
+	if ts == nil {
+		return c.Types
+	}
+	return ts
+}
 
 // Typ implements Relation.
 func (g Get) Typ() []ColumnType { return g.Types }
@@ -267,12 +295,83 @@ func (t Threshold) Typ() []ColumnType { return t.Input.Typ() }
 // Typ implements Relation.
 func (u Union) Typ() []ColumnType {
 	ts := append([]ColumnType(nil), u.Inputs[0].Typ()...)
+	// The type of each column: over the inputs that may give it a value,
+	// for a numeric display scale that all of them have (a NULL-padded
+	// input, as in an outer join, gives none).
+	typed := nullColumns(u.Inputs[0])
+	for i, null := range typed {
+		typed[i] = !null
+	}
 	for _, in := range u.Inputs[1:] {
+		nulls := nullColumns(in)
 		for i, c := range in.Typ() {
 			ts[i].Nullable = ts[i].Nullable || c.Nullable
+			switch {
+			case nulls[i]:
+			case typed[i]:
+				ts[i].Type = repr.EitherType(ts[i].Type, c.Type)
+			default:
+				ts[i].Type, typed[i] = c.Type, true
+			}
 		}
 	}
 	return ts
+}
+
+// nullColumns reports for each column of r whether it is NULL in every
+// row (or r has no rows), as far as a look at literals and constants
+// tells: a NULL literal mapped in, a constant column of NULLs, and what
+// passes them on.
+func nullColumns(r Relation) []bool {
+	switch n := r.(type) {
+	case Constant:
+		out := make([]bool, len(n.Types))
+		for i := range out {
+			out[i] = true
+			for _, row := range n.Rows {
+				if !row.Datums[i].IsNull() {
+					out[i] = false
+					break
+				}
+			}
+		}
+		return out
+	case Map:
+		out := nullColumns(n.Input)
+		for _, s := range n.Scalars {
+			l, ok := s.(Literal)
+			out = append(out, ok && l.Value.IsNull())
+		}
+		return out
+	case Project:
+		in := nullColumns(n.Input)
+		out := make([]bool, len(n.Outputs))
+		for i, c := range n.Outputs {
+			out[i] = in[c]
+		}
+		return out
+	case Filter:
+		return nullColumns(n.Input)
+	case TopK:
+		return nullColumns(n.Input)
+	case Distinct:
+		return nullColumns(n.Input)
+	case Negate:
+		return nullColumns(n.Input)
+	case Threshold:
+		return nullColumns(n.Input)
+	case Let:
+		return nullColumns(n.Body)
+	case Union:
+		out := nullColumns(n.Inputs[0])
+		for _, in := range n.Inputs[1:] {
+			for i, null := range nullColumns(in) {
+				out[i] = out[i] && null
+			}
+		}
+		return out
+	}
+	return make([]bool, len(r.Typ()))
 }
 
 // Children implements Relation.

@@ -327,9 +327,14 @@ func (c Cast) Eval(row []repr.Datum) (repr.Datum, error) {
 // Typ implements Scalar.
 func (c Column) Typ(input []ColumnType) ColumnType { return input[c.Index] }
 
-// Typ implements Scalar.
+// Typ implements Scalar. A numeric literal's type has the literal's
+// display scale, so that 1.50 prints as 1.50 after passing through a row.
 func (l Literal) Typ([]ColumnType) ColumnType {
-	return ColumnType{Type: l.Type, Nullable: l.Value.IsNull()}
+	t := l.Type
+	if s, ok := l.Value.NumericScale(); ok && t.IsUnconstrainedNumeric() {
+		t = repr.Numeric.WithDisplayScale(s)
+	}
+	return ColumnType{Type: t, Nullable: l.Value.IsNull()}
 }
 
 // Typ implements Scalar.
@@ -344,6 +349,11 @@ func (c CallUnary) Typ(input []ColumnType) ColumnType {
 		return ColumnType{Type: repr.Int4, Nullable: a.Nullable}
 	case IsNull, IsTrue, IsFalse:
 		return ColumnType{Type: repr.Bool}
+	case Floor, Ceil:
+		// floor and ceil of a numeric have no fractional digits.
+		if a.Type.Kind() == repr.KindNumeric {
+			a.Type = repr.Numeric
+		}
 	}
 	return a
 }
@@ -360,8 +370,14 @@ func (c CallBinary) Typ(input []ColumnType) ColumnType {
 	case c.Func == Concat:
 		return ColumnType{Type: repr.Text, Nullable: nullable}
 	}
-	// Arithmetic: the planner casts both operands to the result type.
-	return ColumnType{Type: l.Type.Base(), Nullable: nullable}
+	// Arithmetic: the planner casts both operands to the result type,
+	// and a numeric result has the display scale PostgreSQL gives it.
+	return ColumnType{Type: repr.ArithType(arithOps[c.Func], l.Type, r.Type), Nullable: nullable}
+}
+
+// arithOps maps the arithmetic functions to repr's operators.
+var arithOps = map[BinaryFunc]repr.ArithOp{
+	Add: repr.OpAdd, Sub: repr.OpSub, Mul: repr.OpMul, Div: repr.OpDiv, Mod: repr.OpMod,
 }
 
 // Typ implements Scalar.
@@ -377,6 +393,12 @@ func (c CallVariadic) Typ(input []ColumnType) ColumnType {
 		}
 	}
 	switch c.Func {
+	case Coalesce, Greatest, Least:
+		t.Type = eitherType(input, c.Args...)
+	case Round:
+		if t.Type.Kind() == repr.KindNumeric {
+			t.Type = repr.Numeric.WithDisplayScale(roundScale(c.Args))
+		}
 	case Substr, BTrim, LTrim, RTrim, Replace:
 		t.Type = repr.Text
 	case StrPos:
@@ -389,6 +411,9 @@ func (c CallVariadic) Typ(input []ColumnType) ColumnType {
 		t.Type = repr.Float8
 	case Extract:
 		t.Type = repr.Numeric
+		if field, ok := c.Args[0].(Literal); ok && !field.Value.IsNull() {
+			t.Type = t.Type.WithDisplayScale(extractScale(field.Value.Text()))
+		}
 	case DateTrunc:
 		if len(c.Args) > 1 {
 			t.Type = c.Args[1].Typ(input).Type
@@ -408,12 +433,52 @@ func (c CallVariadic) Typ(input []ColumnType) ColumnType {
 // Typ implements Scalar.
 func (c If) Typ(input []ColumnType) ColumnType {
 	a, b := c.Then.Typ(input), c.Else.Typ(input)
-	return ColumnType{Type: a.Type, Nullable: a.Nullable || b.Nullable}
+	return ColumnType{Type: eitherType(input, c.Then, c.Else), Nullable: a.Nullable || b.Nullable}
+}
+
+// eitherType returns the type of a value that one of alts gives, alts
+// of one type as the planner made them: the first one's type, or for
+// numerics the display scale that all of them have (repr.EitherType). A
+// NULL literal gives no value, so it does not lower the scale.
+func eitherType(input []ColumnType, alts ...Scalar) repr.Type {
+	first := alts[0].Typ(input).Type
+	if first.Kind() != repr.KindNumeric {
+		return first
+	}
+	var t repr.Type
+	found := false
+	for _, a := range alts {
+		if l, ok := a.(Literal); ok && l.Value.IsNull() {
+			continue
+		}
+		if at := a.Typ(input).Type; !found {
+			t, found = at, true
+		} else {
+			t = repr.EitherType(t, at)
+		}
+	}
+	if !found || t.Kind() != repr.KindNumeric {
+		return first
+	}
+	return t
+}
+
+// roundScale returns the display scale of round(x) or round(x, n) over
+// a numeric: max(n, 0), or 0 where n is not a constant.
+func roundScale(args []Scalar) int {
+	if len(args) < 2 {
+		return 0
+	}
+	if n, ok := args[1].(Literal); ok && !n.Value.IsNull() && n.Value.Kind().IsInt() {
+		return int(max(n.Value.Int(), 0))
+	}
+	return 0
 }
 
 // Typ implements Scalar.
 func (c Cast) Typ(input []ColumnType) ColumnType {
-	return ColumnType{Type: c.To, Nullable: c.Arg.Typ(input).Nullable}
+	a := c.Arg.Typ(input)
+	return ColumnType{Type: repr.CastType(a.Type, c.To), Nullable: a.Nullable}
 }
 
 // Columns implements Scalar.

@@ -5,8 +5,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/cockroachdb/apd/v3"
-
 	"freshet/repr"
 	"freshet/sqlerr"
 )
@@ -83,16 +81,7 @@ func roundToward(a repr.Datum, up bool) (repr.Datum, error) {
 		}
 		return repr.NewFloat8(f), nil
 	case repr.KindNumeric:
-		var d apd.Decimal
-		ctx := apd.BaseContext.WithPrecision(1000)
-		ctx.Rounding = apd.RoundFloor
-		if up {
-			ctx.Rounding = apd.RoundCeiling
-		}
-		if _, err := ctx.Quantize(&d, a.Numeric(), 0); err != nil {
-			return repr.Null, sqlerr.Wrapf(err, sqlerr.NumericValueOutOfRange, "numeric value out of range")
-		}
-		return repr.NewNumeric(&d), nil
+		return repr.FloorNumeric(a, up), nil
 	}
 	return a, nil
 }
@@ -111,13 +100,7 @@ func round(args []repr.Datum) (repr.Datum, error) {
 		}
 		return repr.NewFloat8(math.RoundToEven(x.Float())), nil
 	case repr.KindNumeric:
-		var d apd.Decimal
-		ctx := apd.BaseContext.WithPrecision(1000)
-		ctx.Rounding = apd.RoundHalfUp
-		if _, err := ctx.Quantize(&d, x.Numeric(), int32(-n)); err != nil {
-			return repr.Null, sqlerr.Wrapf(err, sqlerr.NumericValueOutOfRange, "numeric value out of range")
-		}
-		return repr.NewNumeric(&d), nil
+		return repr.RoundNumeric(x, n), nil
 	}
 	return x, nil
 }

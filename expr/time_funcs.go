@@ -17,16 +17,13 @@ func datePart(field string, ts repr.Datum, numeric bool) (repr.Datum, error) {
 	us := ts.Timestamp()
 	t := repr.TimeFromTimestamp(us)
 	var v float64
-	var text string
 	switch strings.ToLower(field) {
 	case "microseconds":
 		v = float64(t.Second()*1_000_000 + t.Nanosecond()/1000)
 	case "milliseconds":
 		v = float64(t.Second())*1000 + float64(t.Nanosecond())/1e6
-		text = strconv.FormatFloat(v, 'f', 3, 64)
 	case "second":
 		v = float64(t.Second()) + float64(t.Nanosecond())/1e9
-		text = strconv.FormatFloat(v, 'f', 6, 64)
 	case "minute":
 		v = float64(t.Minute())
 	case "hour":
@@ -58,21 +55,30 @@ func datePart(field string, ts repr.Datum, numeric bool) (repr.Datum, error) {
 		}
 	case "epoch":
 		v = float64(t.Unix()) + float64(t.Nanosecond())/1e9
-		text = strconv.FormatFloat(v, 'f', 6, 64)
 	default:
 		return repr.Null, sqlerr.New(sqlerr.InvalidParameterValue, "unit %q not recognized for type timestamp", field)
 	}
 	if !numeric {
 		return repr.NewFloat8(v), nil
 	}
-	if text == "" {
-		text = strconv.FormatFloat(v, 'f', -1, 64)
-	}
-	d, _, err := apd.NewFromString(text)
+	d, _, err := apd.NewFromString(strconv.FormatFloat(v, 'f', extractScale(field), 64))
 	if err != nil {
 		return repr.Null, sqlerr.AssertionFailedf("extract: %v", err)
 	}
 	return repr.NewNumeric(d), nil
+}
+
+// extractScale returns the display scale of EXTRACT(field FROM ts), as
+// PostgreSQL gives it: milliseconds have 3 fractional digits, second
+// and epoch 6 (microseconds), the other fields none.
+func extractScale(field string) int {
+	switch strings.ToLower(field) {
+	case "milliseconds":
+		return 3
+	case "second", "epoch":
+		return 6
+	}
+	return 0
 }
 
 // dateTrunc truncates a timestamp or timestamptz (in UTC) to a field.

@@ -20,20 +20,20 @@ import (
 // operand gives NULL.
 
 // Add returns a + b.
-func Add(a, b Datum) (Datum, error) { return arith(opAdd, a, b) }
+func Add(a, b Datum) (Datum, error) { return arith(OpAdd, a, b) }
 
 // Sub returns a - b.
-func Sub(a, b Datum) (Datum, error) { return arith(opSub, a, b) }
+func Sub(a, b Datum) (Datum, error) { return arith(OpSub, a, b) }
 
 // Mul returns a * b.
-func Mul(a, b Datum) (Datum, error) { return arith(opMul, a, b) }
+func Mul(a, b Datum) (Datum, error) { return arith(OpMul, a, b) }
 
 // Div returns a / b. Integer division truncates toward zero (-7/2 is -3).
-func Div(a, b Datum) (Datum, error) { return arith(opDiv, a, b) }
+func Div(a, b Datum) (Datum, error) { return arith(OpDiv, a, b) }
 
 // Mod returns a % b, with the sign of a (-7 % 2 is -1). Floats have no
 // remainder operator in PostgreSQL.
-func Mod(a, b Datum) (Datum, error) { return arith(opMod, a, b) }
+func Mod(a, b Datum) (Datum, error) { return arith(OpMod, a, b) }
 
 // Neg returns -a.
 func Neg(a Datum) (Datum, error) {
@@ -57,26 +57,28 @@ func Neg(a Datum) (Datum, error) {
 	return Null, errNoOperator("-", Null, a)
 }
 
-type arithOp uint8
+// ArithOp names an arithmetic operator, for ArithType.
+type ArithOp uint8
 
+// The arithmetic operators: +, -, *, / and %.
 const (
-	opAdd arithOp = iota
-	opSub
-	opMul
-	opDiv
-	opMod
+	OpAdd ArithOp = iota
+	OpSub
+	OpMul
+	OpDiv
+	OpMod
 )
 
 var opNames = [...]string{"+", "-", "*", "/", "%"}
 
-func arith(op arithOp, a, b Datum) (Datum, error) {
+func arith(op ArithOp, a, b Datum) (Datum, error) {
 	if !a.valid || !b.valid {
 		return Null, nil
 	}
 	switch {
 	case a.kind.IsInt() && b.kind.IsInt():
 		return intArith(op, max(a.kind, b.kind), a.i, b.i)
-	case a.kind.IsFloat() && b.kind.IsFloat() && op != opMod:
+	case a.kind.IsFloat() && b.kind.IsFloat() && op != OpMod:
 		if a.kind == KindFloat4 && b.kind == KindFloat4 {
 			return float4Arith(op, float32(a.Float()), float32(b.Float()))
 		}
@@ -104,26 +106,26 @@ func errNoOperator(op string, a, b Datum) error {
 
 // intArith computes on integers of kind k with PostgreSQL's overflow
 // checks.
-func intArith(op arithOp, k Kind, x, y int64) (Datum, error) {
+func intArith(op ArithOp, k Kind, x, y int64) (Datum, error) {
 	lo, hi := intRange(k)
 	var r int64
 	switch op {
-	case opAdd:
+	case OpAdd:
 		r = x + y
 		if k == KindInt8 && (x >= 0) == (y >= 0) && (r >= 0) != (x >= 0) {
 			return Null, errIntOutOfRange(k)
 		}
-	case opSub:
+	case OpSub:
 		r = x - y
 		if k == KindInt8 && (x >= 0) != (y >= 0) && (r >= 0) != (x >= 0) {
 			return Null, errIntOutOfRange(k)
 		}
-	case opMul:
+	case OpMul:
 		r = x * y
 		if k == KindInt8 && x != 0 && (r/x != y || x == -1 && y == math.MinInt64) {
 			return Null, errIntOutOfRange(k)
 		}
-	case opDiv:
+	case OpDiv:
 		if y == 0 {
 			return Null, errDivisionByZero
 		}
@@ -131,7 +133,7 @@ func intArith(op arithOp, k Kind, x, y int64) (Datum, error) {
 			return Null, errIntOutOfRange(k)
 		}
 		r = x / y
-	case opMod:
+	case OpMod:
 		if y == 0 {
 			return Null, errDivisionByZero
 		}
@@ -149,16 +151,16 @@ func intArith(op arithOp, k Kind, x, y int64) (Datum, error) {
 // float8Arith computes in double precision, failing where PostgreSQL's
 // float8 operators do: a finite result from finite operands may not
 // overflow to infinity, nor a nonzero product or quotient underflow to 0.
-func float8Arith(op arithOp, x, y float64) (Datum, error) {
+func float8Arith(op ArithOp, x, y float64) (Datum, error) {
 	var r float64
 	switch op {
-	case opAdd:
+	case OpAdd:
 		r = x + y
-	case opSub:
+	case OpSub:
 		r = x - y
-	case opMul:
+	case OpMul:
 		r = x * y
-	case opDiv:
+	case OpDiv:
 		if y == 0 && !math.IsNaN(x) {
 			return Null, errDivisionByZero
 		}
@@ -172,16 +174,16 @@ func float8Arith(op arithOp, x, y float64) (Datum, error) {
 
 // float4Arith computes in single precision, as PostgreSQL's float4
 // operators do.
-func float4Arith(op arithOp, x, y float32) (Datum, error) {
+func float4Arith(op ArithOp, x, y float32) (Datum, error) {
 	var r float32
 	switch op {
-	case opAdd:
+	case OpAdd:
 		r = x + y
-	case opSub:
+	case OpSub:
 		r = x - y
-	case opMul:
+	case OpMul:
 		r = x * y
-	case opDiv:
+	case OpDiv:
 		if y == 0 && x == x {
 			return Null, errDivisionByZero
 		}
@@ -195,16 +197,16 @@ func float4Arith(op arithOp, x, y float32) (Datum, error) {
 
 // checkFloat applies PostgreSQL's float_overflow_error and
 // float_underflow_error checks to r = x op y.
-func checkFloat(op arithOp, r, x, y float64) error {
-	if math.IsInf(r, 0) && !math.IsInf(x, 0) && !(op != opDiv && math.IsInf(y, 0)) {
+func checkFloat(op ArithOp, r, x, y float64) error {
+	if math.IsInf(r, 0) && !math.IsInf(x, 0) && !(op != OpDiv && math.IsInf(y, 0)) {
 		return errFloatOverflow
 	}
 	switch op {
-	case opMul:
+	case OpMul:
 		if r == 0 && x != 0 && y != 0 {
 			return errFloatUnderflow
 		}
-	case opDiv:
+	case OpDiv:
 		if r == 0 && x != 0 && !math.IsInf(y, 0) {
 			return errFloatUnderflow
 		}

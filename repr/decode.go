@@ -203,8 +203,11 @@ func decodeDatum(b []byte, t Type) (Datum, int, error) {
 		if err != nil {
 			return Null, 0, err
 		}
-		// Restore the type's display scale in place: d is ours.
-		if scale := int32(t.DisplayScale()); d.Form == apd.Finite && -d.Exponent < scale {
+		if d.Form != apd.Finite {
+			return NewNumeric(d), n, nil
+		}
+		// Restore the display scale in place: a finite d is ours.
+		if scale := t.rowScale(d); -d.Exponent < scale {
 			var p apd.BigInt
 			d.Coeff.Mul(&d.Coeff, setPow10(&p, int64(scale+d.Exponent)))
 			d.Exponent = -scale

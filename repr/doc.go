@@ -48,15 +48,19 @@
 // trailing zeros, because 1.0 and 1.00 are equal and must have equal
 // bytes. The display scale is therefore carried by the type, not by the
 // row: decoding a numeric(p,s) column pads it to s digits, as PostgreSQL
-// stores it, and decoding unconstrained numeric pads to the minimum
-// display scale that the planner may record with Type.WithDisplayScale
-// (a literal 1.50, or a product of columns of known scales), which is
-// not part of the typmod. Without one, a numeric read from a row prints
-// its canonical form: 1.50 inserted into a numeric column reads back as
-// 1.5, and avg(x) over rows prints 1.5 where PostgreSQL prints
-// 1.5000000000000000. Datums that never pass through a row (constant
-// folding, expression evaluation before output) keep their exponent and
-// print exactly as PostgreSQL.
+// stores it, and decoding unconstrained numeric pads to the display scale
+// the type records (Type.WithDisplayScale), which is not part of the
+// typmod. ArithType, CastType and EitherType give an expression's type
+// the scale PostgreSQL gives its values (numeric_scale.go): a literal
+// 1.50 has 2, a product the sum of its operands' scales. A quotient's
+// scale depends on its operands' sizes, so its type marks it as one and
+// decoding recomputes PostgreSQL's division scale from the value: exact
+// but where the operands' leading base-10000 digits are equal (25000/2,
+// avg(1.10) = 1.10/1), which the quotient does not show; then it prints
+// 4 zeros fewer than PostgreSQL. A table's plain numeric column has no
+// display scale: 1.50 stored in it reads back as 1.5. Datums that never
+// pass through a row keep their exponent and print exactly as
+// PostgreSQL.
 //
 // Intervals keep their three fields (months, days, microseconds), which
 // arithmetic needs ('1 mon' and '30 days' move a timestamp differently).

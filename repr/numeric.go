@@ -141,3 +141,34 @@ func applyNumericTypmod(d *apd.Decimal, t Type) (*apd.Decimal, error) {
 
 // numericFromInt returns v as a numeric with display scale 0.
 func numericFromInt(v int64) *apd.Decimal { return apd.New(v, 0) }
+
+// RoundNumeric returns round(d, scale) of a numeric datum d: rounded half
+// away from zero to scale fractional digits (to tens, hundreds and so on
+// for a negative scale), with display scale max(scale, 0), as
+// PostgreSQL's round does. A scale beyond PostgreSQL's limits is taken as
+// the limit. NaN and the infinities are returned as they are.
+func RoundNumeric(d Datum, scale int64) Datum {
+	scale = min(max(scale, -(maxNumericIntDigits+1)), maxNumericDscale)
+	return NewNumeric(roundToScale(d.num, int32(scale)))
+}
+
+// FloorNumeric returns floor(d) of a numeric datum d, or ceil(d) if up:
+// the nearest integer below (above) d, with display scale 0. NaN and the
+// infinities are returned as they are.
+func FloorNumeric(d Datum, up bool) Datum {
+	x := d.num
+	if x.Form != apd.Finite || x.Exponent >= 0 {
+		return NewNumeric(plainForm(x))
+	}
+	var q, rem apd.BigInt
+	q.QuoRem(&x.Coeff, pow10(int64(-x.Exponent)), &rem)
+	// Truncation moved d toward zero; one more step away from zero is
+	// down for a negative d and up for a positive one.
+	if rem.Sign() != 0 && x.Negative != up {
+		q.Add(&q, apd.NewBigInt(1))
+	}
+	r := new(apd.Decimal)
+	r.Coeff.Set(&q)
+	r.Negative = x.Negative && q.Sign() != 0
+	return NewNumeric(r)
+}

@@ -21,7 +21,7 @@ const (
 )
 
 // numericArith computes x op y.
-func numericArith(op arithOp, x, y *apd.Decimal) (*apd.Decimal, error) {
+func numericArith(op ArithOp, x, y *apd.Decimal) (*apd.Decimal, error) {
 	if isNaN(x) || isNaN(y) {
 		return numericNaN, nil
 	}
@@ -31,10 +31,10 @@ func numericArith(op arithOp, x, y *apd.Decimal) (*apd.Decimal, error) {
 	x, y = plainForm(x), plainForm(y)
 	r := new(apd.Decimal)
 	switch op {
-	case opAdd, opSub:
+	case OpAdd, OpSub:
 		var ys apd.Decimal
 		ys.Set(y)
-		if op == opSub {
+		if op == OpSub {
 			ys.Negative = !ys.Negative
 		}
 		e := min(x.Exponent, ys.Exponent)
@@ -43,19 +43,19 @@ func numericArith(op arithOp, x, y *apd.Decimal) (*apd.Decimal, error) {
 		signedCoeff(&b, &ys, ys.Exponent-e)
 		a.Add(&a, &b)
 		setSigned(r, &a, e)
-	case opMul:
+	case OpMul:
 		r.Coeff.Mul(&x.Coeff, &y.Coeff)
 		r.Exponent = x.Exponent + y.Exponent
 		r.Negative = x.Negative != y.Negative && r.Coeff.Sign() != 0
 		if dscale(r) > maxNumericDscale {
 			r = roundToScale(r, maxNumericDscale)
 		}
-	case opDiv:
+	case OpDiv:
 		if y.IsZero() {
 			return nil, errDivisionByZero
 		}
 		r = divRound(x, y, selectDivScale(x, y))
-	case opMod:
+	case OpMod:
 		if y.IsZero() {
 			return nil, errDivisionByZero
 		}
@@ -73,7 +73,7 @@ func numericArith(op arithOp, x, y *apd.Decimal) (*apd.Decimal, error) {
 }
 
 // numericSpecialArith handles an infinite operand (neither is NaN).
-func numericSpecialArith(op arithOp, x, y *apd.Decimal) (*apd.Decimal, error) {
+func numericSpecialArith(op ArithOp, x, y *apd.Decimal) (*apd.Decimal, error) {
 	sx, sy := x.Sign(), y.Sign()
 	inf := func(sign int) *apd.Decimal {
 		if sign < 0 {
@@ -83,8 +83,8 @@ func numericSpecialArith(op arithOp, x, y *apd.Decimal) (*apd.Decimal, error) {
 	}
 	xInf, yInf := x.Form == apd.Infinite, y.Form == apd.Infinite
 	switch op {
-	case opAdd, opSub:
-		if op == opSub {
+	case OpAdd, OpSub:
+		if op == OpSub {
 			sy = -sy
 		}
 		switch {
@@ -94,12 +94,12 @@ func numericSpecialArith(op arithOp, x, y *apd.Decimal) (*apd.Decimal, error) {
 			return inf(sx), nil
 		}
 		return inf(sy), nil
-	case opMul:
+	case OpMul:
 		if sx == 0 || sy == 0 {
 			return numericNaN, nil
 		}
 		return inf(sx * sy), nil
-	case opDiv:
+	case OpDiv:
 		switch {
 		case xInf && yInf:
 			return numericNaN, nil
@@ -110,7 +110,7 @@ func numericSpecialArith(op arithOp, x, y *apd.Decimal) (*apd.Decimal, error) {
 			return inf(sx * sy), nil
 		}
 		return new(apd.Decimal), nil
-	case opMod:
+	case OpMod:
 		if xInf {
 			if sy == 0 {
 				return nil, errDivisionByZero

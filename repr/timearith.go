@@ -15,32 +15,32 @@ import (
 // timestamp without time zone.
 
 // timeArith handles the operand kinds that arith does not.
-func timeArith(op arithOp, a, b Datum) (Datum, error) {
+func timeArith(op ArithOp, a, b Datum) (Datum, error) {
 	switch {
-	case a.kind == KindDate && b.kind.IsInt() && (op == opAdd || op == opSub):
+	case a.kind == KindDate && b.kind.IsInt() && (op == OpAdd || op == OpSub):
 		n := b.i
-		if op == opSub {
+		if op == OpSub {
 			n = -n
 		}
 		return addDays(a, n)
-	case a.kind.IsInt() && b.kind == KindDate && op == opAdd:
+	case a.kind.IsInt() && b.kind == KindDate && op == OpAdd:
 		return addDays(b, a.i)
-	case a.kind == KindDate && b.kind == KindDate && op == opSub:
+	case a.kind == KindDate && b.kind == KindDate && op == OpSub:
 		if isInfiniteDate(a) || isInfiniteDate(b) {
 			return Null, sqlerr.New(sqlerr.DatetimeFieldOverflow, "cannot subtract infinite dates")
 		}
 		return NewInt4(int32(a.i - b.i)), nil
-	case a.kind == KindDate && b.kind == KindInterval && (op == opAdd || op == opSub):
+	case a.kind == KindDate && b.kind == KindInterval && (op == OpAdd || op == OpSub):
 		ts, err := Cast(a, Timestamp)
 		if err != nil {
 			return Null, err
 		}
 		return timeArith(op, ts, b)
-	case a.kind == KindInterval && b.kind == KindDate && op == opAdd:
+	case a.kind == KindInterval && b.kind == KindDate && op == OpAdd:
 		return timeArith(op, b, a)
-	case (a.kind == KindTimestamp || a.kind == KindTimestampTZ) && b.kind == KindInterval && (op == opAdd || op == opSub):
+	case (a.kind == KindTimestamp || a.kind == KindTimestampTZ) && b.kind == KindInterval && (op == OpAdd || op == OpSub):
 		v := b.Interval()
-		if op == opSub {
+		if op == OpSub {
 			if v.Months == math.MinInt32 || v.Days == math.MinInt32 || v.Micros == math.MinInt64 {
 				return Null, errIntervalRange
 			}
@@ -51,9 +51,9 @@ func timeArith(op arithOp, a, b Datum) (Datum, error) {
 			return Null, err
 		}
 		return Datum{kind: a.kind, valid: true, i: us}, nil
-	case a.kind == KindInterval && (b.kind == KindTimestamp || b.kind == KindTimestampTZ) && op == opAdd:
+	case a.kind == KindInterval && (b.kind == KindTimestamp || b.kind == KindTimestampTZ) && op == OpAdd:
 		return timeArith(op, b, a)
-	case a.kind == b.kind && (a.kind == KindTimestamp || a.kind == KindTimestampTZ) && op == opSub:
+	case a.kind == b.kind && (a.kind == KindTimestamp || a.kind == KindTimestampTZ) && op == OpSub:
 		if isInfiniteStamp(a.i) || isInfiniteStamp(b.i) {
 			return Null, sqlerr.New(sqlerr.DatetimeFieldOverflow, "cannot subtract infinite timestamps")
 		}
@@ -65,10 +65,10 @@ func timeArith(op arithOp, a, b Datum) (Datum, error) {
 		}
 		days := diff / usPerDay
 		return NewInterval(IntervalValue{Days: int32(days), Micros: diff - days*usPerDay}), nil
-	case a.kind == KindInterval && b.kind == KindInterval && (op == opAdd || op == opSub):
+	case a.kind == KindInterval && b.kind == KindInterval && (op == OpAdd || op == OpSub):
 		x, y := a.Interval(), b.Interval()
 		sign := int64(1)
-		if op == opSub {
+		if op == OpSub {
 			sign = -1
 		}
 		months := int64(x.Months) + sign*int64(y.Months)

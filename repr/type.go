@@ -77,7 +77,9 @@ func (k Kind) IsString() bool {
 // Type is a SQL type: a Kind and its modifiers (the length of varchar(n)
 // and char(n), the precision and scale of numeric(p,s), the precision of
 // timestamp(p)). Types are small values compared with ==; two Types are
-// equal when their kinds and modifiers are. The zero Type is Unknown.
+// equal when their kinds and modifiers are, and for unconstrained numeric
+// their display scales (see WithDisplayScale and ArithType). The zero
+// Type is Unknown.
 type Type struct {
 	kind Kind
 	// prec is the fractional-second precision of timestamp(p) and
@@ -92,6 +94,11 @@ type Type struct {
 	// of numeric(p,s); 0 means unconstrained. Invariant: 0..MaxLength for
 	// the string kinds, 0..MaxNumericPrecision for numeric, 0 otherwise.
 	width int32
+	// quotient marks an unconstrained numeric whose values are quotients
+	// (see ArithType): on top of scale, a value read from a row prints
+	// with the digits that PostgreSQL's division gives a quotient of its
+	// size. Invariant: false for every other type.
+	quotient bool
 }
 
 // Limits on type modifiers, as in PostgreSQL.
@@ -210,6 +217,10 @@ func (t Type) NumericPrecision() (p, s int, ok bool) {
 	return 0, 0, false
 }
 
+// IsUnconstrainedNumeric reports whether t is numeric without a
+// precision and scale, whatever display scale it records.
+func (t Type) IsUnconstrainedNumeric() bool { return t.kind == KindNumeric && t.width == 0 }
+
 // TimePrecision returns p for timestamp(p) and timestamptz(p), and false
 // for the unconstrained types (which keep microseconds) and other types.
 func (t Type) TimePrecision() (p int, ok bool) {
@@ -221,25 +232,26 @@ func (t Type) TimePrecision() (p int, ok bool) {
 
 // WithDisplayScale returns unconstrained numeric whose values print with
 // at least s fractional digits. It exists because rows hold numerics in
-// canonical form, without trailing zeros (see doc.go): a planner that
-// knows an expression's display scale (a literal 1.50, a product of
-// columns with known scales) records it here so that values read back
-// from rows print as PostgreSQL prints them. The display scale is not
-// part of the typmod: the type still prints and describes itself as
-// "numeric". For other types, and for numeric(p,s), whose scale is
-// always s, WithDisplayScale returns t unchanged. s must lie in
-// 0..MaxNumericPrecision.
+// canonical form, without trailing zeros (see doc.go): the type of an
+// expression whose display scale is known (a literal 1.50, a product of
+// columns with known scales; see ArithType) records it here so that
+// values read back from rows print as PostgreSQL prints them. The display
+// scale is not part of the typmod: the type still prints and describes
+// itself as "numeric". For other types, and for numeric(p,s), whose scale
+// is always s, WithDisplayScale returns t unchanged. A negative s is
+// taken as 0 and one above MaxNumericPrecision as MaxNumericPrecision.
 func (t Type) WithDisplayScale(s int) Type {
 	if t.kind != KindNumeric || t.width > 0 {
 		return t
 	}
-	t.scale = int16(s)
+	t.scale = int16(min(max(s, 0), MaxNumericPrecision))
 	return t
 }
 
 // DisplayScale returns the least number of fractional digits with which
 // values of a numeric type print: s for numeric(p,s) with s > 0, the
 // scale set by WithDisplayScale for unconstrained numeric, 0 otherwise.
+// The values of a quotient (see ArithType) may print with more.
 func (t Type) DisplayScale() int {
 	if t.kind != KindNumeric || t.scale < 0 {
 		return 0
