@@ -31,6 +31,15 @@ func Rebuild(ctx context.Context) func(e *Engine, o *catalog.Object) error {
 			if !ok || len(stmts) != 1 {
 				return sqlerr.AssertionFailedf("materialized view %s planned as %T", o.Name, stmts[0])
 			}
+			// The catalog keeps a column's type by name and typmod, which
+			// leave out an unconstrained numeric's display scale
+			// (repr.Type.WithDisplayScale); the plan has it again, as it
+			// had when the view was created.
+			for i, t := range cv.Plan.Typ() {
+				if i < len(o.Columns) && t.Type.String() == o.Columns[i].Type.String() {
+					o.Columns[i].Type = t.Type
+				}
+			}
 			return e.RebuildView(ctx, o, cv.Plan)
 		case catalog.Index:
 			on := e.catalogObject(o.On)
