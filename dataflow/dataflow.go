@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"slices"
-	"sync/atomic"
 )
 
 // State is where a dataflow is in its lifecycle on one worker.
@@ -34,12 +33,6 @@ type dataflow struct {
 	ops []*Operator
 	// edges[c-1] is data channel c.
 	edges []*edge
-	// inputOps are the operators behind input handles, activated when a
-	// handle has queued work.
-	inputOps []*Operator
-	// inputsPending is set by input handles (any goroutine) when they
-	// queued work for the worker.
-	inputsPending atomic.Bool
 	// handles are the external handles (inputs, probes) made inert at end.
 	handles []endable
 	hooks   []func(Reason)
@@ -55,6 +48,9 @@ type dataflow struct {
 	hot bool
 	// failed is set when an operator panicked during this step.
 	failed bool
+	// queued reports whether the dataflow is on its worker's attention
+	// list (Worker.enlist).
+	queued bool
 }
 
 // endable is an external handle that must learn that its dataflow ended.
@@ -63,6 +59,14 @@ type endable interface{ end(Reason) }
 func newDataflow(w *Worker, id ID, start uint64) *dataflow {
 	ctx, cancel := context.WithCancel(context.Background())
 	return &dataflow{w: w, id: id, start: start, state: Building, ctx: ctx, cancel: cancel}
+}
+
+// needsAttention reports whether the dataflow has work left for a later
+// step: an operator asked to run again, counts moved by its own batch
+// whose frontiers are not yet refreshed, deltas not yet published, or a
+// failure not yet acted on.
+func (df *dataflow) needsAttention() bool {
+	return df.hot || df.tracker.dirty || len(df.pending) > 0 || df.failed
 }
 
 // record notes one progress action for publication at the end of the
@@ -74,6 +78,11 @@ func (df *dataflow) record(loc int32, t uint64, diff int64) {
 		return
 	}
 	df.pending = append(df.pending, Delta{Loc: loc, Time: t, Diff: diff})
+	// Usually the dataflow is being visited and is listed already; an
+	// action taken from elsewhere on the worker must still be published.
+	if !df.queued {
+		df.w.enlist(df)
+	}
 }
 
 // send counts a data message as produced at its target and hands it to
@@ -147,6 +156,7 @@ func (df *dataflow) finalize() {
 
 // deliver hands a received message to the dataflow.
 func (df *dataflow) deliver(m Message) {
+	df.w.enlist(df)
 	if m.Channel.Index == progressChannel {
 		df.applyProgress(m)
 		return

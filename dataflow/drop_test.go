@@ -37,6 +37,9 @@ type harness struct {
 	// sent for a dataflow that was not running there: ended, not yet
 	// built, or failed in the current step.
 	silenceBroken []string
+	// attentionBroken describes every step after which a worker's
+	// attention list broke its invariant (attentionViolation).
+	attentionBroken []string
 }
 
 // countingAllocator is the Sim's network seen through the harness: every
@@ -65,6 +68,11 @@ func newHarness(workers int, seed uint64) *harness {
 		w.onEnd = h.noteEnd
 		w.onPublish = func(w int, id ID, batch []Delta) {
 			h.noteSend(w, id, func() string { return fmt.Sprintf("progress batch %v", batch) })
+		}
+		w.afterStep = func(w *Worker) {
+			if msg := attentionViolation(w); msg != "" {
+				h.attentionBroken = append(h.attentionBroken, msg)
+			}
 		}
 		sim.Workers[i] = w
 	}
@@ -144,6 +152,7 @@ func (h *harness) runQuiet(t *testing.T) {
 	if !h.Run(maxEvents) {
 		t.Fatalf("simulation still busy after %d events (livelock?); stats %+v", maxEvents, h.Stats())
 	}
+	h.checkAttention(t)
 }
 
 // runUntil runs the simulation until cond holds.
@@ -152,6 +161,7 @@ func (h *harness) runUntil(t *testing.T, what string, cond func() bool) {
 	if !h.RunUntil(maxEvents, cond) {
 		t.Fatalf("never reached: %s; stats %+v, failures %v", what, h.Stats(), h.Failures)
 	}
+	h.checkAttention(t)
 }
 
 // runEvents performs up to n events; it stops early if the simulation
@@ -169,6 +179,7 @@ func (h *harness) runQuietChecking(t *testing.T, check func() string) {
 	t.Helper()
 	h.Wake()
 	for i := 0; ; i++ {
+		h.checkAttention(t)
 		if msg := check(); msg != "" {
 			t.Fatalf("after %d events: %s", i, msg)
 		}
@@ -186,6 +197,15 @@ func (h *harness) checkNoFailures(t *testing.T) {
 	t.Helper()
 	for _, f := range h.Failures {
 		t.Errorf("unexpected failure: %v\n%s", f, f.Stack)
+	}
+}
+
+// checkAttention fails the test if a step left a worker's attention list
+// broken: a live dataflow with work that no step would visit.
+func (h *harness) checkAttention(t *testing.T) {
+	t.Helper()
+	if len(h.attentionBroken) > 0 {
+		t.Fatalf("attention list: %s", h.attentionBroken[0])
 	}
 }
 
@@ -219,8 +239,8 @@ func (h *harness) checkEnds(t *testing.T, id ID, want Reason) {
 func (h *harness) checkClean(t *testing.T) {
 	t.Helper()
 	for _, w := range h.Workers {
-		if len(w.live) != 0 || len(w.order) != 0 {
-			t.Errorf("worker %d: %d live dataflows, %d in order", w.index, len(w.live), len(w.order))
+		if len(w.live) != 0 || len(w.attention) != 0 {
+			t.Errorf("worker %d: %d live dataflows, %d needing attention", w.index, len(w.live), len(w.attention))
 		}
 		if len(w.held) != 0 {
 			t.Errorf("worker %d: held messages for %d dataflows", w.index, len(w.held))

@@ -23,6 +23,8 @@ import (
 //     dataflow), so the test requires that no failure was reported;
 //   - C7: the run ends with every worker's dataflow complete and every
 //     true count zero;
+//   - after every step, the worker's attention list holds every dataflow
+//     with work (attentionViolation), since a step visits no other;
 //   - and the records every sink saw equal a model evaluation of the
 //     graph, including operators that emit per-time aggregates only once
 //     their input frontier passed the time: a frontier that passed too
@@ -179,7 +181,13 @@ func runFrontierModel(t *testing.T, workers int, seed uint64) {
 		ledger[i] = map[uint64]int64{}
 	}
 	initialized := false
+	attentionBroken := ""
 	for _, w := range sim.Workers {
+		w.afterStep = func(w *Worker) {
+			if msg := attentionViolation(w); msg != "" && attentionBroken == "" {
+				attentionBroken = msg
+			}
+		}
 		w.onPublish = func(_ int, df ID, batch []Delta) {
 			if df != id {
 				return
@@ -231,6 +239,9 @@ func runFrontierModel(t *testing.T, workers int, seed uint64) {
 					}
 				}
 			}
+		}
+		if attentionBroken != "" {
+			t.Fatalf("event %d: attention list: %s", event, attentionBroken)
 		}
 		tf := trueFrontier()
 		for l := range ledger {

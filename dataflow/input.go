@@ -3,6 +3,7 @@ package dataflow
 import (
 	"fmt"
 	"sync"
+	"sync/atomic"
 )
 
 // InputHandle feeds records into a dataflow on one worker from outside
@@ -11,9 +12,16 @@ import (
 // the handle advances past it or closes.
 type InputHandle[T any] struct {
 	w *Worker
-	// df is touched only through its atomic inputsPending.
-	df *dataflow
-	mu struct {
+	// df and op name the input operator, for the activations that tell
+	// the worker it has work. The handle keeps no pointer into the
+	// dataflow, which belongs to the worker's goroutine.
+	df ID
+	op int
+	// notified reports whether the input operator has been activated
+	// since it last took the queued ops: one activation is outstanding,
+	// so a push need not queue another (see push).
+	notified atomic.Bool
+	mu       struct {
 		sync.Mutex
 		ops    []inputOp[T]
 		time   uint64
@@ -43,12 +51,11 @@ const (
 func NewInputHandle[T any](b *Builder, name string) (*InputHandle[T], Stream[T]) {
 	ob := b.NewOperator(name)
 	out, s := NewOutput[T](ob)
-	h := &InputHandle[T]{w: b.df.w, df: b.df}
+	h := &InputHandle[T]{w: b.df.w, df: b.df.id, op: ob.op.index}
 	h.mu.time = b.Start()
 	ob.Build(func(op *Operator, caps []*Capability) Logic {
 		return &inputLogic[T]{h: h, out: out, cap: caps[0]}
 	})
-	b.df.inputOps = append(b.df.inputOps, ob.op)
 	b.df.handles = append(b.df.handles, h)
 	return h, s
 }
@@ -108,8 +115,15 @@ func (h *InputHandle[T]) push(op inputOp[T]) error {
 	}
 	h.mu.ops = append(h.mu.ops, op)
 	h.mu.Unlock()
-	h.df.inputsPending.Store(true)
-	h.w.wakeup()
+	// Tell the worker which operator has work, through its remote queue,
+	// once per batch of pushes. No notification is lost: the operator
+	// clears notified before it takes the ops (inputLogic.Schedule), so a
+	// push whose ops it did not take finds notified clear and queues a
+	// fresh activation; a push that finds it set has an activation ahead
+	// of it that the operator has not yet answered by taking the ops.
+	if !h.notified.Swap(true) {
+		h.w.remoteActivate(h.df, h.op)
+	}
 	return nil
 }
 
@@ -128,6 +142,7 @@ type inputLogic[T any] struct {
 }
 
 func (l *inputLogic[T]) Schedule() {
+	l.h.notified.Store(false)
 	l.h.mu.Lock()
 	ops := l.h.mu.ops
 	l.h.mu.ops = nil

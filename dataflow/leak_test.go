@@ -147,8 +147,8 @@ func TestClusterCreateDropCyclesLeakNothing(t *testing.T) {
 	c.Close()
 	closed = true
 	for _, w := range c.workers {
-		if len(w.live) != 0 || len(w.order) != 0 || len(w.held) != 0 || len(w.tombstones) != 0 {
-			t.Errorf("worker %d: %d live, %d ordered, %d held, %d tombstones", w.index, len(w.live), len(w.order), len(w.held), len(w.tombstones))
+		if len(w.live) != 0 || len(w.attention) != 0 || len(w.held) != 0 || len(w.tombstones) != 0 {
+			t.Errorf("worker %d: %d live, %d needing attention, %d held, %d tombstones", w.index, len(w.live), len(w.attention), len(w.held), len(w.tombstones))
 		}
 		if w.hwm != prevID {
 			t.Errorf("worker %d: highest id built %d, want %d", w.index, w.hwm, prevID)

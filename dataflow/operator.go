@@ -66,7 +66,13 @@ func (op *Operator) Dataflow() ID { return op.df.id }
 func (op *Operator) Context() context.Context { return op.df.ctx }
 
 // Activate asks for the operator to be scheduled again in the next step.
-func (op *Operator) Activate() { op.again = true }
+// It must be called on the worker's goroutine, typically from Schedule;
+// other goroutines use an Activator.
+func (op *Operator) Activate() {
+	op.again = true
+	op.df.hot = true
+	op.df.w.enlist(op.df)
+}
 
 // Activator returns a handle that other goroutines may use to activate
 // the operator. It does nothing once the dataflow has ended.

@@ -21,12 +21,16 @@ type Stats struct {
 	Discarded int64
 	// Sent counts data messages sent; Batches, progress batches published.
 	Sent, Batches int64
+	// Visits counts dataflows visited by steps, summed over steps. A step
+	// visits only the dataflows with something to do, so this grows with
+	// the work done, not with the dataflows that sit idle.
+	Visits int64
 }
 
 type workerStats struct {
 	building, running, completed, dropped, failed atomic.Int64
 	operators, channels, held, tombstones         atomic.Int64
-	discarded, sent, batches                      atomic.Int64
+	discarded, sent, batches, visits              atomic.Int64
 }
 
 func (s *workerStats) snapshot() Stats {
@@ -43,6 +47,7 @@ func (s *workerStats) snapshot() Stats {
 		Discarded:  s.discarded.Load(),
 		Sent:       s.sent.Load(),
 		Batches:    s.batches.Load(),
+		Visits:     s.visits.Load(),
 	}
 }
 
@@ -64,5 +69,6 @@ func (s Stats) Add(o Stats) Stats {
 		Discarded:  s.Discarded + o.Discarded,
 		Sent:       s.Sent + o.Sent,
 		Batches:    s.Batches + o.Batches,
+		Visits:     s.Visits + o.Visits,
 	}
 }

@@ -1,7 +1,9 @@
 package dataflow
 
 import (
+	"cmp"
 	"fmt"
+	"maps"
 	"runtime/debug"
 	"slices"
 	"sync"
@@ -28,6 +30,9 @@ type Worker struct {
 	onPublish func(w int, id ID, batch []Delta)
 	// onEnd, if set, is called after a dataflow ended here.
 	onEnd func(w int, id ID, r Reason)
+	// afterStep, if set, is called at the end of every step (tests check
+	// the attention list's invariant with it).
+	afterStep func(w *Worker)
 
 	remote struct {
 		sync.Mutex
@@ -35,11 +40,21 @@ type Worker struct {
 		activations []activation
 	}
 	remotePending atomic.Bool
+	// spareActivations is the activations buffer the worker last took,
+	// handed back to the remote queue at the next take: every input push
+	// comes through it, so it is reused rather than grown anew.
+	spareActivations []activation
 
 	live map[ID]*dataflow
-	// order lists the live dataflows by increasing id, so scheduling
-	// never depends on map order.
-	order []*dataflow
+	// attention lists the dataflows a step must visit: the live ones that
+	// may have something to do (see enlist). A step visits only these, so
+	// its cost follows the dataflows with work, not all live ones.
+	// Invariant: a dataflow is on it at most once, exactly when its
+	// queued flag is set; at a step boundary every dataflow on it is live,
+	// and every live dataflow off it is quiescent (no operator activated
+	// or asking to run again, no count change to propagate, nothing to
+	// publish, not failed, not complete).
+	attention []*dataflow
 	// hwm is the highest id whose build command this worker has applied.
 	// Invariant: an id at or below hwm is live or ended, never early.
 	hwm ID
@@ -73,6 +88,9 @@ type Command struct {
 	Done func()
 }
 
+// activation asks for operator op of dataflow df to run. It names the
+// dataflow by id, so a stale one (for a dataflow that ended meanwhile)
+// finds nothing and keeps nothing reachable.
 type activation struct {
 	df ID
 	op int
@@ -106,6 +124,10 @@ func (w *Worker) Enqueue(c Command) {
 	w.wakeup()
 }
 
+// remoteActivate queues an activation from any goroutine: an Activator,
+// or an input handle that queued work. The worker takes it at the start
+// of its next step, which is how it learns which dataflow has work
+// without looking at the others.
 func (w *Worker) remoteActivate(df ID, op int) {
 	w.remote.Lock()
 	w.remote.activations = append(w.remote.activations, activation{df, op})
@@ -122,16 +144,54 @@ func (w *Worker) wakeup() {
 
 func (w *Worker) requestDrop(id ID) { w.dropRequests = append(w.dropRequests, id) }
 
+// enlist puts a running dataflow on the attention list, once. A step's
+// phases still to come visit it, or else the next step does. It is
+// called on the worker's goroutine by everything that can give a running
+// dataflow work; before this list existed, a step found that work by
+// visiting every live dataflow:
+//
+//   - its build finished: finalize activated every operator and set the
+//     initial counts, and held messages were delivered (Worker.build);
+//   - a message was routed to it: data queued at an input, or a progress
+//     batch applied to its counts, which may move frontiers or complete
+//     it (dataflow.deliver);
+//   - an activation arrived through the remote queue: an Activator, or
+//     an input handle that queued records, an advance or a close (Step;
+//     InputHandle.push says why no notification is lost);
+//   - an operator asked to run again (Operator.Activate);
+//   - a progress action was recorded for publication (dataflow.record);
+//   - an operator panicked or the runtime found a broken invariant, so
+//     that it ends in this step (Worker.fail).
+//
+// A dataflow stays on the list from one step to the next while it still
+// has work (dataflow.needsAttention): an operator asked to run again, its
+// own batch moved its counts (frontiers to refresh), or deltas wait for
+// publication. Completion needs no mark of its own: counts change only
+// when a batch is applied, which happens in a step that visits the
+// dataflow. Neither do drops: a drop command or request ends the dataflow
+// at once, and an ended dataflow leaves the list at the end of the step.
+func (w *Worker) enlist(df *dataflow) {
+	if df.queued || df.state != Running {
+		return
+	}
+	df.queued = true
+	w.attention = append(w.attention, df)
+}
+
+// byID orders dataflows by id.
+func byID(a, b *dataflow) int { return cmp.Compare(a.id, b.id) }
+
 // Step runs one step: apply queued commands, take delivered messages, run
 // the activated operators, apply requested drops, send each dataflow's
-// progress batch, and end the dataflows that completed. It reports
-// whether it did anything; a runner parks the worker when it did not.
+// progress batch, and end the dataflows that completed. It visits only
+// the dataflows on the attention list. It reports whether it did
+// anything or has work left; a runner parks the worker when it did not.
 func (w *Worker) Step() bool {
 	worked := false
 	if w.remotePending.Swap(false) {
 		w.remote.Lock()
 		cmds, acts := w.remote.commands, w.remote.activations
-		w.remote.commands, w.remote.activations = nil, nil
+		w.remote.commands, w.remote.activations = nil, w.spareActivations[:0]
 		w.remote.Unlock()
 		for _, c := range cmds {
 			if c.Exec != nil {
@@ -154,8 +214,10 @@ func (w *Worker) Step() bool {
 			if df := w.live[a.df]; df != nil {
 				df.ops[a.op].activated = true
 				df.hot = true
+				w.enlist(df)
 			}
 		}
+		w.spareActivations = acts
 		worked = true
 	}
 
@@ -168,14 +230,31 @@ func (w *Worker) Step() bool {
 		clear(w.inbox)
 	}
 
-	for _, df := range w.order {
+	// Visit in order of id, as a scan of every live dataflow would, so the
+	// schedule does not depend on the order in which work arrived. The
+	// list may grow while it is visited (an operator may give another
+	// dataflow on this worker work); a dataflow enlisted late is visited
+	// by the phases still to come. Ended dataflows wait on the list, inert,
+	// until the end of the step.
+	slices.SortFunc(w.attention, byID)
+	visits := 0
+	for i := 0; i < len(w.attention); i++ {
+		df := w.attention[i]
+		if df.state != Running {
+			continue
+		}
+		visits++
 		if w.runDataflow(df) {
 			worked = true
 		}
 	}
+	if visits > 0 {
+		w.stats.visits.Add(int64(visits))
+	}
 	w.applyDropRequests()
-	for _, df := range w.order {
-		if df.failed {
+	for i := 0; i < len(w.attention); i++ {
+		df := w.attention[i]
+		if df.state != Running || df.failed {
 			continue
 		}
 		if len(df.pending) > 0 {
@@ -185,18 +264,35 @@ func (w *Worker) Step() bool {
 	}
 	// A dataflow whose counts are all zero in this view is complete:
 	// every capability was released and every message consumed.
-	for i := 0; i < len(w.order); {
-		df := w.order[i]
+	for i := 0; i < len(w.attention); i++ {
+		df := w.attention[i]
+		if df.state != Running {
+			continue
+		}
 		switch {
 		case df.failed:
 			w.end(df, Failed)
 		case df.tracker.complete():
 			w.end(df, Completed)
 		default:
-			i++
 			continue
 		}
 		worked = true
+	}
+	// slices.DeleteFunc clears the vacated slots, so an ended dataflow is
+	// not kept reachable by the list's backing array.
+	w.attention = slices.DeleteFunc(w.attention, func(df *dataflow) bool {
+		if df.state == Running && df.needsAttention() {
+			return false
+		}
+		df.queued = false
+		return true
+	})
+	if len(w.attention) > 0 {
+		worked = true
+	}
+	if w.afterStep != nil {
+		w.afterStep(w)
 	}
 	return worked
 }
@@ -217,12 +313,6 @@ func (w *Worker) exec(f func(int) bool) (done bool) {
 // runDataflow refreshes one dataflow's frontiers and runs its activated
 // operators. It reports whether any operator ran.
 func (w *Worker) runDataflow(df *dataflow) bool {
-	if df.inputsPending.Swap(false) {
-		for _, op := range df.inputOps {
-			op.activated = true
-		}
-		df.hot = true
-	}
 	df.refreshFrontiers()
 	if !df.hot || df.failed {
 		return false
@@ -281,6 +371,7 @@ func (w *Worker) schedule(df *dataflow, op *Operator) (ok bool) {
 // after the run phase, before anything more of it is published.
 func (w *Worker) fail(df *dataflow, opName string, v any, stack []byte) {
 	df.failed = true
+	w.enlist(df)
 	w.report(Failure{Dataflow: df.id, Worker: w.index, Operator: opName, Value: v, Stack: stack})
 }
 
@@ -354,7 +445,7 @@ func (w *Worker) build(id ID, start uint64, fn func(*Builder)) {
 		return
 	}
 	w.live[id] = df
-	w.order = append(w.order, df)
+	w.enlist(df)
 	w.stats.running.Add(1)
 	w.stats.operators.Add(int64(len(df.ops)))
 	w.stats.channels.Add(int64(len(df.edges)) + 1)
@@ -411,12 +502,9 @@ func (w *Worker) end(df *dataflow, r Reason) {
 	df.state = Ended
 	df.reason = r
 	if wasRunning {
+		// The dataflow may still be on the attention list; every phase of
+		// a step skips ended dataflows and the step's end removes it.
 		delete(w.live, df.id)
-		// slices.Delete clears the vacated slot, so the ended dataflow is
-		// not kept reachable by the slice's backing array.
-		if i := slices.Index(w.order, df); i >= 0 {
-			w.order = slices.Delete(w.order, i, i+1)
-		}
 		w.stats.running.Add(-1)
 		w.stats.operators.Add(-int64(len(df.ops)))
 		w.stats.channels.Add(-int64(len(df.edges)) - 1)
@@ -473,11 +561,16 @@ func (w *Worker) safely(df *dataflow, where string, f func()) {
 	f()
 }
 
-// shutdown drops every live dataflow, for a runner that is stopping.
+// shutdown drops every live dataflow, in order of id, for a runner that
+// is stopping.
 func (w *Worker) shutdown() {
-	for len(w.order) > 0 {
-		w.end(w.order[0], Dropped)
+	for _, id := range slices.Sorted(maps.Keys(w.live)) {
+		if df := w.live[id]; df != nil {
+			w.end(df, Dropped)
+		}
 	}
+	clear(w.attention)
+	w.attention = w.attention[:0]
 }
 
 // Failure reports that a dataflow failed on a worker: an operator
