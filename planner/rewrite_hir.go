@@ -112,16 +112,11 @@ func filterRule(r hrel, f func([]hscalar) ([]hscalar, bool)) (hrel, bool) {
 
 func splitSubqueryPredicates(r hrel) (hrel, bool) {
 	return filterRule(r, func(preds []hscalar) ([]hscalar, bool) {
-		var plain, subs []hscalar
+		var all []hscalar
 		for _, p := range preds {
-			for _, c := range conjuncts(p) {
-				if hasSubquery(c) {
-					subs = append(subs, c)
-				} else {
-					plain = append(plain, c)
-				}
-			}
+			all = append(all, conjuncts(p)...)
 		}
+		plain, subs := splitPlain(all)
 		out := append(plain, subs...)
 		if len(out) == len(preds) {
 			same := true
@@ -284,14 +279,7 @@ func pushPlainPredicates(r hrel) (hrel, bool) {
 		if !ok {
 			return r
 		}
-		var plain, subs []hscalar
-		for _, p := range f.preds {
-			if hasSubquery(p) {
-				subs = append(subs, p)
-			} else {
-				plain = append(plain, p)
-			}
-		}
+		plain, subs := splitPlain(f.preds)
 		in, pushed := pushPlain(f.input, plain)
 		if !pushed {
 			return r
@@ -303,6 +291,19 @@ func pushPlainPredicates(r hrel) (hrel, bool) {
 		return hFilter{input: in, preds: subs}
 	}, nil)
 	return out, changed
+}
+
+// splitPlain splits predicates into those without subqueries and those
+// with, each in order.
+func splitPlain(preds []hscalar) (plain, subs []hscalar) {
+	for _, p := range preds {
+		if hasSubquery(p) {
+			subs = append(subs, p)
+		} else {
+			plain = append(plain, p)
+		}
+	}
+	return plain, subs
 }
 
 // pushPlain filters r by preds (which have no subqueries), as far down
@@ -355,14 +356,7 @@ func pushPlain(r hrel, preds []hscalar) (hrel, bool) {
 		}
 		return out, true
 	case hFilter:
-		var plain, subs []hscalar
-		for _, p := range in.preds {
-			if hasSubquery(p) {
-				subs = append(subs, p)
-			} else {
-				plain = append(plain, p)
-			}
-		}
+		plain, subs := splitPlain(in.preds)
 		all := append(plain, preds...)
 		below, ok := pushPlain(in.input, all)
 		if !ok {
