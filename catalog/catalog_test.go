@@ -102,18 +102,7 @@ func TestEncodeDecodeLoad(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var objs []*Object
-	for _, x := range c.Objects() {
-		y, err := Decode(Encode(x))
-		if err != nil {
-			t.Fatal(err)
-		}
-		objs = append(objs, y)
-	}
-	c2, err := Load(objs)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c2 := roundTrip(t, c)
 	got, err := c2.Resolve(DefaultDatabase, DefaultSchema, "t")
 	if err != nil {
 		t.Fatal(err)
@@ -180,18 +169,7 @@ func TestUniqueKeys(t *testing.T) {
 	if got := fmt.Sprint(c.UniqueKeys(tb.ID)); got != want {
 		t.Fatalf("keys %s, want %s", got, want)
 	}
-	var objs []*Object
-	for _, x := range c.Objects() {
-		y, err := Decode(Encode(x))
-		if err != nil {
-			t.Fatal(err)
-		}
-		objs = append(objs, y)
-	}
-	c2, err := Load(objs)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c2 := roundTrip(t, c)
 	if got := fmt.Sprint(c2.UniqueKeys(tb.ID)); got != want {
 		t.Fatalf("keys after a round trip %s, want %s", got, want)
 	}
@@ -253,4 +231,23 @@ func TestUniqueKeyErrors(t *testing.T) {
 	if _, err := Load([]*Object{&bad}); sqlerr.Code(err) != sqlerr.DataCorrupted {
 		t.Fatalf("corrupt key: %v", err)
 	}
+}
+
+// roundTrip encodes every object of c, decodes it and loads the decoded
+// objects into a new catalog, as a restart does.
+func roundTrip(t *testing.T, c *Catalog) *Catalog {
+	t.Helper()
+	var objs []*Object
+	for _, x := range c.Objects() {
+		y, err := Decode(Encode(x))
+		if err != nil {
+			t.Fatal(err)
+		}
+		objs = append(objs, y)
+	}
+	c2, err := Load(objs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c2
 }
