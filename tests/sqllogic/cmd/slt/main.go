@@ -33,6 +33,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime/pprof"
 	"strings"
 	"time"
 
@@ -103,6 +104,7 @@ func main() {
 	workers := flag.Int("workers", 2, "with --embedded: dataflow workers of each server")
 	views := flag.String("views", "none", "view modes to run after the plain run: none, before, after or both")
 	summaryFile := flag.String("summary", "", "write the counts per file and mode, and the totals, as JSON to this file")
+	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file (useful with --embedded)")
 	flag.Usage = func() {
 		fmt.Fprintf(flag.CommandLine.Output(), "usage: slt [flags] <file or folder>...\n")
 		flag.PrintDefaults()
@@ -144,6 +146,17 @@ func main() {
 	c := config{url: cfg, fresh: *fresh, embedded: *embedded, workers: *workers,
 		opts: sqllogic.Options{Engine: *engine, Timeout: *timeout, Log: os.Stdout, MaxFailures: *maxFailures}}
 
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "slt:", err)
+			os.Exit(2)
+		}
+		defer pprof.StopCPUProfile()
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	sum := summary{Modes: map[string]*modeTotals{}}
@@ -209,6 +222,7 @@ func main() {
 	plain := sum.Modes[sqllogic.NoViews.String()]
 	fmt.Println(plain.Statements.Add(plain.Queries))
 	if failed || ctx.Err() != nil {
+		pprof.StopCPUProfile()
 		os.Exit(1)
 	}
 }
