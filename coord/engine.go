@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"freshet/arrange"
@@ -52,6 +53,8 @@ type Engine struct {
 	ownStore bool
 	workers  int
 	noPeek   bool
+	// clockSeen is the latest time Clock returned.
+	clockSeen atomic.Uint64
 	// closed ends the failure watcher.
 	closed chan struct{}
 	// dmlMu serializes the statements that read tables and then write
@@ -722,6 +725,21 @@ func (e *Engine) allowCompactionLocked() {
 	}
 }
 
+// Clock returns the oracle clock's current time, in milliseconds since
+// the Unix epoch, and never less than it returned before: a clock that
+// steps back does not make now() run backwards.
+func (e *Engine) Clock() uint64 {
+	for {
+		c, seen := e.oracle.clock(), e.clockSeen.Load()
+		if c <= seen {
+			return seen
+		}
+		if e.clockSeen.CompareAndSwap(seen, c) {
+			return c
+		}
+	}
+}
+
 // ReadTime returns the time a read now sees: every acknowledged write.
 func (e *Engine) ReadTime() uint64 {
 	e.mu.Lock()
@@ -754,8 +772,8 @@ func (e *Engine) Read(ctx context.Context, plan expr.Relation, ts uint64) (expr.
 		cancel(nil)
 		close(read.done)
 	}()
-	// now() is the read time: the oracle's milliseconds since the Unix
-	// epoch.
+	// now() left in the plan (a caller without a session's choice) is
+	// the read time: the oracle's milliseconds since the Unix epoch.
 	plan = expr.ReplaceNow(plan, repr.NewTimestampTZ(repr.TimestampFromTime(time.UnixMilli(int64(ts)))))
 	if p, ok := compute.PeekOf(plan); ok && !e.noPeek {
 		return e.peek(ctx, p, ts)

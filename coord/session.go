@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"freshet/catalog"
 	"freshet/expr"
@@ -38,7 +39,9 @@ type transaction struct {
 	// readTime is the time every read of the block sees, fixed at its
 	// first read.
 	readTime uint64
-	hasRead  bool
+	// now is now() in the block, fixed with readTime.
+	now     uint64
+	hasRead bool
 	// release gives the block's read time back to compaction.
 	release func()
 	// writes are buffered until COMMIT, which applies them at one time.
@@ -323,25 +326,37 @@ func (s *Session) execute(ctx context.Context, st planner.Statement, w pgwire.Wr
 // readTime returns the time a read sees, held against compaction until
 // release is called: in a transaction block, the block's first read time,
 // held until the block ends (release is then a no-op); otherwise every
-// acknowledged write, held for the statement.
-func (s *Session) readTime() (ts uint64, release func()) {
+// acknowledged write, held for the statement. now is the value of now()
+// for the statement, in milliseconds since the Unix epoch: the clock when
+// the read time was taken (fixed for a block, as in PostgreSQL), and
+// never before the read time. The data at the read time is the data at
+// every instant up to the next write, so the two name one state.
+func (s *Session) readTime() (ts, now uint64, release func()) {
 	if s.tx.status == pgwire.TxInBlock {
 		if !s.tx.hasRead {
 			s.tx.readTime, s.tx.release = s.engine.AcquireRead()
+			s.tx.now = max(s.tx.readTime, s.engine.Clock())
 			s.tx.hasRead = true
 		}
-		return s.tx.readTime, func() {}
+		return s.tx.readTime, s.tx.now, func() {}
 	}
-	return s.engine.AcquireRead()
+	ts, release = s.engine.AcquireRead()
+	return ts, max(ts, s.engine.Clock()), release
+}
+
+// withNow returns plan with now() replaced by the instant now, in
+// milliseconds since the Unix epoch.
+func withNow(plan expr.Relation, now uint64) expr.Relation {
+	return expr.ReplaceNow(plan, repr.NewTimestampTZ(repr.TimestampFromTime(time.UnixMilli(int64(now)))))
 }
 
 func (s *Session) selectRows(ctx context.Context, st *planner.Select) (result, error) {
 	if err := s.checkOwnWrites(st.Plan); err != nil {
 		return result{}, err
 	}
-	ts, release := s.readTime()
+	ts, now, release := s.readTime()
 	defer release()
-	rows, err := s.engine.Read(ctx, st.Plan, ts)
+	rows, err := s.engine.Read(ctx, withNow(st.Plan, now), ts)
 	if err != nil {
 		return result{}, err
 	}
@@ -576,9 +591,9 @@ func (s *Session) writeRows(ctx context.Context, t planner.Target, plan expr.Rel
 		s.engine.dmlMu.Lock()
 		defer s.engine.dmlMu.Unlock()
 	}
-	ts, release := s.readTime()
+	ts, now, release := s.readTime()
 	defer release()
-	rows, err := s.engine.Read(ctx, plan, ts)
+	rows, err := s.engine.Read(ctx, withNow(plan, now), ts)
 	if err != nil {
 		return 0, err
 	}
