@@ -36,9 +36,13 @@ func connect(t *testing.T, addr, db string) *pgx.Conn {
 
 // TestFreshetScripts runs our own sqllogictest files (testdata/freshet)
 // against the server over a real pgwire connection, one fresh server per
-// file. A file whose name ends in .restart.slt is run in two halves
-// split at the line "# restart": the server restarts in between, on the
-// same data directory.
+// file and mode. Each file runs as queries, then in both view modes
+// (ViewsBefore and ViewsAfter), where every query must also hold as a
+// materialized view; a file whose name ends in .queries.slt runs as
+// queries only (its queries read now(), which no view may). A file whose
+// name ends in .restart.slt runs as queries, in two halves split at the
+// line "# restart": the server restarts in between, on the same data
+// directory.
 func TestFreshetScripts(t *testing.T) {
 	files, err := filepath.Glob("testdata/freshet/*.slt")
 	if err != nil || len(files) == 0 {
@@ -46,32 +50,57 @@ func TestFreshetScripts(t *testing.T) {
 	}
 	for _, file := range files {
 		t.Run(filepath.Base(file), func(t *testing.T) {
-			dir := t.TempDir()
-			parts := []string{file}
-			if filepath.Ext(file[:len(file)-len(".slt")]) == ".restart" {
-				parts = splitAtRestart(t, file)
+			if strings.HasSuffix(file, ".restart.slt") {
+				dir := t.TempDir()
+				for _, part := range splitAtRestart(t, file) {
+					runScriptFile(t, dir, part, Options{})
+				}
+				return
 			}
-			for _, part := range parts {
-				addr, stop := startServer(t, dir)
-				conn := connect(t, addr, "freshet")
-				ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-				res := Run(ctx, NewConn(conn), part, Options{Engine: "postgresql", Timeout: time.Minute, Log: testLog{t}, MaxFailures: 20})
-				cancel()
-				conn.Close(context.Background())
-				stop()
-				if res.Err != nil {
-					t.Fatal(res.Err)
+			plain := runScriptFile(t, t.TempDir(), file, Options{})
+			if strings.HasSuffix(file, ".queries.slt") {
+				return
+			}
+			passed := map[int]bool{}
+			for _, rr := range plain.Records {
+				if rr.Record.Kind == Query && rr.Outcome == Passed {
+					passed[rr.Record.Line] = true
 				}
-				t.Logf("%s: statements %s; queries %s", part, res.Statements, res.Queries)
-				if res.Statements.Failed+res.Queries.Failed > 0 {
-					t.Fatalf("%s: %d statements and %d queries failed", part, res.Statements.Failed, res.Queries.Failed)
-				}
-				if res.Statements.Passed+res.Queries.Passed == 0 {
-					t.Fatalf("%s ran nothing", part)
+			}
+			for _, opts := range []Options{{Views: ViewsBefore, Candidates: passed}, {Views: ViewsAfter}} {
+				res := runScriptFile(t, t.TempDir(), file, opts)
+				if res.Views.Passed != len(passed) {
+					t.Fatalf("%s: %d views passed, want one per query, %d", opts.Views, res.Views.Passed, len(passed))
 				}
 			}
 		})
 	}
+}
+
+// runScriptFile runs file in the mode opts gives on a fresh server on
+// dir and fails the test if any record or view failed or nothing ran.
+func runScriptFile(t *testing.T, dir, file string, opts Options) FileResult {
+	t.Helper()
+	addr, stop := startServer(t, dir)
+	defer stop()
+	conn := connect(t, addr, "freshet")
+	defer conn.Close(context.Background())
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	opts.Engine, opts.Timeout, opts.Log, opts.MaxFailures = "postgresql", time.Minute, testLog{t}, 20
+	res := Run(ctx, NewConn(conn), file, opts)
+	if res.Err != nil {
+		t.Fatal(res.Err)
+	}
+	t.Logf("%s [%s]: statements %s; queries %s; views %s", file, opts.Views, res.Statements, res.Queries, res.Views)
+	if n := res.Statements.Failed + res.Queries.Failed + res.Views.Failed; n > 0 {
+		t.Fatalf("%s [%s]: %d statements, %d queries and %d views failed", file, opts.Views,
+			res.Statements.Failed, res.Queries.Failed, res.Views.Failed)
+	}
+	if res.Statements.Passed+res.Queries.Passed == 0 {
+		t.Fatalf("%s ran nothing", file)
+	}
+	return res
 }
 
 // splitAtRestart writes the two halves of a restart script to files.

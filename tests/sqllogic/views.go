@@ -108,10 +108,14 @@ func words(sql string, n int) []string {
 	return f
 }
 
-// dropsRelation reports whether sql is DROP TABLE or DROP VIEW.
+// dropsRelation reports whether sql is DROP TABLE, DROP VIEW or DROP
+// MATERIALIZED VIEW.
 func dropsRelation(sql string) bool {
-	w := words(sql, 2)
-	return len(w) == 2 && w[0] == "DROP" && (w[1] == "TABLE" || w[1] == "VIEW")
+	w := words(sql, 3)
+	if len(w) < 2 || w[0] != "DROP" {
+		return false
+	}
+	return w[1] == "TABLE" || w[1] == "VIEW" || len(w) == 3 && w[1] == "MATERIALIZED" && w[2] == "VIEW"
 }
 
 // createsRelation reports whether sql creates a table or a view.
@@ -124,7 +128,7 @@ func createsRelation(sql string) bool {
 		switch x {
 		case "TABLE", "VIEW":
 			return true
-		case "OR", "REPLACE", "TEMP", "TEMPORARY":
+		case "OR", "REPLACE", "TEMP", "TEMPORARY", "MATERIALIZED":
 		default:
 			return false
 		}
@@ -132,8 +136,9 @@ func createsRelation(sql string) bool {
 	return false
 }
 
-// mayWrite reports whether statement sql may change the rows of a table:
-// anything but creating or dropping an index or creating a view.
+// mayWrite reports whether statement sql may change the rows of a table
+// or a view: anything but creating or dropping an index or creating a
+// view that is not materialized.
 func mayWrite(sql string) bool {
 	w := words(sql, 3)
 	if len(w) >= 2 && w[0] == "CREATE" && (w[1] == "INDEX" || w[1] == "VIEW" || len(w) == 3 && w[1] == "UNIQUE" && w[2] == "INDEX") {

@@ -258,6 +258,8 @@ func TestViewStatementKinds(t *testing.T) {
 		{"DROP TABLE t1", true, false, true},
 		{"drop view if exists v", true, false, true},
 		{"DROP INDEX i", false, false, false},
+		{"DROP MATERIALIZED VIEW m CASCADE", true, false, true},
+		{"CREATE MATERIALIZED VIEW m AS SELECT 1", false, true, true},
 		{"CREATE TABLE t(a INT)", false, true, true},
 		{"CREATE VIEW v AS SELECT 1", false, true, false},
 		{"CREATE OR REPLACE VIEW v AS SELECT 1", false, true, true},
