@@ -13,6 +13,11 @@
 //     too. Readers fail while an error is present (research note I4).
 //   - Source: how a plan's Get reaches a collection (an imported
 //     arrangement, a table's input); supplied by the caller.
+//   - Accumulation: a Reduce whose aggregates are all count(*),
+//     count(column) and sum of an int2/int4 column, non-DISTINCT, kept
+//     as per-group int64 sums (one val per accumulator, its weight in
+//     the diff) so that an update costs the same whatever its group's
+//     size; other reductions use the generic path (accumulationOf).
 //
 // # Invariants
 //

@@ -13,10 +13,17 @@ const (
 	tagError = 1
 )
 
-// reduce arranges the input by the group key and maintains, per group,
-// one output row of the key followed by the aggregates. A group whose
-// aggregates fail to evaluate outputs an error instead of a row.
+// reduce maintains, per group, one output row of the key followed by the
+// aggregates. Aggregates that are all sums and counts (accumulationOf)
+// are kept as accumulations, at a cost per update independent of the
+// group's size; any others make the generic path: the input arranged by
+// the group key and every aggregate recomputed over the changed group. A
+// group whose aggregates fail to evaluate outputs an error instead of a
+// row.
 func (r *renderer) reduce(n expr.Reduce) (Collection, error) {
+	if plan, ok := accumulationOf(n); ok {
+		return r.accumulate(n, plan)
+	}
 	in, err := r.render(n.Input)
 	if err != nil {
 		return Collection{}, err

@@ -195,6 +195,38 @@ func TestRenderMatchesInterpret(t *testing.T) {
 func renderOracle(t *testing.T, workers int, seed uint64) {
 	rng := rand.New(rand.NewPCG(seed, 77))
 	plan := planGen{rng}.plan(4)
+	runOracle(t, rng, workers, plan, oracleInput{
+		times: 6, maxWrites: 6, retractOneIn: 3,
+		table: func() expr.GlobalID { return expr.GlobalID(1 + rng.IntN(2)) },
+		row: func() []repr.Datum {
+			var row []repr.Datum
+			for c := 0; c < 2; c++ {
+				if rng.IntN(5) == 0 {
+					row = append(row, repr.Null)
+				} else {
+					row = append(row, repr.NewInt4(int32(rng.IntN(4))))
+				}
+			}
+			return row
+		},
+	})
+}
+
+// oracleInput says what runOracle writes: at each of times times, up to
+// maxWrites-1 writes, each to a table drawn by table; a write retracts
+// one of the table's rows with probability 1/retractOneIn (when it has
+// one) and inserts a row drawn by row otherwise.
+type oracleInput struct {
+	times, maxWrites, retractOneIn int
+	table                          func() expr.GlobalID
+	row                            func() []repr.Datum
+}
+
+// runOracle renders plan on a simulated network of workers, writes in
+// to its tables, and checks the output at every completed time against
+// expr.Interpret over the tables accumulated there.
+func runOracle(t *testing.T, rng *rand.Rand, workers int, plan expr.Relation, in oracleInput) {
+	t.Helper()
 	if err := expr.Check(plan); err != nil {
 		t.Fatal(err)
 	}
@@ -229,10 +261,9 @@ func renderOracle(t *testing.T, workers int, seed uint64) {
 		t.Fatal(buildErr)
 	}
 	var history []tableUpdate
-	const times = 6
-	for tm := uint64(0); tm < times; tm++ {
-		for i := rng.IntN(6); i > 0; i-- {
-			id := expr.GlobalID(1 + rng.IntN(2))
+	for tm := uint64(0); tm < uint64(in.times); tm++ {
+		for i := rng.IntN(in.maxWrites); i > 0; i-- {
+			id := in.table()
 			var row []repr.Datum
 			// Retract only rows the table holds: a table never has a
 			// negative count.
@@ -249,16 +280,10 @@ func renderOracle(t *testing.T, workers int, seed uint64) {
 				}
 			}
 			diff := int64(1)
-			if len(live) > 0 && rng.IntN(3) == 0 {
+			if len(live) > 0 && rng.IntN(in.retractOneIn) == 0 {
 				row, diff = live[rng.IntN(len(live))].row, -1
 			} else {
-				for c := 0; c < 2; c++ {
-					if rng.IntN(5) == 0 {
-						row = append(row, repr.Null)
-					} else {
-						row = append(row, repr.NewInt4(int32(rng.IntN(4))))
-					}
-				}
+				row = in.row()
 			}
 			history = append(history, tableUpdate{id, row, tm, diff})
 			// A table the plan does not read has no input.

@@ -1,0 +1,217 @@
+package compute
+
+import (
+	"encoding/binary"
+
+	"freshet/arrange"
+	"freshet/dataflow"
+	"freshet/expr"
+	"freshet/repr"
+)
+
+// An accumulator is one int64 a group keeps for an accumulable reduction:
+// the group's rows, one column's non-NULL values, or their sum.
+type accumulator struct {
+	kind accumulatorKind
+	// col is the input column counted or summed; 0 for accRows.
+	col int
+}
+
+type accumulatorKind uint8
+
+const (
+	accRows accumulatorKind = iota
+	accNonNull
+	accSum
+)
+
+// accumulation is how an accumulable Reduce keeps its aggregates: the
+// accumulators every group maintains, and which of them make each
+// aggregate.
+//
+// Invariant: accs[0] is the row counter, which decides whether a group
+// exists; every index in outputs is below len(accs).
+type accumulation struct {
+	accs []accumulator
+	// outputs has one entry per aggregate: the accumulator that is its
+	// value and, for a sum, the non-NULL counter that says whether it is
+	// NULL (-1 for a count, which is never NULL).
+	outputs []accOutput
+}
+
+type accOutput struct {
+	value, nonNull int
+}
+
+// accumulationOf returns how n can be maintained as sums, and reports
+// whether it can: every aggregate is non-DISTINCT and one of count of a
+// non-NULL literal (count(*)), count of a column, or sum of an int2 or
+// int4 column. Such a sum is an int8 that an int64 cannot overflow in
+// practice; other sums (int8 and numeric to numeric, floats) and min/max
+// stay on the generic Reduce, and so do aggregates of expressions, whose
+// evaluation could fail for a row while the generic path fails the group.
+func accumulationOf(n expr.Reduce) (accumulation, bool) {
+	acc := accumulation{accs: []accumulator{{kind: accRows}}}
+	index := func(a accumulator) int {
+		for i, b := range acc.accs {
+			if a == b {
+				return i
+			}
+		}
+		acc.accs = append(acc.accs, a)
+		return len(acc.accs) - 1
+	}
+	types := n.Input.Typ()
+	for _, ag := range n.Aggregates {
+		if ag.Distinct {
+			return accumulation{}, false
+		}
+		switch e := ag.Expr.(type) {
+		case expr.Literal:
+			if ag.Func != expr.Count || e.Value.IsNull() {
+				return accumulation{}, false
+			}
+			acc.outputs = append(acc.outputs, accOutput{value: 0, nonNull: -1})
+		case expr.Column:
+			switch ag.Func {
+			case expr.Count:
+				acc.outputs = append(acc.outputs, accOutput{value: index(accumulator{accNonNull, e.Index}), nonNull: -1})
+			case expr.Sum:
+				if k := types[e.Index].Type.Kind(); k != repr.KindInt2 && k != repr.KindInt4 {
+					return accumulation{}, false
+				}
+				nonNull := index(accumulator{accNonNull, e.Index})
+				acc.outputs = append(acc.outputs, accOutput{value: index(accumulator{accSum, e.Index}), nonNull: nonNull})
+			default:
+				return accumulation{}, false
+			}
+		default:
+			return accumulation{}, false
+		}
+	}
+	if len(acc.accs) > 1<<(8*accIndexLen) {
+		return accumulation{}, false
+	}
+	return acc, true
+}
+
+// accumulate renders an accumulable Reduce (accumulationOf) so that an
+// input update costs O(accumulators), whatever the size of its group:
+// the changed group's Reduce reads one val per accumulator (with its
+// history in the trace's batches), never the group's rows.
+// Each input row becomes, per accumulator, an update (group key,
+// accumulator index) whose diff is the row's diff times its contribution
+// (1 for the row, 1 for a non-NULL value, the value for a sum). Arranged
+// by the group key, the contributions consolidate, per (key, val), to
+// the accumulator's value: the weight rides in the diff, so a group's
+// input holds at most one val per accumulator however many rows it has.
+// A Reduce over those few vals makes the output row: none while the row
+// counter is zero, a count as an int8, a sum as an int8 or NULL while no
+// value is non-NULL.
+//
+// This keeps the generic path's shape (one exchange by group key, one
+// arrangement, one Reduce), so it adds no hop between workers; only the
+// size of a group's input changes. The output rows are those of the
+// generic path (reduce) for inputs that never hold a row a negative
+// number of times.
+func (r *renderer) accumulate(n expr.Reduce, plan accumulation) (Collection, error) {
+	in, err := r.render(n.Input)
+	if err != nil {
+		return Collection{}, err
+	}
+	types := reprTypes(n.Input.Typ())
+	contributions, keyErrs := r.contributions(in, types, n.GroupKey, plan.accs)
+	values := make([]int64, len(plan.accs))
+	out := arrange.Reduce(arrange.Arrange(contributions, "accumulate"), "accumulate", func(_ []byte, input []arrange.ValCount) []arrange.ValCount {
+		clear(values)
+		for _, vc := range input {
+			values[binary.BigEndian.Uint16(vc.Val)] = vc.Count
+		}
+		if values[0] <= 0 {
+			return nil
+		}
+		var p repr.RowPacker
+		for _, o := range plan.outputs {
+			if o.nonNull >= 0 && values[o.nonNull] == 0 {
+				p.PushNull()
+				continue
+			}
+			p.Push(repr.NewInt8(values[o.value]))
+		}
+		return []arrange.ValCount{{Val: append([]byte{tagRow}, p.Finish()...), Count: 1}}
+	})
+	rows, errs := r.flattenTagged(out, "accumulate output", true)
+	return Collection{Rows: rows, Errs: dataflow.Concat(dataflow.Concat(in.Errs, keyErrs, "accumulate key errors"), errs, "accumulate errors")}, nil
+}
+
+// accIndexLen is the length of an accumulator index, the val of a
+// contribution.
+const accIndexLen = 2
+
+// contributions turns each row of c into its contribution to every
+// accumulator of its group: the update (packed group key, accumulator
+// index as accIndexLen bytes big-endian) with the weight in the diff. A
+// row whose key fails to evaluate becomes an error update, as in
+// arrangeBy.
+func (r *renderer) contributions(c Collection, types []repr.Type, keys []expr.Scalar, accs []accumulator) (dataflow.Stream[arrange.Update], dataflow.Stream[arrange.Update]) {
+	// The vals are shared by every update: nothing downstream modifies a
+	// val it receives.
+	indexes := make([][]byte, len(accs))
+	for i := range accs {
+		indexes[i] = binary.BigEndian.AppendUint16(nil, uint16(i))
+	}
+	ob := r.b.NewOperator("accumulate contributions")
+	in := dataflow.NewInput(ob, c.Rows, dataflow.Pipeline[arrange.Update]())
+	out, contribs := dataflow.NewOutput[arrange.Update](ob)
+	errOut, errs := dataflow.NewOutput[arrange.Update](ob)
+	ob.Build(func(_ *dataflow.Operator, caps []*dataflow.Capability) dataflow.Logic {
+		for _, c := range caps {
+			c.Release()
+		}
+		var scratch []repr.Datum
+		var p repr.RowPacker
+		return dataflow.ScheduleFunc(func() {
+			for {
+				t, data, ok := in.Next()
+				if !ok {
+					return
+				}
+				res := make([]arrange.Update, 0, len(data)*len(accs))
+				var bad []arrange.Update
+			rows:
+				for _, u := range data {
+					scratch = decode(u.Key, types, scratch)
+					p.Reset()
+					for _, k := range keys {
+						v, err := k.Eval(scratch)
+						if err != nil {
+							bad = append(bad, errorUpdate(err, u.Time, u.Diff))
+							continue rows
+						}
+						p.Push(v)
+					}
+					// The row's updates share one copy of its key.
+					key := p.Finish()
+					for i, a := range accs {
+						w := int64(1)
+						if a.kind != accRows {
+							v := scratch[a.col]
+							switch {
+							case v.IsNull():
+								w = 0
+							case a.kind == accSum:
+								w = v.Int()
+							}
+						}
+						if w != 0 {
+							res = append(res, arrange.Update{Key: key, Val: indexes[i], Time: u.Time, Diff: u.Diff * w})
+						}
+					}
+				}
+				out.GiveSlice(t, res)
+				errOut.GiveSlice(t, bad)
+			}
+		})
+	})
+	return contribs, errs
+}

@@ -1,0 +1,71 @@
+package compute
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"freshet/arrange"
+	"freshet/dataflow"
+	"freshet/expr"
+	"freshet/repr"
+)
+
+// BenchmarkReduceOneGroup measures one INSERT into a group that already
+// holds rows rows, for SELECT k, count(*), sum(v) GROUP BY k rendered
+// whole (one worker on its own allocator, stepped until quiet, one time
+// step per insert). Kept as accumulations, the step's cost does not grow
+// with the group; a generic Reduce would re-read the group every time.
+func BenchmarkReduceOneGroup(b *testing.B) {
+	types := []expr.ColumnType{{Type: repr.Int4}, {Type: repr.Int4}}
+	plan := expr.Reduce{Input: expr.Get{ID: 1, Types: types}, GroupKey: []expr.Scalar{expr.Column{Index: 0}},
+		Aggregates: []expr.Aggregate{{Func: expr.Count, Expr: expr.Bool(true)}, {Func: expr.Sum, Expr: expr.Column{Index: 1}}}}
+	for _, rows := range []int{10_000, 1_000_000} {
+		b.Run(fmt.Sprintf("rows=%d", rows), func(b *testing.B) {
+			var in *dataflow.InputHandle[arrange.Update]
+			var outputs int
+			w := dataflow.NewWorker(0, dataflow.NewProcessAllocator(1, nil), func(f dataflow.Failure) { b.Fatal(f) })
+			w.Enqueue(dataflow.Command{ID: 1, Build: func(bl *dataflow.Builder) {
+				c, err := Render(bl, plan, func(bl *dataflow.Builder, _ expr.GlobalID) (Collection, error) {
+					h, s := dataflow.NewInputHandle[arrange.Update](bl, "t")
+					in = h
+					return Collection{Rows: s, Errs: empty(bl)}, nil
+				})
+				if err != nil {
+					b.Fatal(err)
+				}
+				dataflow.NewProbe(dataflow.Inspect(c.Rows, "count", func(uint64, arrange.Update) { outputs++ }))
+			}})
+			settle := func() {
+				for w.Step() {
+				}
+			}
+			settle()
+			upds := make([]arrange.Update, rows)
+			for i := range upds {
+				upds[i] = arrange.Update{Key: repr.PackRow(repr.NewInt4(7), repr.NewInt4(int32(i))), Diff: 1}
+			}
+			in.Send(0, upds...)
+			in.Advance(1)
+			settle()
+			outputs = 0
+			b.ResetTimer()
+			start := time.Now()
+			for i := 0; i < b.N; i++ {
+				tm := uint64(i + 1)
+				in.Send(tm, arrange.Update{Key: repr.PackRow(repr.NewInt4(7), repr.NewInt4(1)), Time: tm, Diff: 1})
+				in.Advance(tm + 1)
+				settle()
+			}
+			elapsed := time.Since(start)
+			b.StopTimer()
+			// Each insert retracts the group's row and adds the new one.
+			if outputs != 2*b.N {
+				b.Fatalf("%d output updates for %d inserts", outputs, b.N)
+			}
+			b.ReportMetric(float64(elapsed.Nanoseconds())/float64(b.N)/1e3, "µs/insert")
+			in.Close()
+			settle()
+		})
+	}
+}
