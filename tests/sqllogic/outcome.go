@@ -103,6 +103,18 @@ type FileResult struct {
 // Total returns the counts of statements and queries together.
 func (r *FileResult) Total() Counts { return r.Statements.Add(r.Queries) }
 
+// PassedQueries returns the lines of the query records that passed (not
+// their views): the Candidates of a ViewsBefore run of the same file.
+func (r *FileResult) PassedQueries() map[int]bool {
+	lines := map[int]bool{}
+	for _, rr := range r.Records {
+		if !rr.View && rr.Record.Kind == Query && rr.Outcome == Passed {
+			lines[rr.Record.Line] = true
+		}
+	}
+	return lines
+}
+
 // Failures returns the results of the records that failed.
 func (r *FileResult) Failures() []RecordResult {
 	var out []RecordResult

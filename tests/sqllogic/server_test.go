@@ -61,12 +61,7 @@ func TestFreshetScripts(t *testing.T) {
 			if strings.HasSuffix(file, ".queries.slt") {
 				return
 			}
-			passed := map[int]bool{}
-			for _, rr := range plain.Records {
-				if rr.Record.Kind == Query && rr.Outcome == Passed {
-					passed[rr.Record.Line] = true
-				}
-			}
+			passed := plain.PassedQueries()
 			for _, opts := range []Options{{Views: ViewsBefore, Candidates: passed}, {Views: ViewsAfter}} {
 				res := runScriptFile(t, t.TempDir(), file, opts)
 				if res.Views.Passed != len(passed) {

@@ -192,7 +192,7 @@ func main() {
 				fsum.Error = res.Err.Error()
 				fmt.Printf("%s [%s]: did not run to the end: %v\n", file, m, res.Err)
 			}
-			fsum.passed = passedLines(res)
+			fsum.passed = res.PassedQueries()
 			sum.Files = append(sum.Files, fsum)
 		}
 	}
@@ -225,17 +225,6 @@ func main() {
 		pprof.StopCPUProfile()
 		os.Exit(1)
 	}
-}
-
-// passedLines returns the lines of the queries that passed in res.
-func passedLines(res sqllogic.FileResult) map[int]bool {
-	lines := map[int]bool{}
-	for _, rr := range res.Records {
-		if !rr.View && rr.Record.Kind == sqllogic.Query && rr.Outcome == sqllogic.Passed {
-			lines[rr.Record.Line] = true
-		}
-	}
-	return lines
 }
 
 // passedQueries returns the lines of the queries of file that passed its
