@@ -1,7 +1,7 @@
 // Package sqllogic runs sqllogictest files against a PostgreSQL-wire
-// server: the third-party corpus in <repo>/../shared/sqllogic (described
+// server: the third-party corpus vendored in testdata/corpus (described
 // by its README.md, which this package follows for the format and the
-// rendering rules) and, later, our own .slt files.
+// rendering rules) and our own .slt files in testdata/freshet.
 //
 // Parse turns a file into Records; Run (or RunScript) runs them in order
 // on a DB and returns a FileResult with one outcome per statement and
