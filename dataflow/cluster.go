@@ -157,6 +157,20 @@ func (c *Cluster) Drop(ctx context.Context, id ID) error {
 	return c.await(ctx, done)
 }
 
+// InjectFault fails dataflow id on worker as a panic with value in one of
+// its operators would: the dataflow ends there and the failure is
+// reported on Failures. It is for tests of the failure path above the
+// runtime; an ended or unknown dataflow is left alone.
+func (c *Cluster) InjectFault(ctx context.Context, id ID, worker int, value any) error {
+	if value == nil {
+		value = "injected fault"
+	}
+	c.mu.Lock()
+	done := c.broadcastLocked(Command{ID: id, Fault: value, FaultWorker: worker})
+	c.mu.Unlock()
+	return c.await(ctx, done)
+}
+
 // broadcastLocked queues cmd for every worker and returns a channel closed
 // once all have applied it.
 func (c *Cluster) broadcastLocked(cmd Command) chan struct{} {

@@ -403,3 +403,59 @@ func TestOperatorPanicFailsOnlyItsDataflowOnCluster(t *testing.T) {
 		})
 	}
 }
+
+// TestInjectFaultFailsTheDataflowOnOneWorker checks the fault-injection
+// command that tests above the runtime use: the dataflow fails on the
+// named worker exactly as an operator panic would (reported, ended there
+// with ErrFailed), stays running on the others until it is dropped, and
+// a fault for an ended or unknown dataflow changes nothing.
+func TestInjectFaultFailsTheDataflowOnOneWorker(t *testing.T) {
+	const workers = 2
+	c := NewCluster(Config{Workers: workers})
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	probes := make([]*Probe, workers)
+	id, err := c.Build(ctx, 0, func(b *Builder) {
+		_, s := NewInputHandle[int](b, "in")
+		probes[b.Index()] = NewProbe(s)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.InjectFault(ctx, id, 1, "boom"); err != nil {
+		t.Fatal(err)
+	}
+	var f Failure
+	select {
+	case f = <-c.Failures():
+	case <-ctx.Done():
+		t.Fatal("no failure reported")
+	}
+	if f.Dataflow != id || f.Worker != 1 || f.Value != "boom" || f.Operator != "(injected fault)" {
+		t.Fatalf("failure %+v, want dataflow %d on worker 1 with value boom", f, id)
+	}
+	if _, err := probes[1].Frontier(); !errors.Is(err, ErrFailed) {
+		t.Fatalf("worker 1's probe: %v, want ErrFailed", err)
+	}
+	if _, err := probes[0].Frontier(); err != nil {
+		t.Fatalf("worker 0's probe: %v, want the dataflow still running there", err)
+	}
+	if err := c.Drop(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.InjectFault(ctx, id, 0, "late"); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.InjectFault(ctx, id+100, 0, "unknown"); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case f := <-c.Failures():
+		t.Fatalf("a fault for an ended or unknown dataflow was reported: %+v", f)
+	default:
+	}
+	if s := c.Stats(); s.Running != 0 || s.Failed != 1 {
+		t.Fatalf("stats %+v, want nothing running and one failure", s)
+	}
+}

@@ -84,6 +84,12 @@ type Command struct {
 	ID    ID
 	// Start is the initial time of a dataflow to build.
 	Start uint64
+	// Fault, if set, makes the command a fault injection: dataflow ID
+	// fails on worker FaultWorker exactly as a panic with this value in
+	// one of its operators would make it fail. Tests use it to check the
+	// failure path end to end; Build and Start are ignored.
+	Fault       any
+	FaultWorker int
 	// Done, if set, is called on the worker's goroutine once applied.
 	Done func()
 }
@@ -399,6 +405,12 @@ func (w *Worker) route(m Message) {
 
 // apply carries out one command.
 func (w *Worker) apply(c Command) {
+	if c.Fault != nil {
+		if df := w.live[c.ID]; df != nil && w.index == c.FaultWorker && !df.failed {
+			w.fail(df, "(injected fault)", c.Fault, nil)
+		}
+		return
+	}
 	if c.Build == nil {
 		w.drop(c.ID)
 		return
