@@ -69,11 +69,11 @@ func (r *Registry) Import(b *dataflow.Builder, id GlobalID, name string) (*Arran
 	importer := b.ID()
 	b.OnRelease(func(dataflow.Reason) {
 		src.lease.Close()
-		for i, l := range s.listeners {
-			if l == src {
-				s.listeners = append(s.listeners[:i], s.listeners[i+1:]...)
-				break
-			}
+		// slices.Delete clears the vacated slot: a plain append would
+		// leave the last element's old slot pointing at a source, and
+		// through it at an ended dataflow's whole graph.
+		if i := slices.Index(s.listeners, src); i >= 0 {
+			s.listeners = slices.Delete(s.listeners, i, i+1)
 		}
 		r.mu.Lock()
 		idle := false

@@ -261,6 +261,27 @@ func (r *Registry) Importers(id GlobalID) []dataflow.ID {
 	return ids
 }
 
+// ImportersOf returns the dataflows other than d that import any
+// arrangement d exports, in increasing order: the dataflows that must go
+// before d may be dropped.
+func (r *Registry) ImportersOf(d dataflow.ID) []dataflow.ID {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var ids []dataflow.ID
+	for _, e := range r.mu.exports {
+		if e.exporter != d {
+			continue
+		}
+		for imp, n := range e.importers {
+			if n > 0 && imp != d && !slices.Contains(ids, imp) {
+				ids = append(ids, imp)
+			}
+		}
+	}
+	slices.Sort(ids)
+	return ids
+}
+
 // CheckDrop refuses the drop of dataflow id while any arrangement it
 // exports has importers other than itself, naming them. The caller drops
 // importers first (CASCADE), so the runtime never tears down state that

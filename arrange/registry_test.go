@@ -4,8 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"testing"
+	"weak"
 
 	"freshet/dataflow"
 )
@@ -601,5 +603,60 @@ func TestRandomImporterDrops(t *testing.T) {
 				}
 			})
 		})
+	}
+}
+
+// TestDroppedImporterIsUnreachable checks claim 14 of the lifecycle
+// through the registry: once an importing dataflow is dropped, nothing
+// the exporter keeps (its shards' listener lists) still reaches the
+// importer's source, and through it the importer's graph. The last
+// listener of a list is the case a careless removal leaves behind in the
+// list's backing array.
+func TestDroppedImporterIsUnreachable(t *testing.T) {
+	for _, w := range []int{1, 2} {
+		for _, victim := range []string{"first", "last"} {
+			t.Run(fmt.Sprintf("W=%d/%s", w, victim), func(t *testing.T) {
+				forSeeds(t, 3, func(t *testing.T, rng *rand.Rand) {
+					sim, reg := newSim(rng, w)
+					e := buildExporter(t, sim, reg, 5)
+					e.step(rng, 20)
+					a := buildImporter(t, sim, reg, 5, 0, false)
+					b := buildImporter(t, sim, reg, 5, 0, false)
+					e.step(rng, 20)
+					settle(t, sim, func() bool { return a.passed(e.now-1) && b.passed(e.now-1) })
+					drop, keep := a, b
+					pos := 0
+					if victim == "last" {
+						drop, keep, pos = b, a, 1
+					}
+					var gone []weak.Pointer[importSource]
+					reg.mu.Lock()
+					for _, s := range reg.mu.exports[5].shards {
+						if len(s.listeners) != 2 {
+							reg.mu.Unlock()
+							t.Fatalf("%d listeners on a shard, want 2", len(s.listeners))
+						}
+						gone = append(gone, weak.Make(s.listeners[pos]))
+					}
+					reg.mu.Unlock()
+					if err := sim.Drop(drop.id); err != nil {
+						t.Fatal(err)
+					}
+					settle(t, sim, func() bool { return sim.Stats().Running == int64(2*w) })
+					e.step(rng, 20)
+					settle(t, sim, func() bool { return keep.passed(e.now - 1) })
+					drop = nil
+					a, b = nil, nil
+					runtime.GC()
+					runtime.GC()
+					for i, p := range gone {
+						if p.Value() != nil {
+							t.Fatalf("worker %d: the dropped importer's source is still reachable", i)
+						}
+					}
+					keep.check(t, e, e.now-1)
+				})
+			})
+		}
 	}
 }
