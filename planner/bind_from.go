@@ -163,6 +163,7 @@ func (b *binder) bindRangeVar(rv *pg.RangeVar) (hrel, []scopeItem, error) {
 // readRelation returns the relation that reading a catalog relation
 // reads: a Get, or a view's definition inlined.
 func (b *binder) readRelation(r Relation) (hrel, error) {
+	b.noteRead(r)
 	if r.Kind != KindView {
 		ts := make([]expr.ColumnType, len(r.Columns))
 		for i, c := range r.Columns {
@@ -182,7 +183,7 @@ func (b *binder) readRelation(r Relation) (hrel, error) {
 	}
 	// The definition is bound on its own: no enclosing scope, no CTEs of
 	// the reading query, and its own text for positions.
-	vb := &binder{cat: b.cat, sql: r.SQL, viewDepth: b.viewDepth + 1}
+	vb := &binder{cat: b.cat, sql: r.SQL, viewDepth: b.viewDepth + 1, reads: b.reads}
 	q, err := vb.bindQuery(stmts.Stmts[0].Stmt.GetSelectStmt(), nil)
 	if err != nil {
 		return nil, err

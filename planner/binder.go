@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"freshet/expr"
 	"freshet/repr"
 	"freshet/sqlerr"
 )
@@ -19,6 +20,28 @@ type binder struct {
 	ctes []cte
 	// viewDepth counts views being inlined, to stop a cycle.
 	viewDepth int
+	// reads collects every catalog relation the statement reads, views
+	// that are inlined and the relations inside them included; a view
+	// definition's binder shares its reader's. Never nil.
+	reads *[]Read
+}
+
+// Read is a catalog relation a statement reads: what a view or index
+// made from the statement depends on.
+type Read struct {
+	ID   expr.GlobalID
+	Name QualifiedName
+	Kind RelationKind
+}
+
+// noteRead records that the statement reads r, once.
+func (b *binder) noteRead(r Relation) {
+	for _, x := range *b.reads {
+		if x.ID == r.ID {
+			return
+		}
+	}
+	*b.reads = append(*b.reads, Read{ID: r.ID, Name: r.Name, Kind: r.Kind})
 }
 
 // cte is a WITH query bound to a name.
@@ -29,7 +52,7 @@ type cte struct {
 }
 
 func newBinder(cat Catalog, sql string, params []repr.Type) *binder {
-	return &binder{cat: cat, sql: sql, params: append([]repr.Type(nil), params...)}
+	return &binder{cat: cat, sql: sql, params: append([]repr.Type(nil), params...), reads: new([]Read)}
 }
 
 // param returns $n as a scalar of the type known so far.

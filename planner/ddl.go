@@ -159,7 +159,7 @@ func (p *planner) createView(vs *pg.ViewStmt) (Statement, error) {
 	if err != nil {
 		return nil, sqlerr.Wrap(err, sqlerr.InternalError)
 	}
-	return &CreateView{Name: qualifiedName(vs.View), Plan: plan, Columns: cols, OrReplace: vs.Replace, Query: query}, nil
+	return &CreateView{Name: qualifiedName(vs.View), Plan: plan, Columns: cols, OrReplace: vs.Replace, Query: query, Reads: *p.b.reads}, nil
 }
 
 func (p *planner) createTableAs(c *pg.CreateTableAsStmt) (Statement, error) {
@@ -182,7 +182,7 @@ func (p *planner) createTableAs(c *pg.CreateTableAsStmt) (Statement, error) {
 		return nil, sqlerr.Wrap(err, sqlerr.InternalError)
 	}
 	return &CreateView{Name: qualifiedName(c.Into.Rel), Plan: plan, Columns: cols, Materialized: true,
-		IfNotExists: c.IfNotExists, Query: query}, nil
+		IfNotExists: c.IfNotExists, Query: query, Reads: *p.b.reads}, nil
 }
 
 func (p *planner) createIndex(is *pg.IndexStmt) (Statement, error) {

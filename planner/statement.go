@@ -95,6 +95,9 @@ type CreateView struct {
 	// Query is the defining query as SQL, for the catalog to keep and to
 	// return as Relation.SQL.
 	Query string
+	// Reads are the catalog relations the definition reads, the views it
+	// inlines and what they read included: the view's dependencies.
+	Reads []Read
 }
 
 // CreateIndex is CREATE INDEX.

@@ -386,7 +386,11 @@ func renderStatement(s Statement) string {
 		if s.OrReplace {
 			b.WriteString(" or replace")
 		}
-		fmt.Fprintf(&b, "\ncolumns: %s\nquery: %s\n%s", renderColumns(s.Columns), s.Query, expr.Explain(s.Plan))
+		fmt.Fprintf(&b, "\ncolumns: %s\nquery: %s\nreads:", renderColumns(s.Columns), s.Query)
+		for _, r := range s.Reads {
+			fmt.Fprintf(&b, " %s %s (%s)", r.Kind, r.Name, r.ID)
+		}
+		fmt.Fprintf(&b, "\n%s", expr.Explain(s.Plan))
 	case *CreateIndex:
 		fmt.Fprintf(&b, "create index %s on %s (%s %s) keys %v unique=%v if_not_exists=%v", s.Name, s.On, s.OnKind, s.OnID, s.Keys, s.Unique, s.IfNotExists)
 	case *Copy:
