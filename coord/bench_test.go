@@ -41,7 +41,7 @@ func BenchmarkFreshness(b *testing.B) {
 			}
 			mv := &catalog.Object{Kind: catalog.MaterializedView, Name: "m", Database: catalog.DefaultDatabase, Schema: catalog.DefaultSchema,
 				DependsOn: []uint64{tb.ID}, Columns: []catalog.Column{{Name: "k", Type: repr.Int4}, {Name: "sum", Type: repr.Int8}}}
-			if err := e.CreateMaterializedView(ctx, mv, sumByKey(tb)); err != nil {
+			if err := e.CreateMaterializedView(ctx, mv, sumByKey(tb), nil); err != nil {
 				b.Fatal(err)
 			}
 			// One point lookup per iteration keeps the read small: a

@@ -88,9 +88,10 @@ func (s *Session) copyFrom(ctx context.Context, st *planner.Copy, w pgwire.Write
 			return result{}, err
 		}
 		s.tx.writes = append(s.tx.writes, writes...)
+		s.tx.noteName(uint64(st.Table.ID), st.Table.Name.Name)
 	} else if len(writes) > 0 {
 		if _, err := s.engine.Write(ctx, writes); err != nil {
-			return result{}, err
+			return result{}, namedTableError(err, map[uint64]string{uint64(st.Table.ID): st.Table.Name.Name})
 		}
 	}
 	return result{tag: fmt.Sprintf("COPY %d", len(writes))}, nil

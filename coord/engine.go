@@ -3,7 +3,6 @@ package coord
 import (
 	"context"
 	"encoding/binary"
-	"fmt"
 	"log/slog"
 	"runtime"
 	"slices"
@@ -38,6 +37,9 @@ type Config struct {
 	// NoPeek makes every read build a dataflow, even one a peek could
 	// answer (tests compare the two).
 	NoPeek bool
+	// FaultInjection enables SET freshet_inject_fault (see InjectFault),
+	// for tests that drive the failure path over SQL. Never in production.
+	FaultInjection bool
 }
 
 // Engine runs the SQL server's state: the catalog, durable storage, the
@@ -53,6 +55,8 @@ type Engine struct {
 	ownStore bool
 	workers  int
 	noPeek   bool
+	// faultInjection is Config.FaultInjection.
+	faultInjection bool
 	// clockSeen is the latest time Clock returned.
 	clockSeen atomic.Uint64
 	// closed ends the failure watcher.
@@ -81,6 +85,11 @@ type Engine struct {
 	compacted uint64
 	tables    map[uint64]*table
 	dataflows map[uint64]dataflow.ID
+	// retired are the dataflows of indexes dropped while other dataflows
+	// still import them, by dataflow: they left the catalog, keep
+	// serving (and compacting for) their importers, and are dropped when
+	// the last one goes.
+	retired map[dataflow.ID]*retiredIndex
 	// readsMu guards reads: the transient reads in flight, so that a
 	// DROP can end the ones that read what it drops.
 	readsMu sync.Mutex
@@ -88,6 +97,10 @@ type Engine struct {
 	// dropping marks the collections a DROP is removing, with the error
 	// a read of them gets.
 	dropping map[uint64]error
+	// failed marks the catalog objects whose dataflows failed (or could
+	// not be built at restart), with the error a read of them gets; see
+	// handleFailure.
+	failed map[uint64]error
 	// idxMu guards indexes and viewIndex, which build functions read on
 	// worker goroutines while mu is held by the builder's caller. indexes
 	// maps each index's id to the relation it is on; a view's first index
@@ -137,35 +150,31 @@ func Open(ctx context.Context, cfg Config, rebuild func(e *Engine, o *catalog.Ob
 		clock = func() uint64 { return uint64(time.Now().UnixMilli()) }
 	}
 	e := &Engine{
-		log:       log,
-		cluster:   dataflow.NewCluster(dataflow.Config{Workers: workers}),
-		reg:       arrange.NewRegistry(workers),
-		store:     store,
-		ownStore:  own,
-		workers:   workers,
-		noPeek:    cfg.NoPeek,
-		tables:    map[uint64]*table{},
-		dataflows: map[uint64]dataflow.ID{},
-		defaults:  map[uint64][]expr.Scalar{},
-		keys:      map[uint64]*tableKeys{},
-		indexes:   map[uint64]uint64{},
-		viewIndex: map[uint64]uint64{},
-		reads:     map[*inflightRead]struct{}{},
-		dropping:  map[uint64]error{},
-		lastWrite: map[uint64]uint64{},
-		holds:     map[uint64]int{},
+		log:            log,
+		cluster:        dataflow.NewCluster(dataflow.Config{Workers: workers}),
+		reg:            arrange.NewRegistry(workers),
+		store:          store,
+		ownStore:       own,
+		workers:        workers,
+		noPeek:         cfg.NoPeek,
+		faultInjection: cfg.FaultInjection,
+		tables:         map[uint64]*table{},
+		dataflows:      map[uint64]dataflow.ID{},
+		retired:        map[dataflow.ID]*retiredIndex{},
+		defaults:       map[uint64][]expr.Scalar{},
+		keys:           map[uint64]*tableKeys{},
+		indexes:        map[uint64]uint64{},
+		viewIndex:      map[uint64]uint64{},
+		reads:          map[*inflightRead]struct{}{},
+		dropping:       map[uint64]error{},
+		failed:         map[uint64]error{},
+		lastWrite:      map[uint64]uint64{},
+		holds:          map[uint64]int{},
 	}
 	e.closed = make(chan struct{})
 	e.cluster.SetDropGuard(e.reg.CheckDrop)
-	// A retired index's dataflow goes when its last importer does. The
-	// callback runs on a worker's goroutine, so the drop runs elsewhere.
-	e.reg.SetOnIdle(func(d dataflow.ID) {
-		go func() {
-			if err := e.cluster.Drop(context.Background(), d); err != nil {
-				e.log.Warn("dropping a retired index", "dataflow", d, "error", err)
-			}
-		}()
-	})
+	// A retired index's dataflow goes when its last importer does.
+	e.reg.SetOnIdle(e.onRetiredIdle)
 	go e.watchFailures()
 	upper, err := store.LoadTimestampUpper()
 	if err != nil {
@@ -220,11 +229,19 @@ func (e *Engine) load(ctx context.Context, rebuild func(*Engine, *catalog.Object
 			if rebuild == nil {
 				return sqlerr.AssertionFailedf("no planner to rebuild %s %s", o.Kind, o.Name)
 			}
-			e.mu.Unlock()
-			err := rebuild(e, o)
-			e.mu.Lock()
+			var err error
+			if err = e.failedErr(o.DependsOn); err == nil {
+				e.mu.Unlock()
+				err = rebuild(e, o)
+				e.mu.Lock()
+			}
 			if err != nil {
-				return fmt.Errorf("rebuilding %s %s: %w", o.Kind, o.Name, err)
+				// The server starts whatever one object's definition
+				// does: the object stays, marked failed, and says why
+				// when it is read; DROP removes it.
+				err = sqlerr.New(sqlerr.ObjectNotInPrerequisiteState, "%s %q could not be rebuilt at startup: %s", o.Kind, o.Name, sqlerr.From(err).Message)
+				e.log.Error("rebuilding an object failed; it is marked failed", "object", o.Name, "kind", o.Kind.String(), "error", err)
+				e.markFailed(o, err)
 			}
 		}
 	}
@@ -236,23 +253,6 @@ func (e *Engine) Catalog(f func(c *catalog.Catalog) error) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return f(e.cat)
-}
-
-// watchFailures drops every dataflow that failed on some worker, on
-// every worker, so a failure stays contained.
-func (e *Engine) watchFailures() {
-	for {
-		var f dataflow.Failure
-		select {
-		case f = <-e.cluster.Failures():
-		case <-e.closed:
-			return
-		}
-		e.log.Error("dataflow failed", "dataflow", f.Dataflow, "worker", f.Worker, "operator", f.Operator, "error", fmt.Sprint(f.Value))
-		if err := e.cluster.Drop(context.Background(), f.Dataflow); err != nil {
-			e.log.Warn("dropping a failed dataflow", "dataflow", f.Dataflow, "error", err)
-		}
-	}
 }
 
 // Close stops the cluster and closes storage.
@@ -406,9 +406,12 @@ func (e *Engine) defaultOf(id uint64, i int) expr.Scalar {
 
 // CreateView adds a view that is not materialized: a name for a query,
 // planned again wherever it is read, with no dataflow of its own.
-func (e *Engine) CreateView(ctx context.Context, o *catalog.Object) error {
+func (e *Engine) CreateView(ctx context.Context, o *catalog.Object, names map[uint64]string) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	if err := e.checkDependsLocked(o, names); err != nil {
+		return err
+	}
 	if _, err := e.cat.Create(o); err != nil {
 		return err
 	}
@@ -424,9 +427,12 @@ func (e *Engine) CreateView(ctx context.Context, o *catalog.Object) error {
 // the index's id, for later dataflows to import. A unique index (o.Unique)
 // is also a unique key of its table from then on; if the table's rows
 // already repeat a key value it fails with 23505 and adds nothing.
-func (e *Engine) CreateIndex(ctx context.Context, o *catalog.Object, on expr.Relation, keys []expr.Scalar) error {
+func (e *Engine) CreateIndex(ctx context.Context, o *catalog.Object, on expr.Relation, keys []expr.Scalar, onName string) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	if err := e.checkDependsLocked(o, map[uint64]string{o.On: onName}); err != nil {
+		return err
+	}
 	if t := e.cat.Get(o.On); o.Unique && t != nil {
 		// The key is counted from the table's log, which must hold every
 		// write that has a timestamp; mu is then held until the key is
@@ -453,6 +459,26 @@ func (e *Engine) CreateIndex(ctx context.Context, o *catalog.Object, on expr.Rel
 		return e.undoCreateLocked(ctx, o, err)
 	}
 	return nil
+}
+
+// checkDependsLocked checks, as a create commits, that everything o was
+// planned over still exists and has not failed: the plan was made without
+// the engine's lock, and a DROP may have committed since. names names
+// o's dependencies for the error.
+func (e *Engine) checkDependsLocked(o *catalog.Object, names map[uint64]string) error {
+	deps := o.DependsOn
+	if o.On != 0 && !slices.Contains(deps, o.On) {
+		deps = append(slices.Clone(deps), o.On)
+	}
+	for _, id := range deps {
+		if e.cat.Get(id) == nil {
+			if n, ok := names[id]; ok {
+				return sqlerr.New(sqlerr.UndefinedTable, "relation %q does not exist", n)
+			}
+			return sqlerr.New(sqlerr.UndefinedTable, "a relation that %q reads was dropped while it was being created", o.Name)
+		}
+	}
+	return e.failedErr(deps)
 }
 
 // RebuildIndex starts the dataflow of an index loaded from the catalog.
@@ -723,6 +749,12 @@ func (e *Engine) allowCompactionLocked() {
 		e.reg.AllowCompaction(arrange.GlobalID(id), frontier)
 		e.reg.AllowCompaction(compute.ErrorsID(expr.GlobalID(id)), frontier)
 	}
+	// A retired index still serves its importers, and compacts as any
+	// export does: its importers' own leases hold what they read.
+	for _, r := range e.retired {
+		e.reg.AllowCompaction(arrange.GlobalID(r.id), frontier)
+		e.reg.AllowCompaction(compute.ErrorsID(expr.GlobalID(r.id)), frontier)
+	}
 }
 
 // Clock returns the oracle clock's current time, in milliseconds since
@@ -762,6 +794,13 @@ func (e *Engine) Read(ctx context.Context, plan expr.Relation, ts uint64) (expr.
 			cancel(nil)
 			return nil, err
 		}
+	}
+	// A read of a failed object (or of anything over one) ends at once
+	// with the failure.
+	if err := e.failedErrLocked(read.deps); err != nil {
+		e.readsMu.Unlock()
+		cancel(nil)
+		return nil, err
 	}
 	e.reads[read] = struct{}{}
 	e.readsMu.Unlock()
@@ -983,36 +1022,6 @@ type inflightRead struct {
 	done   chan struct{}
 }
 
-// endReadsOf ends the reads in flight that import object o, with an
-// error that says why, and waits until their dataflows are gone.
-func (e *Engine) endReadsOf(o *catalog.Object) {
-	err := sqlerr.New(sqlerr.QueryCanceled, "query could not complete because %s %q was dropped", o.Kind, o.Name)
-	e.readsMu.Lock()
-	// From here on no new read of o registers (see Read); the drop
-	// clears the mark when it is done.
-	e.dropping[o.ID] = err
-	var victims []*inflightRead
-	for r := range e.reads {
-		if slices.Contains(r.deps, o.ID) {
-			victims = append(victims, r)
-		}
-	}
-	e.readsMu.Unlock()
-	for _, r := range victims {
-		r.cancel(err)
-		<-r.done
-	}
-}
-
-// doneDropping clears the marks endReadsOf set for objs.
-func (e *Engine) doneDropping(objs []*catalog.Object) {
-	e.readsMu.Lock()
-	defer e.readsMu.Unlock()
-	for _, o := range objs {
-		delete(e.dropping, o.ID)
-	}
-}
-
 // dependencies lists the collections a plan imports.
 func dependencies(plan expr.Relation) []uint64 {
 	var ids []uint64
@@ -1048,9 +1057,12 @@ func canceled(err error) error {
 
 // CreateMaterializedView adds o and starts the dataflow that maintains
 // plan and exports it under o's id.
-func (e *Engine) CreateMaterializedView(ctx context.Context, o *catalog.Object, plan expr.Relation) error {
+func (e *Engine) CreateMaterializedView(ctx context.Context, o *catalog.Object, plan expr.Relation, names map[uint64]string) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	if err := e.checkDependsLocked(o, names); err != nil {
+		return err
+	}
 	if _, err := e.cat.Create(o); err != nil {
 		return err
 	}
@@ -1104,59 +1116,6 @@ func (e *Engine) buildExportLocked(ctx context.Context, o *catalog.Object, build
 		}
 	}
 	e.dataflows[o.ID] = id
-	return nil
-}
-
-// Drop removes the objects of plan, dependents first: their dataflows
-// on every worker, then their catalog records and table logs, durably.
-func (e *Engine) Drop(ctx context.Context, plan *catalog.DropPlan) error {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	// A write that took its timestamp before this drop must be durable
-	// and fed before the table's log is deleted, or it could land in the
-	// deleted log.
-	for e.pendingWriteTo(plan.Objects) {
-		e.fedCond.Wait()
-	}
-	defer e.doneDropping(plan.Objects)
-	for _, o := range plan.Objects {
-		id, ok := e.dataflows[o.ID]
-		if !ok {
-			continue
-		}
-		// A SELECT reading what is dropped ends with a clear error, never
-		// a partial result, and its dataflow goes before the drop.
-		e.endReadsOf(o)
-		if err := e.cluster.Drop(context.WithoutCancel(ctx), id); err != nil {
-			if o.Kind != catalog.Index {
-				return sqlerr.Wrapf(err, sqlerr.ObjectInUse, "cannot drop %s %s now", o.Kind, o.Name)
-			}
-			// An index that a dataflow still imports leaves the catalog
-			// now; its dataflow stays until the last importer is gone
-			// (the registry's idle callback drops it then).
-			e.reg.Retire(compute.ErrorsID(expr.GlobalID(o.ID)))
-			if d, idle := e.reg.Retire(arrange.GlobalID(o.ID)); idle {
-				if err := e.cluster.Drop(ctx, d); err != nil {
-					return err
-				}
-			}
-		}
-		if o.Kind == catalog.Index {
-			// Only now: a read that still took the index for a view
-			// finds it dropped or retired, never read as the view.
-			e.forgetIndex(o)
-		}
-		delete(e.dataflows, o.ID)
-		delete(e.tables, o.ID)
-		delete(e.defaults, o.ID)
-	}
-	if err := e.persistCatalog(ctx, nil, plan.Objects); err != nil {
-		return err
-	}
-	for _, o := range plan.Objects {
-		e.forgetKeysLocked(o)
-	}
-	e.cat.Remove(plan.Objects)
 	return nil
 }
 

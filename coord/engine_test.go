@@ -62,7 +62,7 @@ func TestEngineTablesViewsRestart(t *testing.T) {
 	}
 	mv := &catalog.Object{Kind: catalog.MaterializedView, Name: "m", Database: catalog.DefaultDatabase, Schema: catalog.DefaultSchema,
 		DependsOn: []uint64{tb.ID}, Columns: []catalog.Column{{Name: "k", Type: repr.Int4}, {Name: "sum", Type: repr.Int8}}}
-	if err := e.CreateMaterializedView(ctx, mv, sumByKey(tb)); err != nil {
+	if err := e.CreateMaterializedView(ctx, mv, sumByKey(tb), nil); err != nil {
 		t.Fatal(err)
 	}
 	readMV := func(e *Engine) string {
@@ -83,7 +83,6 @@ func TestEngineTablesViewsRestart(t *testing.T) {
 		t.Fatalf("view after write: %s", got)
 	}
 	// Dropping the table without CASCADE is refused; the view depends on it.
-	var plan *catalog.DropPlan
 	e.Catalog(func(c *catalog.Catalog) error {
 		_, err := c.PlanDrop(catalog.Table, tb, false)
 		if sqlerr.Code(err) != sqlerr.DependentObjectsStillExist {
@@ -112,11 +111,7 @@ func TestEngineTablesViewsRestart(t *testing.T) {
 	if got := readMV(e); got != "(1,5)x1 (2,8)x1 (3,1)x1 " {
 		t.Fatalf("view after restart and write: %s", got)
 	}
-	e.Catalog(func(c *catalog.Catalog) error {
-		plan, err = c.PlanDrop(catalog.Table, tb, true)
-		return err
-	})
-	if err := e.Drop(ctx, plan); err != nil {
+	if _, err := e.Drop(ctx, func(c *catalog.Catalog) (*catalog.DropPlan, error) { return c.PlanDrop(catalog.Table, tb, true) }); err != nil {
 		t.Fatal(err)
 	}
 	if st := e.Stats(); st.Running != 0 {
@@ -185,12 +180,7 @@ func TestDropEndsReadsInFlight(t *testing.T) {
 		}
 		time.Sleep(time.Millisecond)
 	}
-	var plan *catalog.DropPlan
-	e.Catalog(func(c *catalog.Catalog) error {
-		plan, err = c.PlanDrop(catalog.Table, tb, false)
-		return err
-	})
-	if err := e.Drop(ctx, plan); err != nil {
+	if _, err := e.Drop(ctx, func(c *catalog.Catalog) (*catalog.DropPlan, error) { return c.PlanDrop(catalog.Table, tb, false) }); err != nil {
 		t.Fatalf("drop with a read in flight: %v", err)
 	}
 	err = <-result
@@ -281,7 +271,7 @@ func TestPeekMatchesDataflow(t *testing.T) {
 	get := expr.Get{ID: expr.GlobalID(tb.ID), Types: tb.ColumnTypes()}
 	mv := &catalog.Object{Kind: catalog.MaterializedView, Name: "m", Database: catalog.DefaultDatabase, Schema: catalog.DefaultSchema,
 		DependsOn: []uint64{tb.ID}, Columns: []catalog.Column{{Name: "k", Type: repr.Int4}, {Name: "sum", Type: repr.Int8}}}
-	if err := e.CreateMaterializedView(ctx, mv, sumByKey(tb)); err != nil {
+	if err := e.CreateMaterializedView(ctx, mv, sumByKey(tb), nil); err != nil {
 		t.Fatal(err)
 	}
 	mvGet := expr.Get{ID: expr.GlobalID(mv.ID), Types: mv.ColumnTypes()}
@@ -338,12 +328,7 @@ func TestObjectIDsNotReusedAfterRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.Write(ctx, []TableWrite{{tb.ID, row(1, 1), 1}})
-	var plan *catalog.DropPlan
-	e.Catalog(func(c *catalog.Catalog) error {
-		plan, err = c.PlanDrop(catalog.Table, tb, false)
-		return err
-	})
-	if err := e.Drop(ctx, plan); err != nil {
+	if _, err := e.Drop(ctx, func(c *catalog.Catalog) (*catalog.DropPlan, error) { return c.PlanDrop(catalog.Table, tb, false) }); err != nil {
 		t.Fatal(err)
 	}
 	e.Close()

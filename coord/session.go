@@ -56,6 +56,8 @@ type transaction struct {
 	// the block read after its read time, and reading what the block
 	// itself wrote is refused (its writes are not visible before COMMIT).
 	read, written map[uint64]bool
+	// names are the names of the tables the block writes, for errors.
+	names map[uint64]string
 }
 
 // commitWrites applies a block's buffered writes at one time, unless a
@@ -75,7 +77,7 @@ func (s *Session) commitWrites(ctx context.Context) error {
 		return sqlerr.New(sqlerr.SerializationFailure, "could not serialize access due to concurrent update")
 	}
 	_, err := e.Write(ctx, s.tx.writes)
-	return err
+	return namedTableError(err, s.tx.names)
 }
 
 // checkOwnWrites refuses, in a transaction block, a read of a table the
@@ -273,6 +275,9 @@ func (s *Session) execute(ctx context.Context, st planner.Statement, w pgwire.Wr
 	case *planner.DropDatabase:
 		return s.dropDatabase(ctx, st, w)
 	case *planner.Set:
+		if st.Name == faultSetting {
+			return result{tag: "SET"}, s.injectFault(ctx, st.Value)
+		}
 		s.params[st.Name] = st.Value
 		return result{tag: "SET"}, nil
 	case *planner.Reset:
@@ -483,63 +488,32 @@ func (s *Session) createView(ctx context.Context, st *planner.CreateView, w pgwi
 		kind = catalog.MaterializedView
 	}
 	o := s.objectFor(kind, st.Name, st.Columns, st.Query)
-	for _, id := range append(dependencies(st.Plan), s.viewDependencies(st.Query)...) {
+	// The view depends on every relation its definition reads, as the
+	// planner recorded them; the engine checks, when it commits the
+	// view, that they all still exist.
+	names := map[uint64]string{}
+	for _, r := range st.Reads {
+		id := uint64(r.ID)
 		// Reading a view through its index depends on the view.
 		if on, ok := s.engine.indexedRelation(id); ok {
 			id = on
 		}
 		if !slices.Contains(o.DependsOn, id) {
 			o.DependsOn = append(o.DependsOn, id)
+			names[id] = r.Name.Name
 		}
 	}
 	var err error
 	if st.Materialized {
-		err = s.engine.CreateMaterializedView(ctx, o, st.Plan)
+		err = s.engine.CreateMaterializedView(ctx, o, st.Plan, names)
 	} else {
-		err = s.engine.CreateView(ctx, o)
+		err = s.engine.CreateView(ctx, o, names)
 	}
 	if err != nil && st.IfNotExists && sqlerr.Code(err) == sqlerr.DuplicateTable {
 		w.Notice(sqlerr.New(sqlerr.DuplicateTable, "relation %q already exists, skipping", st.Name.Name).WithSeverity(sqlerr.SeverityNotice))
 		err = nil
 	}
 	return result{tag: st.Tag()}, err
-}
-
-// viewDependencies finds the (non-materialized) views a query names:
-// they are inlined into the plan, so the plan's Gets do not show them.
-func (s *Session) viewDependencies(query string) []uint64 {
-	var ids []uint64
-	s.engine.Catalog(func(c *catalog.Catalog) error {
-		for _, o := range c.Objects() {
-			if o.Kind == catalog.View && o.Database == s.database && mentions(query, o.Name) {
-				ids = append(ids, o.ID)
-			}
-		}
-		return nil
-	})
-	return ids
-}
-
-// mentions reports whether name occurs in query as a whole word.
-func mentions(query, name string) bool {
-	q := strings.ToLower(query)
-	for i := 0; ; {
-		j := strings.Index(q[i:], name)
-		if j < 0 {
-			return false
-		}
-		j += i
-		before := j == 0 || !isIdent(q[j-1])
-		after := j+len(name) == len(q) || !isIdent(q[j+len(name)])
-		if before && after {
-			return true
-		}
-		i = j + 1
-	}
-}
-
-func isIdent(c byte) bool {
-	return c == '_' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c >= 'A' && c <= 'Z'
 }
 
 func (s *Session) createIndex(ctx context.Context, st *planner.CreateIndex, w pgwire.Writer) (result, error) {
@@ -568,7 +542,7 @@ func (s *Session) createIndex(ctx context.Context, st *planner.CreateIndex, w pg
 	if err != nil {
 		return result{}, err
 	}
-	err = s.engine.CreateIndex(ctx, o, onPlan, st.Keys)
+	err = s.engine.CreateIndex(ctx, o, onPlan, st.Keys, on.Name)
 	if err != nil && st.IfNotExists && sqlerr.Code(err) == sqlerr.DuplicateTable {
 		w.Notice(sqlerr.New(sqlerr.DuplicateTable, "relation %q already exists, skipping", st.Name).WithSeverity(sqlerr.SeverityNotice))
 		err = nil
@@ -624,13 +598,14 @@ func (s *Session) writeRows(ctx context.Context, t planner.Target, plan expr.Rel
 			s.tx.read[id] = true
 		}
 		s.tx.written[uint64(t.ID)] = true
+		s.tx.noteName(uint64(t.ID), t.Name.Name)
 		return n, nil
 	}
 	if len(writes) == 0 {
 		return 0, nil
 	}
 	_, err = s.engine.Write(ctx, writes)
-	return n, err
+	return n, namedTableError(err, map[uint64]string{uint64(t.ID): t.Name.Name})
 }
 
 func (s *Session) drop(ctx context.Context, st *planner.Drop, w pgwire.Writer) (result, error) {
@@ -639,8 +614,11 @@ func (s *Session) drop(ctx context.Context, st *planner.Drop, w pgwire.Writer) (
 		planner.ObjectMaterializedView: catalog.MaterializedView, planner.ObjectIndex: catalog.Index,
 	}[st.Kind]
 	for _, name := range st.Names {
-		var plan *catalog.DropPlan
-		err := s.engine.Catalog(func(c *catalog.Catalog) error {
+		// The plan is made and carried out under one catalog version:
+		// nothing can be created over what it drops in between.
+		var skipped *sqlerr.Error
+		plan, err := s.engine.Drop(ctx, func(c *catalog.Catalog) (*catalog.DropPlan, error) {
+			skipped = nil
 			schema := name.Schema
 			if schema == "" {
 				schema = catalog.DefaultSchema
@@ -648,32 +626,28 @@ func (s *Session) drop(ctx context.Context, st *planner.Drop, w pgwire.Writer) (
 			o, err := c.Resolve(s.database, schema, name.Name)
 			if err != nil {
 				if st.IfExists && sqlerr.Code(err) == sqlerr.UndefinedTable {
-					w.Notice(sqlerr.New(sqlerr.UndefinedTable, "%s %q does not exist, skipping", kind, name.Name).WithSeverity(sqlerr.SeverityNotice))
-					return nil
+					skipped = sqlerr.New(sqlerr.UndefinedTable, "%s %q does not exist, skipping", kind, name.Name).WithSeverity(sqlerr.SeverityNotice)
+					return nil, nil
 				}
 				if kind != catalog.Table {
-					return sqlerr.New(sqlerr.UndefinedObject, "%s %q does not exist", kind, name.Name)
+					return nil, sqlerr.New(sqlerr.UndefinedObject, "%s %q does not exist", kind, name.Name)
 				}
-				return sqlerr.New(sqlerr.UndefinedTable, "table %q does not exist", name.Name)
+				return nil, sqlerr.New(sqlerr.UndefinedTable, "table %q does not exist", name.Name)
 			}
-			plan, err = c.PlanDrop(kind, o, st.Cascade)
-			return err
+			return c.PlanDrop(kind, o, st.Cascade)
 		})
 		if err != nil {
 			return result{}, err
 		}
-		if plan == nil {
-			continue
+		if skipped != nil {
+			w.Notice(skipped)
 		}
-		if plan.Notice != "" {
+		if plan != nil && plan.Notice != "" {
 			n := sqlerr.New(sqlerr.SuccessfulCompletion, "%s", plan.Notice).WithSeverity(sqlerr.SeverityNotice)
 			if plan.Detail != "" {
 				n = n.WithDetail("%s", plan.Detail)
 			}
 			w.Notice(n)
-		}
-		if err := s.engine.Drop(ctx, plan); err != nil {
-			return result{}, err
 		}
 	}
 	return result{tag: st.Tag()}, nil
@@ -683,11 +657,8 @@ func (s *Session) dropDatabase(ctx context.Context, st *planner.DropDatabase, w 
 	if st.Name == s.database {
 		return result{}, sqlerr.New(sqlerr.ObjectInUse, "cannot drop the currently open database")
 	}
-	var plan *catalog.DropPlan
-	err := s.engine.Catalog(func(c *catalog.Catalog) error {
-		var err error
-		plan, err = c.PlanDropDatabase(st.Name)
-		return err
+	_, err := s.engine.Drop(ctx, func(c *catalog.Catalog) (*catalog.DropPlan, error) {
+		return c.PlanDropDatabase(st.Name)
 	})
 	if err != nil {
 		if st.IfExists && sqlerr.Code(err) == sqlerr.InvalidCatalogName {
@@ -696,7 +667,7 @@ func (s *Session) dropDatabase(ctx context.Context, st *planner.DropDatabase, w 
 		}
 		return result{}, err
 	}
-	return result{tag: "DROP DATABASE"}, s.engine.Drop(ctx, plan)
+	return result{tag: "DROP DATABASE"}, nil
 }
 
 // relationPlan is the plan that reads relation on: its export, or for a

@@ -2,6 +2,7 @@ package coord
 
 import (
 	"bytes"
+	"errors"
 	"strings"
 
 	"freshet/catalog"
@@ -342,7 +343,10 @@ func (e *Engine) admitLocked(writes []TableWrite) ([]*keyDelta, error) {
 	for {
 		for _, w := range writes {
 			if e.tables[w.Table] == nil {
-				return nil, sqlerr.New(sqlerr.UndefinedTable, "table %d does not exist", w.Table)
+				if err := e.failedErr([]uint64{w.Table}); err != nil {
+					return nil, err
+				}
+				return nil, &tableGoneError{table: w.Table}
 			}
 		}
 		if !computed || epoch != e.keysEpoch {
@@ -505,4 +509,32 @@ func (e *Engine) addUniqueIndexLocked(o *catalog.Object) error {
 	}
 	e.setKeysLocked(t.ID, tk)
 	return nil
+}
+
+// tableGoneError is a write's table dropped between the write's planning
+// and its timestamp. The engine knows the table only by id; the session
+// that planned the write names it (namedTableError).
+type tableGoneError struct{ table uint64 }
+
+func (e *tableGoneError) Error() string { return "relation does not exist" }
+
+// namedTableError turns a tableGoneError into PostgreSQL's 42P01 with the
+// table's name, taken from names; any other error is returned as it is.
+func namedTableError(err error, names map[uint64]string) error {
+	var gone *tableGoneError
+	if !errors.As(err, &gone) {
+		return err
+	}
+	if n, ok := names[gone.table]; ok {
+		return sqlerr.New(sqlerr.UndefinedTable, "relation %q does not exist", n)
+	}
+	return sqlerr.New(sqlerr.UndefinedTable, "a table the statement writes was dropped while it ran")
+}
+
+// noteName records the name of a table the block writes.
+func (tx *transaction) noteName(id uint64, name string) {
+	if tx.names == nil {
+		tx.names = map[uint64]string{}
+	}
+	tx.names[id] = name
 }
