@@ -221,6 +221,19 @@ func (r *Registry) AllowCompaction(id GlobalID, t uint64) {
 	}
 }
 
+// Compaction returns the time up to which export id's owner last allowed
+// its trace to compact, and whether id is exported (retired exports
+// included, until their exporter ends).
+func (r *Registry) Compaction(id GlobalID) (uint64, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	e := r.mu.exports[id]
+	if e == nil {
+		return 0, false
+	}
+	return e.compaction.Load(), true
+}
+
 // applyCompaction moves the exporter's hold to what AllowCompaction last
 // allowed; it runs on the shard's worker.
 func (s *shard) applyCompaction() {

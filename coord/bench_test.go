@@ -3,7 +3,9 @@ package coord
 import (
 	"context"
 	"fmt"
+	"slices"
 	"testing"
+	"time"
 
 	"freshet/catalog"
 	"freshet/expr"
@@ -122,6 +124,87 @@ func BenchmarkWriteUnique(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
+		})
+	}
+}
+
+// BenchmarkDropLatency measures DROP MATERIALIZED VIEW of a view over a
+// table of rows rows (its dataflow holds a 1000-group reduction), and
+// what a writer to an unrelated table sees meanwhile: each iteration
+// creates the view (untimed), then times the drop while another
+// goroutine writes single rows to the other table without pause. It
+// reports the drop's p50 and p99 and the longest single write seen
+// during any drop (max-write-during-drop-ms).
+func BenchmarkDropLatency(b *testing.B) {
+	for _, rows := range []int{10_000, 200_000} {
+		b.Run(fmt.Sprintf("rows=%d", rows), func(b *testing.B) {
+			ctx := context.Background()
+			e, err := Open(ctx, Config{Workers: 2, DataDir: b.TempDir()}, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer e.Close()
+			tb, other := tableObj("t"), tableObj("u")
+			for _, o := range []*catalog.Object{tb, other} {
+				if err := e.CreateTable(ctx, o, nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+			const batch = 50_000
+			for i := 0; i < rows; i += batch {
+				ws := make([]TableWrite, 0, batch)
+				for j := i; j < min(i+batch, rows); j++ {
+					ws = append(ws, TableWrite{tb.ID, row(int32(j%1000), int32(j)), 1})
+				}
+				if _, err := e.Write(ctx, ws); err != nil {
+					b.Fatal(err)
+				}
+			}
+			var drops []time.Duration
+			var worstWrite time.Duration
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				b.StopTimer()
+				mv := &catalog.Object{Kind: catalog.MaterializedView, Name: fmt.Sprintf("m%d", i), Database: catalog.DefaultDatabase, Schema: catalog.DefaultSchema,
+					DependsOn: []uint64{tb.ID}, Columns: []catalog.Column{{Name: "k", Type: repr.Int4}, {Name: "sum", Type: repr.Int8}}}
+				if err := e.CreateMaterializedView(ctx, mv, sumByKey(tb), nil); err != nil {
+					b.Fatal(err)
+				}
+				stop := make(chan struct{})
+				worst := make(chan time.Duration)
+				go func() {
+					var w time.Duration
+					for n := int32(0); ; n++ {
+						select {
+						case <-stop:
+							worst <- w
+							return
+						default:
+						}
+						start := time.Now()
+						if _, err := e.Write(ctx, []TableWrite{{other.ID, row(n, 1), 1}}); err != nil {
+							panic(err)
+						}
+						w = max(w, time.Since(start))
+					}
+				}()
+				b.StartTimer()
+				start := time.Now()
+				if _, err := e.Drop(ctx, func(c *catalog.Catalog) (*catalog.DropPlan, error) {
+					return c.PlanDrop(catalog.MaterializedView, mv, false)
+				}); err != nil {
+					b.Fatal(err)
+				}
+				drops = append(drops, time.Since(start))
+				b.StopTimer()
+				close(stop)
+				worstWrite = max(worstWrite, <-worst)
+				b.StartTimer()
+			}
+			slices.Sort(drops)
+			b.ReportMetric(float64(drops[len(drops)/2].Microseconds())/1000, "p50-ms")
+			b.ReportMetric(float64(drops[(len(drops)*99)/100].Microseconds())/1000, "p99-ms")
+			b.ReportMetric(float64(worstWrite.Microseconds())/1000, "max-write-during-drop-ms")
 		})
 	}
 }

@@ -342,11 +342,17 @@ func (e *Engine) onRetiredIdle(d dataflow.ID) {
 	go func() {
 		e.mu.Lock()
 		r, ok := e.retired[d]
+		e.mu.Unlock()
+		if !ok {
+			return
+		}
+		// The entry goes only once the drop is done, so that a drop
+		// sweeping idle retired indexes meanwhile drops (and waits for)
+		// this one too rather than returning before it is gone.
+		e.dropDataflows([]doomed{{id: d, what: fmt.Sprintf("dropped index %q", r.name)}})
+		e.mu.Lock()
 		delete(e.retired, d)
 		e.mu.Unlock()
-		if ok {
-			e.dropDataflows([]doomed{{id: d, what: fmt.Sprintf("dropped index %q", r.name)}})
-		}
 	}()
 }
 

@@ -3,6 +3,7 @@ package coord
 import (
 	"context"
 	"encoding/binary"
+	"errors"
 	"log/slog"
 	"runtime"
 	"slices"
@@ -782,9 +783,14 @@ func (e *Engine) ReadTime() uint64 {
 // Read evaluates plan at time ts (use ReadTime) in a transient dataflow
 // that imports what the plan reads, and returns the rows. The dataflow is
 // dropped when Read returns, also when ctx is canceled (57014).
-func (e *Engine) Read(ctx context.Context, plan expr.Relation, ts uint64) (expr.Collection, error) {
+func (e *Engine) Read(ctx context.Context, plan expr.Relation, ts uint64) (_ expr.Collection, err error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	read := &inflightRead{deps: dependencies(plan), cancel: cancel, done: make(chan struct{})}
+	defer func() {
+		if err != nil {
+			err = e.explainReadError(read.deps, err)
+		}
+	}()
 	e.readsMu.Lock()
 	for _, id := range read.deps {
 		// A read that starts while its collection is being dropped ends
@@ -1020,6 +1026,19 @@ type inflightRead struct {
 	deps   []uint64
 	cancel context.CancelCauseFunc
 	done   chan struct{}
+}
+
+// explainReadError turns the registry's errors for an arrangement that
+// went away under a read (which name it by id) into the error of the
+// object's failure, or a 57014 that says what happened.
+func (e *Engine) explainReadError(deps []uint64, err error) error {
+	if !errors.Is(err, arrange.ErrNoExport) && !errors.Is(err, arrange.ErrSourceGone) {
+		return err
+	}
+	if ferr := e.failedErr(deps); ferr != nil {
+		return ferr
+	}
+	return sqlerr.New(sqlerr.QueryCanceled, "query could not complete because a relation it reads was dropped or failed while it ran")
 }
 
 // dependencies lists the collections a plan imports.
