@@ -25,6 +25,9 @@ type conn struct {
 	nc  net.Conn
 	br  *bufio.Reader
 	log *slog.Logger
+	// admitted is set once the server counted the connection as a
+	// session (Server.admit); it is counted out when it ends.
+	admitted bool
 
 	// srvCtx is canceled when the server shuts down.
 	srvCtx context.Context
@@ -103,6 +106,9 @@ func (s *Server) serveConn(srvCtx context.Context, nc net.Conn) {
 			c.flush()
 		}
 		c.release()
+		if c.admitted {
+			c.srv.leave()
+		}
 		cancel(errConnDone)
 		close(c.done)
 		nc.Close()

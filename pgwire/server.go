@@ -31,13 +31,48 @@ type Server struct {
 	// done, for canceled sessions to end before it closes their
 	// connections. 0 means ten seconds.
 	ShutdownTimeout time.Duration
+	// MaxConnections bounds the sessions served at once (PostgreSQL's
+	// max_connections); a client past it gets FATAL 53300 "sorry, too
+	// many clients already" after its startup packet. 0 means
+	// DefaultMaxConnections. Cancel requests are never counted.
+	MaxConnections int
 
 	mu struct {
 		sync.Mutex
 		// conns holds the connections being served, so that shutdown can
 		// close them.
 		conns map[net.Conn]struct{}
+		// sessions counts the connections admitted past their startup
+		// packet. Invariant: 0 <= sessions <= maxConnections().
+		sessions int
 	}
+}
+
+// DefaultMaxConnections is the default of Server.MaxConnections,
+// PostgreSQL's default max_connections.
+const DefaultMaxConnections = 100
+
+// admit counts a new session in, unless the server already serves
+// MaxConnections; it reports whether it did.
+func (s *Server) admit() bool {
+	limit := s.MaxConnections
+	if limit <= 0 {
+		limit = DefaultMaxConnections
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.mu.sessions >= limit {
+		return false
+	}
+	s.mu.sessions++
+	return true
+}
+
+// leave counts a session that admit let in out again.
+func (s *Server) leave() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.mu.sessions--
 }
 
 // DefaultMaxMessageSize is the default of Server.MaxMessageSize.

@@ -146,6 +146,11 @@ func (c *conn) begin(params map[string]string) bool {
 		c.end(sqlerr.New(sqlerr.InvalidAuthorizationSpecification, "no PostgreSQL user name specified in startup packet"))
 		return false
 	}
+	if !c.srv.admit() {
+		c.end(sqlerr.New(sqlerr.TooManyConnections, "sorry, too many clients already"))
+		return false
+	}
+	c.admitted = true
 	if st.Database == "" {
 		st.Database = st.User
 	}

@@ -26,21 +26,25 @@ func main() {
 	listen := flag.String("listen", "127.0.0.1:6875", "address to accept Postgres connections on")
 	dataDir := flag.String("data-dir", "./freshet-data", "directory for the server's data")
 	workers := flag.Int("workers", runtime.NumCPU(), "number of dataflow workers")
+	maxConns := flag.Int("max-connections", pgwire.DefaultMaxConnections, "sessions served at once; more are refused with 53300")
+	faults := flag.Bool("unsafe-fault-injection", false, "allow SET freshet_inject_fault, which fails a dataflow on purpose (tests only)")
 	flag.Parse()
 	logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
-	if err := run(*listen, *dataDir, *workers, logger); err != nil {
+	cfg := coord.Config{Workers: *workers, DataDir: *dataDir, Logger: logger, FaultInjection: *faults}
+	if err := run(*listen, cfg, *maxConns, logger); err != nil {
 		logger.Error("server failed", "error", err)
 		os.Exit(1)
 	}
 }
 
-func run(listen, dataDir string, workers int, logger *slog.Logger) error {
+func run(listen string, cfg coord.Config, maxConns int, logger *slog.Logger) error {
+	dataDir, workers := cfg.DataDir, cfg.Workers
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := os.MkdirAll(dataDir, 0o755); err != nil {
 		return err
 	}
-	engine, err := coord.Open(ctx, coord.Config{Workers: workers, DataDir: dataDir, Logger: logger}, coord.Rebuild(ctx))
+	engine, err := coord.Open(ctx, cfg, coord.Rebuild(ctx))
 	if err != nil {
 		return fmt.Errorf("opening %s: %w", dataDir, err)
 	}
@@ -53,7 +57,7 @@ func run(listen, dataDir string, workers int, logger *slog.Logger) error {
 		return err
 	}
 	logger.Info("freshet is ready", "listen", ln.Addr().String(), "data_dir", dataDir, "workers", workers)
-	srv := &pgwire.Server{Backend: coord.NewBackend(engine), Logger: logger}
+	srv := &pgwire.Server{Backend: coord.NewBackend(engine), Logger: logger, MaxConnections: maxConns}
 	err = srv.Serve(ctx, ln)
 	logger.Info("freshet is shutting down")
 	return err
