@@ -131,7 +131,10 @@ func (s *Session) cancelRunning() {
 }
 
 // run executes f with a context that a CancelRequest cancels.
+// It runs past the session's statement_timeout only to end with 57014.
 func (s *Session) run(ctx context.Context, f func(ctx context.Context) error) error {
+	ctx, stop := s.withStatementTimeout(ctx)
+	defer stop()
 	ctx, cancel := context.WithCancel(ctx)
 	s.runningMu.Lock()
 	s.running = cancel
@@ -142,7 +145,7 @@ func (s *Session) run(ctx context.Context, f func(ctx context.Context) error) er
 		s.runningMu.Unlock()
 		cancel()
 	}()
-	return f(ctx)
+	return timedOut(ctx, f(ctx))
 }
 
 // Query implements pgwire.Session: every statement of the message runs in
@@ -277,6 +280,11 @@ func (s *Session) execute(ctx context.Context, st planner.Statement, w pgwire.Wr
 	case *planner.Set:
 		if st.Name == faultSetting {
 			return result{tag: "SET"}, s.injectFault(ctx, st.Value)
+		}
+		if st.Name == "statement_timeout" {
+			if _, err := parseTimeout(st.Value); err != nil {
+				return result{}, err
+			}
 		}
 		s.params[st.Name] = st.Value
 		return result{tag: "SET"}, nil
