@@ -420,7 +420,14 @@ func TestTracesCompact(t *testing.T) {
 	e.Write(ctx, []TableWrite{{tb.ID, row(3, 3), 1}})
 	clock += 2 * compactionEvery
 	e.Write(ctx, []TableWrite{{tb.ID, row(4, 4), 1}})
+	// Compaction is applied by each worker's arrange operator when it
+	// next runs, which the write only schedules: wait for it (a bound on
+	// a hang, not a measure of speed).
 	since, updates := sinceAndLen()
+	for deadline := time.Now().Add(30 * time.Second); (since <= held || updates > 10) && time.Now().Before(deadline); {
+		time.Sleep(time.Millisecond)
+		since, updates = sinceAndLen()
+	}
 	if since <= held || updates > 10 {
 		t.Fatalf("after release: since %d (held was %d), %d updates left", since, held, updates)
 	}

@@ -3,6 +3,7 @@ package dataflow
 import (
 	"context"
 	"slices"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -137,5 +138,34 @@ func TestClusterExec(t *testing.T) {
 	}
 	if runs != [2]int{3, 3} {
 		t.Fatalf("runs %v, want 3 on each worker", runs)
+	}
+}
+
+// TestWaitingExecDoesNotSpin: an Exec that is not finished (a peek waiting
+// for its trace) waits without keeping its worker busy: the simulation
+// goes quiet, and the Exec finishes after the next step once what it
+// waits for holds.
+func TestWaitingExecDoesNotSpin(t *testing.T) {
+	sim := NewSim(2, 11)
+	var ready atomic.Bool
+	var calls, done atomic.Int64
+	sim.Broadcast(Command{
+		Exec: func(int) bool {
+			calls.Add(1)
+			return ready.Load()
+		},
+		Done: func() { done.Add(1) },
+	})
+	if !sim.Run(100_000) {
+		t.Fatalf("the simulation never went quiet with an Exec waiting (%d calls)", calls.Load())
+	}
+	if done.Load() != 0 {
+		t.Fatal("an unfinished Exec was reported done")
+	}
+	ready.Store(true)
+	// Any step tries the waiting Exec again; a build gives each worker one.
+	sim.Build(0, func(b *Builder) { NewInputHandle[int](b, "in") })
+	if !sim.Run(100_000) || done.Load() != 2 {
+		t.Fatalf("the Exec finished on %d of 2 workers", done.Load())
 	}
 }

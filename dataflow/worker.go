@@ -40,6 +40,12 @@ type Worker struct {
 		activations []activation
 	}
 	remotePending atomic.Bool
+	// waitingExecs are Exec commands that are not finished yet (a peek
+	// waiting for its trace to pass its time). They are tried again after
+	// every step that did work, not re-queued as remote commands: a
+	// re-queued command would wake the worker at once, and a waiting peek
+	// would spin a core until what it waits for arrives.
+	waitingExecs []Command
 	// spareActivations is the activations buffer the worker last took,
 	// handed back to the remote queue at the next take: every input push
 	// comes through it, so it is reused rather than grown anew.
@@ -202,7 +208,7 @@ func (w *Worker) Step() bool {
 		for _, c := range cmds {
 			if c.Exec != nil {
 				if !w.exec(c.Exec) {
-					w.Enqueue(c)
+					w.waitingExecs = append(w.waitingExecs, c)
 					continue
 				}
 				if c.Done != nil {
@@ -297,10 +303,32 @@ func (w *Worker) Step() bool {
 	if len(w.attention) > 0 {
 		worked = true
 	}
+	w.retryWaitingExecs()
 	if w.afterStep != nil {
 		w.afterStep(w)
 	}
 	return worked
+}
+
+// retryWaitingExecs runs each unfinished Exec again and completes those
+// that finish. It does not count as work: what an Exec waits for comes
+// from a step that did work, after which this runs again.
+func (w *Worker) retryWaitingExecs() {
+	if len(w.waitingExecs) == 0 {
+		return
+	}
+	kept := w.waitingExecs[:0]
+	for _, c := range w.waitingExecs {
+		if !w.exec(c.Exec) {
+			kept = append(kept, c)
+			continue
+		}
+		if c.Done != nil {
+			c.Done()
+		}
+	}
+	clear(w.waitingExecs[len(kept):])
+	w.waitingExecs = kept
 }
 
 // exec runs an Exec command's function. A panic in it is a bug in the
