@@ -281,8 +281,8 @@ func (s *Session) execute(ctx context.Context, st planner.Statement, w pgwire.Wr
 		if st.Name == faultSetting {
 			return result{tag: "SET"}, s.injectFault(ctx, st.Value)
 		}
-		if st.Name == "statement_timeout" {
-			if _, err := parseTimeout(st.Value); err != nil {
+		if st.Name == "statement_timeout" || st.Name == "idle_in_transaction_session_timeout" {
+			if _, err := pgwire.ParseDurationSetting(st.Name, st.Value); err != nil {
 				return result{}, err
 			}
 		}

@@ -10,6 +10,7 @@ import (
 	"net"
 	"runtime/debug"
 	"slices"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgproto3"
 
@@ -28,6 +29,10 @@ type conn struct {
 	// admitted is set once the server counted the connection as a
 	// session (Server.admit); it is counted out when it ends.
 	admitted bool
+	// idleTxTimeout is how long the client may stay silent now: the
+	// session's idle_in_transaction_session_timeout while it is in a
+	// transaction block, 0 (no limit) otherwise. Set at ReadyForQuery.
+	idleTxTimeout time.Duration
 
 	// srvCtx is canceled when the server shuts down.
 	srvCtx context.Context
@@ -162,10 +167,18 @@ func (c *conn) next() (frame, error) {
 	if c.srvCtx.Err() != nil {
 		return frame{}, errServerShutdown
 	}
-	f, err := c.in.get(c.ctx)
+	ctx := c.ctx
+	if c.idleTxTimeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(c.ctx, c.idleTxTimeout, errIdleInTransaction)
+		defer cancel()
+	}
+	f, err := c.in.get(ctx)
 	switch {
 	case err == nil:
 		return f, nil
+	case context.Cause(ctx) == errIdleInTransaction && c.ctx.Err() == nil:
+		return frame{}, errIdleInTransaction
 	case c.srvCtx.Err() != nil:
 		return frame{}, errServerShutdown
 	case err == io.EOF:
@@ -320,6 +333,13 @@ func (c *conn) readyForQuery() bool {
 		c.closePortals()
 	}
 	c.sendParameterChanges()
+	c.idleTxTimeout = 0
+	if status != TxIdle {
+		v, _ := call(c, func() (string, error) { return c.sess.Parameters()[idleTxSetting], nil })
+		// A bad value was refused when it was set; one that slipped
+		// through means no limit.
+		c.idleTxTimeout, _ = ParseDurationSetting(idleTxSetting, v)
+	}
 	c.send(&pgproto3.ReadyForQuery{TxStatus: byte(status)})
 	return c.flush() == nil
 }

@@ -54,3 +54,41 @@ func TestMaxConnections(t *testing.T) {
 	}
 	conns[1].Close(ctx)
 }
+
+// TestIdleInTransactionTimeout: a client silent inside a transaction
+// block for longer than idle_in_transaction_session_timeout is
+// disconnected with FATAL 25P03; outside a block, silence is free.
+func TestIdleInTransactionTimeout(t *testing.T) {
+	ts := startServer(t, newFakeBackend())
+	ctx := testContext(t)
+	c, err := pgx.Connect(ctx, ts.connString())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close(ctx)
+	if _, err := c.Exec(ctx, "SET idle_in_transaction_session_timeout = '30ms'"); err != nil {
+		t.Fatal(err)
+	}
+	// Idle outside a block: never ended.
+	time.Sleep(100 * time.Millisecond)
+	if _, err := c.Exec(ctx, "BEGIN"); err != nil {
+		t.Fatalf("after idling outside a block: %v", err)
+	}
+	// Idle inside: the server ends the connection; the client's next
+	// command finds it gone.
+	deadline := time.Now().Add(10 * time.Second)
+	for !c.PgConn().IsClosed() {
+		_, err = c.Exec(ctx, "SELECT 1")
+		if err != nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("a session idle in a transaction block was never ended")
+		}
+		time.Sleep(60 * time.Millisecond)
+	}
+	var pe *pgconn.PgError
+	if !errors.As(err, &pe) || pe.Code != sqlerr.IdleInTransactionSessionTimeout || pe.Severity != "FATAL" {
+		t.Fatalf("the session ended with %v, want FATAL 25P03", err)
+	}
+}

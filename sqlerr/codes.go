@@ -47,6 +47,9 @@ const (
 	NoActiveSQLTransaction = "25P01"
 	ReadOnlySQLTransaction = "25006"
 	InFailedSQLTransaction = "25P02"
+	// IdleInTransactionSessionTimeout ends a session left idle in a
+	// transaction block past idle_in_transaction_session_timeout.
+	IdleInTransactionSessionTimeout = "25P03"
 
 	// Class 40: transaction rollback.
 	SerializationFailure = "40001"

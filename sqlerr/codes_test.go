@@ -33,6 +33,7 @@ func TestCodes(t *testing.T) {
 		{"NoActiveSQLTransaction", NoActiveSQLTransaction, "25"},
 		{"ReadOnlySQLTransaction", ReadOnlySQLTransaction, "25"},
 		{"InFailedSQLTransaction", InFailedSQLTransaction, "25"},
+		{"IdleInTransactionSessionTimeout", IdleInTransactionSessionTimeout, "25"},
 		{"InvalidSQLStatementName", InvalidSQLStatementName, "26"},
 		{"InvalidAuthorizationSpecification", InvalidAuthorizationSpecification, "28"},
 		{"InvalidPassword", InvalidPassword, "28"},

@@ -1,0 +1,51 @@
+package pgwire
+
+import (
+	"strconv"
+	"strings"
+	"time"
+
+	"freshet/sqlerr"
+)
+
+// ParseDurationSetting reads a time setting (statement_timeout,
+// idle_in_transaction_session_timeout) as PostgreSQL does: a number of
+// milliseconds, or a number with a unit (us, ms, s, min, h, d). Empty and
+// 0 mean no limit; a positive value under a millisecond counts as one.
+// A bad value is 22023 naming the setting.
+func ParseDurationSetting(name, v string) (time.Duration, error) {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0, nil
+	}
+	i := len(v)
+	for i > 0 && (v[i-1] < '0' || v[i-1] > '9') && v[i-1] != '.' {
+		i--
+	}
+	num, unit := strings.TrimSpace(v[:i]), strings.TrimSpace(v[i:])
+	n, err := strconv.ParseFloat(num, 64)
+	if err != nil || n < 0 {
+		return 0, sqlerr.New(sqlerr.InvalidParameterValue, "invalid value for parameter %q: %q", name, v)
+	}
+	scale := map[string]time.Duration{"": time.Millisecond, "us": time.Microsecond, "ms": time.Millisecond,
+		"s": time.Second, "min": time.Minute, "h": time.Hour, "d": 24 * time.Hour}
+	u, ok := scale[unit]
+	if !ok {
+		return 0, sqlerr.New(sqlerr.InvalidParameterValue, "invalid value for parameter %q: %q", name, v).
+			WithHint("Valid units for this parameter are \"us\", \"ms\", \"s\", \"min\", \"h\", and \"d\".")
+	}
+	d := time.Duration(n * float64(u))
+	if d > 0 && d < time.Millisecond {
+		d = time.Millisecond
+	}
+	return d, nil
+}
+
+// idleTxSetting is the session parameter that bounds how long a client
+// may stay silent inside a transaction block.
+const idleTxSetting = "idle_in_transaction_session_timeout"
+
+// errIdleInTransaction ends a connection left idle in a transaction block
+// past its idle_in_transaction_session_timeout, in PostgreSQL's words.
+var errIdleInTransaction = sqlerr.New(sqlerr.IdleInTransactionSessionTimeout,
+	"terminating connection due to idle-in-transaction timeout").WithSeverity(sqlerr.SeverityFatal)
