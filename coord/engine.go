@@ -38,6 +38,10 @@ type Config struct {
 	// NoPeek makes every read build a dataflow, even one a peek could
 	// answer (tests compare the two).
 	NoPeek bool
+	// MemoryLimit, if positive, is the live heap in bytes past which the
+	// engine cancels transient reads, newest first, with 53200 (see
+	// governMemory). Zero means no limit.
+	MemoryLimit int64
 	// FaultInjection enables SET freshet_inject_fault (see InjectFault),
 	// for tests that drive the failure path over SQL. Never in production.
 	FaultInjection bool
@@ -95,6 +99,8 @@ type Engine struct {
 	// DROP can end the ones that read what it drops.
 	readsMu sync.Mutex
 	reads   map[*inflightRead]struct{}
+	// readSeq numbers reads in the order they start (inflightRead.seq).
+	readSeq uint64
 	// dropping marks the collections a DROP is removing, with the error
 	// a read of them gets.
 	dropping map[uint64]error
@@ -177,6 +183,9 @@ func Open(ctx context.Context, cfg Config, rebuild func(e *Engine, o *catalog.Ob
 	// A retired index's dataflow goes when its last importer does.
 	e.reg.SetOnIdle(e.onRetiredIdle)
 	go e.watchFailures()
+	if cfg.MemoryLimit > 0 {
+		go e.governMemory(cfg.MemoryLimit)
+	}
 	upper, err := store.LoadTimestampUpper()
 	if err != nil {
 		e.Close()
@@ -808,14 +817,33 @@ func (e *Engine) Read(ctx context.Context, plan expr.Relation, ts uint64) (_ exp
 		cancel(nil)
 		return nil, err
 	}
+	e.readSeq++
+	read.seq = e.readSeq
 	e.reads[read] = struct{}{}
 	e.readsMu.Unlock()
+	// dataflow is the read's transient dataflow, once built; the read
+	// ends (done) only after it is dropped on every worker.
+	var dataflowID dataflow.ID
 	defer func() {
-		e.readsMu.Lock()
-		delete(e.reads, read)
-		e.readsMu.Unlock()
-		cancel(nil)
-		close(read.done)
+		end := func() {
+			if dataflowID != 0 {
+				e.cluster.Drop(context.Background(), dataflowID)
+			}
+			e.readsMu.Lock()
+			delete(e.reads, read)
+			e.readsMu.Unlock()
+			cancel(nil)
+			close(read.done)
+		}
+		if ctx.Err() != nil && dataflowID != 0 {
+			// A cancelled read answers its client at once; its dataflow
+			// goes when the workers finish their current step, and the
+			// read counts as in flight (for DROP and the memory
+			// governor) until then.
+			go end()
+			return
+		}
+		end()
 	}()
 	// now() left in the plan (a caller without a session's choice) is
 	// the read time: the oracle's milliseconds since the Unix epoch.
@@ -854,7 +882,7 @@ func (e *Engine) Read(ctx context.Context, plan expr.Relation, ts uint64) (_ exp
 	// The build command is queued even when ctx ended while waiting for
 	// it, so the drop is unconditional; it follows the build in every
 	// worker's queue.
-	defer e.cluster.Drop(context.Background(), id)
+	dataflowID = id
 	if err != nil {
 		return nil, readError(ctx, err)
 	}
@@ -1025,7 +1053,9 @@ type inflightRead struct {
 	// deps are the collections the read imports.
 	deps   []uint64
 	cancel context.CancelCauseFunc
-	done   chan struct{}
+	// seq orders reads by start: the memory governor cancels the newest.
+	seq  uint64
+	done chan struct{}
 }
 
 // explainReadError turns the registry's errors for an arrangement that

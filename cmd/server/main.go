@@ -16,6 +16,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
+	"runtime/debug"
 	"syscall"
 
 	"freshet/coord"
@@ -28,9 +29,23 @@ func main() {
 	workers := flag.Int("workers", runtime.NumCPU(), "number of dataflow workers")
 	maxConns := flag.Int("max-connections", pgwire.DefaultMaxConnections, "sessions served at once; more are refused with 53300")
 	faults := flag.Bool("unsafe-fault-injection", false, "allow SET freshet_inject_fault, which fails a dataflow on purpose (tests only)")
+	memLimit := flag.String("memory-limit", "", "live heap past which the newest queries are canceled with 53200, also Go's soft memory limit (default: 3/4 of the machine's memory; 0: none)")
 	flag.Parse()
 	logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
-	cfg := coord.Config{Workers: *workers, DataDir: *dataDir, Logger: logger, FaultInjection: *faults}
+	limit := defaultMemoryLimit()
+	if *memLimit != "" {
+		var err error
+		if limit, err = parseSize(*memLimit); err != nil {
+			logger.Error("bad --memory-limit", "error", err)
+			os.Exit(2)
+		}
+	}
+	if limit > 0 {
+		// The collector works harder as the heap nears the limit, which
+		// keeps garbage from being what pushes the server over it.
+		debug.SetMemoryLimit(limit)
+	}
+	cfg := coord.Config{Workers: *workers, DataDir: *dataDir, Logger: logger, FaultInjection: *faults, MemoryLimit: limit}
 	if err := run(*listen, cfg, *maxConns, logger); err != nil {
 		logger.Error("server failed", "error", err)
 		os.Exit(1)

@@ -1,0 +1,43 @@
+package coord
+
+import (
+	"context"
+	"runtime"
+	"runtime/metrics"
+	"testing"
+
+	"freshet/sqlerr"
+)
+
+// TestMemoryLimitCancelsTheQuery: a query whose result would take the
+// heap far past the engine's memory limit fails with 53200 instead of
+// taking the server down; the engine, its views and other sessions carry
+// on.
+func TestMemoryLimitCancelsTheQuery(t *testing.T) {
+	runtime.GC()
+	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	metrics.Read(sample)
+	limit := int64(sample[0].Value.Uint64()) + 96<<20
+	ctx := context.Background()
+	e, err := Open(ctx, Config{Workers: 2, DataDir: t.TempDir(), MemoryLimit: limit}, Rebuild(ctx))
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := &sqlEnv{t: t, e: e, b: NewBackend(e)}
+	defer e.Close()
+	s, other := env.session(), env.session()
+	env.exec(s, "CREATE TABLE t (k int)")
+	env.exec(s, "INSERT INTO t VALUES (1), (2)")
+	env.exec(s, "CREATE MATERIALIZED VIEW m AS SELECT count(*) FROM t")
+	// About 9 million rows, over half a gigabyte held before the first
+	// is sent: far past the limit.
+	err = env.queryErr(s, "SELECT a.x, b.x FROM generate_series(1, 3000) AS a(x), generate_series(1, 3000) AS b(x)")
+	if e := sqlerr.From(err); err == nil || e.Code != sqlerr.OutOfMemory || e.Message != "out of memory" {
+		t.Fatalf("a query far past the memory limit: %v", err)
+	}
+	env.exec(other, "INSERT INTO t VALUES (3)")
+	if got := env.query(s, "SELECT * FROM m"); got != "3" {
+		t.Fatalf("the view after the cancelled query: %s", got)
+	}
+	env.settled()
+}
