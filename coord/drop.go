@@ -164,13 +164,8 @@ func (e *Engine) planDataflowDropsLocked(objs []*catalog.Object) ([]doomed, []re
 			}
 		}
 	}
-	for _, r := range retire {
-		// A retired index keeps importing its relation: that must stay.
-		if _, going := set[e.dataflows[r.obj.On]]; going {
-			return nil, nil, sqlerr.New(sqlerr.ObjectInUse, "cannot drop %s %q because %s still reads it",
-				r.obj.Kind, r.obj.Name, e.describeLocked(r.dataflow))
-		}
-	}
+	// (A retired index is such a dataflow that stays: what it imports
+	// must stay too, which the loop above checked.)
 	return e.importersFirst(set), retire, nil
 }
 

@@ -438,3 +438,34 @@ func itoa(i int) string {
 	}
 	return itoa(i/10) + digits[i%10:i%10+1]
 }
+
+// TestDropRefusesAndChangesNothing: should the catalog ever miss a
+// dependency (a view that reads a table without recording it), a DROP of
+// what it reads is refused with 55006 naming the reader, before anything
+// is dropped: the catalog, the dataflows and the data are as they were.
+func TestDropRefusesAndChangesNothing(t *testing.T) {
+	env := openSQL(t, t.TempDir())
+	defer func() { env.e.Close() }()
+	s := env.session()
+	env.exec(s, "CREATE TABLE t (k int, v int)")
+	env.exec(s, "INSERT INTO t VALUES (1, 2)")
+	var tb *catalog.Object
+	env.e.Catalog(func(c *catalog.Catalog) error {
+		var err error
+		tb, err = c.Resolve(catalog.DefaultDatabase, catalog.DefaultSchema, "t")
+		return err
+	})
+	hidden := &catalog.Object{Kind: catalog.MaterializedView, Name: "hidden", Database: catalog.DefaultDatabase, Schema: catalog.DefaultSchema,
+		Columns: []catalog.Column{{Name: "k", Type: tb.Columns[0].Type}, {Name: "sum", Type: tb.Columns[1].Type}}}
+	if err := env.e.CreateMaterializedView(context.Background(), hidden, sumByKey(tb), nil); err != nil {
+		t.Fatal(err)
+	}
+	env.failsWith(s, "DROP TABLE t CASCADE", sqlerr.ObjectInUse, `table "t"`, `materialized view "hidden"`)
+	if got := env.query(s, "SELECT * FROM t"); got != "1,2" {
+		t.Fatalf("t after the refused drop: %s", got)
+	}
+	env.settled()
+	env.exec(s, "DROP MATERIALIZED VIEW hidden")
+	env.exec(s, "DROP TABLE t")
+	env.settled()
+}
