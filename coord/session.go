@@ -637,10 +637,12 @@ func (s *Session) drop(ctx context.Context, st *planner.Drop, w pgwire.Writer) (
 					skipped = sqlerr.New(sqlerr.UndefinedTable, "%s %q does not exist, skipping", kind, name.Name).WithSeverity(sqlerr.SeverityNotice)
 					return nil, nil
 				}
-				if kind != catalog.Table {
+				// As PostgreSQL: a missing relation is 42P01, a missing
+				// index 42704.
+				if kind == catalog.Index {
 					return nil, sqlerr.New(sqlerr.UndefinedObject, "%s %q does not exist", kind, name.Name)
 				}
-				return nil, sqlerr.New(sqlerr.UndefinedTable, "table %q does not exist", name.Name)
+				return nil, sqlerr.New(sqlerr.UndefinedTable, "%s %q does not exist", kind, name.Name)
 			}
 			return c.PlanDrop(kind, o, st.Cascade)
 		})
