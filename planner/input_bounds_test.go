@@ -130,3 +130,16 @@ func TestNestingDepth(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkInputBounds measures the check that every statement pays
+// before the parser, on a 1.2 MB INSERT of 50,000 rows.
+func BenchmarkInputBounds(b *testing.B) {
+	sql := "INSERT INTO t VALUES (1, 'some text', -2.5, 'x' || 'y')" +
+		strings.Repeat(", (1, 'some text', -2.5, 'x' || 'y')", 50000)
+	b.SetBytes(int64(len(sql)))
+	for b.Loop() {
+		if err := checkInputBounds(sql); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
