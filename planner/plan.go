@@ -145,6 +145,9 @@ func newPlanner(cat Catalog, sql string, params []repr.Type) *planner {
 
 // lower decorrelates and rewrites a top-level relation.
 func (p *planner) lower(rel hrel) (expr.Relation, error) {
+	if err := checkPlanSize(rel); err != nil {
+		return nil, err
+	}
 	rel, folded, err := foldConstants(rel)
 	if err != nil {
 		return nil, err
