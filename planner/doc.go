@@ -37,7 +37,8 @@
 //     and without them.
 //   - pg_query's C parser only sees text within the input bounds
 //     (MaxStatementLength, MaxNestingDepth), so that no text can
-//     overflow its stack and kill the process.
+//     overflow its stack and kill the process; and no plan larger than
+//     MaxPlanNodes, counted as a tree, is rewritten or lowered.
 //
 // # Scope
 //
