@@ -11,7 +11,9 @@ import (
 
 // like matches s against a LIKE pattern: % matches any run of characters,
 // _ any one character, and a backslash makes the next character literal.
-// A pattern ending in a lone backslash is an error, as in PostgreSQL.
+// A pattern ending in a lone backslash is an error, as in PostgreSQL,
+// when matching reaches that backslash: when the pattern before it
+// matches a prefix of s. ILIKE (fold) lowercases both sides first.
 func like(s, pattern string, fold bool) (repr.Datum, error) {
 	if fold {
 		s, pattern = strings.ToLower(s), strings.ToLower(pattern)
@@ -23,52 +25,116 @@ func like(s, pattern string, fold bool) (repr.Datum, error) {
 	return repr.NewBool(ok), nil
 }
 
+// likeMatch reports whether s matches the LIKE pattern p.
 func likeMatch(s, p string) (bool, error) {
+	items, danglingEscape := compileLike(p)
+	if danglingEscape {
+		// Nothing can match past the lone backslash; matching fails there
+		// with the error if it gets that far, otherwise it is false.
+		if matchLike(s, append(items, likeItem{kind: likeAnyRun})) {
+			return false, sqlerr.New(sqlerr.InvalidEscapeSequence, "LIKE pattern must not end with escape character")
+		}
+		return false, nil
+	}
+	return matchLike(s, items), nil
+}
+
+type likeKind uint8
+
+const (
+	likeLiteral likeKind = iota // one given character
+	likeAnyChar                 // _: any one character
+	likeAnyRun                  // %: any run of characters, empty too
+)
+
+// likeItem is one element of a compiled LIKE pattern.
+type likeItem struct {
+	kind likeKind
+	r    rune // the character of a likeLiteral
+}
+
+// compileLike turns a pattern into items, a run of % into one item, and
+// reports whether the pattern ends in a lone backslash (left out of the
+// items). Characters are decoded as utf8.DecodeRuneInString does, so an
+// invalid byte is utf8.RuneError, as it is in the matched text.
+func compileLike(p string) (items []likeItem, danglingEscape bool) {
 	for len(p) > 0 {
 		r, n := utf8.DecodeRuneInString(p)
+		p = p[n:]
 		switch r {
 		case '%':
-			rest := p[n:]
-			for len(rest) > 0 && rest[0] == '%' {
-				rest = rest[1:]
+			if len(items) == 0 || items[len(items)-1].kind != likeAnyRun {
+				items = append(items, likeItem{kind: likeAnyRun})
 			}
-			if rest == "" {
-				return true, nil
-			}
-			for i := 0; i <= len(s); {
-				ok, err := likeMatch(s[i:], rest)
-				if err != nil || ok {
-					return ok, err
-				}
-				if i == len(s) {
-					break
-				}
-				_, w := utf8.DecodeRuneInString(s[i:])
-				i += w
-			}
-			return false, nil
 		case '_':
-			if s == "" {
-				return false, nil
+			items = append(items, likeItem{kind: likeAnyChar})
+		case '\\':
+			if p == "" {
+				return items, true
 			}
-			_, w := utf8.DecodeRuneInString(s)
-			s, p = s[w:], p[n:]
+			r, n = utf8.DecodeRuneInString(p)
+			p = p[n:]
+			items = append(items, likeItem{kind: likeLiteral, r: r})
 		default:
-			if r == '\\' {
-				p = p[n:]
-				if p == "" {
-					return false, sqlerr.New(sqlerr.InvalidEscapeSequence, "LIKE pattern must not end with escape character")
-				}
-				r, n = utf8.DecodeRuneInString(p)
-			}
-			c, w := utf8.DecodeRuneInString(s)
-			if s == "" || c != r {
-				return false, nil
-			}
-			s, p = s[w:], p[n:]
+			items = append(items, likeItem{kind: likeLiteral, r: r})
 		}
 	}
-	return s == "", nil
+	return items, false
+}
+
+// matchLike reports whether s matches items, in O(len(s) * len(items))
+// time and no allocation.
+//
+// It matches greedily and, on a mismatch, retries only from the latest
+// %: that % takes one more character of s and the items after it start
+// again. Earlier % need no retry. If the items after the latest % match
+// at no position of s from here, giving an earlier % more characters
+// only starts them later, which cannot help; and if they match at some
+// position, the first such is as good as any, because what follows it
+// is again tried from the next %. So each % is retried at most once per
+// character of s, which is what keeps '%a%a%a%ab' linear where plain
+// backtracking is exponential.
+func matchLike(s string, items []likeItem) bool {
+	si, pi := 0, 0
+	// star is the index of the latest % seen, -1 before any; starSi is
+	// where in s the items after it are being tried.
+	star, starSi := -1, 0
+	for {
+		if pi == len(items) {
+			if si == len(s) {
+				return true
+			}
+		} else {
+			switch it := items[pi]; it.kind {
+			case likeAnyRun:
+				star, starSi = pi, si
+				pi++
+				continue
+			case likeAnyChar:
+				if si < len(s) {
+					_, w := utf8.DecodeRuneInString(s[si:])
+					si += w
+					pi++
+					continue
+				}
+			default:
+				if si < len(s) {
+					if r, w := utf8.DecodeRuneInString(s[si:]); r == it.r {
+						si += w
+						pi++
+						continue
+					}
+				}
+			}
+		}
+		// A mismatch: let the latest % take one more character.
+		if star < 0 || starSi == len(s) {
+			return false
+		}
+		_, w := utf8.DecodeRuneInString(s[starSi:])
+		starSi += w
+		si, pi = starSi, star+1
+	}
 }
 
 // roundToward rounds a float8 or numeric down (floor) or up (ceil).

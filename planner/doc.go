@@ -6,8 +6,9 @@
 //
 // # Pipeline
 //
-//	Parse (pg_query) -> bind (binder, bind_*.go) -> HIR rewrites
-//	(rewrite_hir.go) -> lower (lower.go) -> expr rewrites (rewrite.go)
+//	input bounds (input_bounds.go) -> Parse (pg_query) -> bind (binder,
+//	bind_*.go) -> HIR rewrites (rewrite_hir.go) -> lower (lower.go) ->
+//	expr rewrites (rewrite.go)
 //
 // # Glossary
 //
@@ -34,6 +35,10 @@
 //     folds them: SELECT 1/0 FROM e fails even when e is empty.
 //   - Rewrites preserve results exactly; the tests run every query with
 //     and without them.
+//   - pg_query's C parser only sees text within the input bounds
+//     (MaxStatementLength, MaxNestingDepth), so that no text can
+//     overflow its stack and kill the process; and no plan larger than
+//     MaxPlanNodes, counted as a tree, is rewritten or lowered.
 //
 // # Scope
 //

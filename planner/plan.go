@@ -26,7 +26,14 @@ type Parsed struct {
 
 // Parse splits sql into its statements. A syntax error is 42601 with the
 // position PostgreSQL reports.
+//
+// Text beyond the input bounds (input_bounds.go) is refused, 54000 or
+// 54001, before the parser sees it, so that no text can overflow the
+// parser's C stack.
 func Parse(sql string) ([]Parsed, error) {
+	if err := checkInputBounds(sql); err != nil {
+		return nil, err
+	}
 	tree, err := pg.Parse(sql)
 	if err != nil {
 		var pe *pgparser.Error
@@ -36,6 +43,12 @@ func Parse(sql string) ([]Parsed, error) {
 				e = e.WithPosition(pe.Cursorpos)
 			}
 			return nil, e
+		}
+		// The C parser accepted the text, so decoding its tree failed:
+		// protobuf refuses messages nested more than 10,000 deep.
+		if strings.Contains(err.Error(), "recursion depth") {
+			return nil, sqlerr.New(sqlerr.StatementTooComplex, "stack depth limit exceeded").
+				WithDetail("The parse tree is nested more than 10,000 levels deep.")
 		}
 		return nil, sqlerr.Wrap(err, sqlerr.SyntaxError)
 	}
@@ -132,6 +145,9 @@ func newPlanner(cat Catalog, sql string, params []repr.Type) *planner {
 
 // lower decorrelates and rewrites a top-level relation.
 func (p *planner) lower(rel hrel) (expr.Relation, error) {
+	if err := checkPlanSize(rel); err != nil {
+		return nil, err
+	}
 	rel, folded, err := foldConstants(rel)
 	if err != nil {
 		return nil, err

@@ -101,6 +101,10 @@ const (
 	OutOfMemory        = "53200"
 	TooManyConnections = "53300"
 
+	// Class 54: program limit exceeded.
+	ProgramLimitExceeded = "54000"
+	StatementTooComplex  = "54001"
+
 	// Class 55: object not in prerequisite state.
 	ObjectNotInPrerequisiteState = "55000"
 	ObjectInUse                  = "55006"

@@ -25,6 +25,8 @@ func TestCodes(t *testing.T) {
 		{"InvalidTextRepresentation", InvalidTextRepresentation, "22"},
 		{"BadCopyFileFormat", BadCopyFileFormat, "22"},
 		{"NotNullViolation", NotNullViolation, "23"},
+		{"ProgramLimitExceeded", ProgramLimitExceeded, "54"},
+		{"StatementTooComplex", StatementTooComplex, "54"},
 		{"IOError", IOError, "58"},
 		{"LockFileExists", LockFileExists, "F0"},
 		{"DataCorrupted", DataCorrupted, "XX"},
