@@ -20,7 +20,7 @@ import (
 // SQL, and a table's column defaults from theirs.
 func Rebuild(ctx context.Context) func(e *Engine, o *catalog.Object) error {
 	return func(e *Engine, o *catalog.Object) error {
-		s := &Session{engine: e, database: o.Database, params: pgwire.DefaultParameters(pgwire.Startup{})}
+		s := &Session{engine: e, database: o.Database, settings: defaultSettings(pgwire.Startup{})}
 		switch o.Kind {
 		case catalog.MaterializedView:
 			stmts, err := planner.Plan(s.catalog(), fmt.Sprintf("CREATE MATERIALIZED VIEW %s AS %s", quoteIdent(o.Name), o.SQL))

@@ -24,7 +24,7 @@ type Session struct {
 	key      pgwire.CancelKey
 	database string
 	startup  pgwire.Startup
-	params   map[string]string
+	settings sessionSettings
 
 	tx transaction
 
@@ -49,6 +49,8 @@ type transaction struct {
 	// keys is what writes do to unique keys, to check each statement
 	// against them (Engine.checkBlockWrite).
 	keys blockKeys
+	// settings is what the block did to the session's settings.
+	settings txSettings
 	// implicit marks the transaction of a multi-statement Query message.
 	implicit bool
 	// read and written are the collections the block's writes read and
@@ -94,14 +96,14 @@ func (s *Session) checkOwnWrites(plan expr.Relation) error {
 
 func newSession(b *Backend, key pgwire.CancelKey, s pgwire.Startup) *Session {
 	return &Session{backend: b, engine: b.engine, key: key, database: s.Database, startup: s,
-		params: pgwire.DefaultParameters(s), tx: transaction{status: pgwire.TxIdle}}
+		settings: defaultSettings(s), tx: transaction{status: pgwire.TxIdle}}
 }
 
 // CancelKey implements pgwire.Session.
 func (s *Session) CancelKey() pgwire.CancelKey { return s.key }
 
 // Parameters implements pgwire.Session.
-func (s *Session) Parameters() map[string]string { return s.params }
+func (s *Session) Parameters() map[string]string { return s.settings.reported() }
 
 // TxStatus implements pgwire.Session.
 func (s *Session) TxStatus() pgwire.TxStatus { return s.tx.status }
@@ -117,6 +119,7 @@ func (s *Session) endTx() {
 	if s.tx.release != nil {
 		s.tx.release()
 	}
+	s.endSettings(s.tx.settings)
 	s.tx = transaction{status: pgwire.TxIdle}
 }
 
@@ -185,6 +188,7 @@ func (s *Session) Query(ctx context.Context, sql string, w pgwire.QueryWriter) e
 	}
 	if s.tx.implicit && s.tx.status == pgwire.TxInBlock {
 		err := s.commitWrites(ctx)
+		s.tx.settings.committed = err == nil
 		s.endTx()
 		if err != nil {
 			return err
@@ -273,20 +277,13 @@ func (s *Session) execute(ctx context.Context, st planner.Statement, w pgwire.Wr
 	case *planner.DropDatabase:
 		return s.dropDatabase(ctx, st, w)
 	case *planner.Set:
-		s.params[st.Name] = st.Value
-		return result{tag: "SET"}, nil
+		return s.set(st, w)
 	case *planner.Reset:
-		defaults := pgwire.DefaultParameters(s.startup)
-		if st.Name == "all" {
-			s.params = defaults
-		} else if v, ok := defaults[st.Name]; ok {
-			s.params[st.Name] = v
-		} else {
-			delete(s.params, st.Name)
-		}
-		return result{tag: "RESET"}, nil
+		return s.reset(st, w)
 	case *planner.Show:
 		return s.show(st)
+	case *planner.Discard:
+		return s.discard(st)
 	case *planner.Begin:
 		if s.tx.implicit {
 			// BEGIN in a multi-statement message makes its implicit
@@ -311,6 +308,7 @@ func (s *Session) execute(ctx context.Context, st planner.Statement, w pgwire.Wr
 		if s.tx.status == pgwire.TxIdle {
 			w.Notice(sqlerr.New(sqlerr.NoActiveSQLTransaction, "there is no transaction in progress").WithSeverity(sqlerr.SeverityWarning))
 		}
+		s.tx.settings.committed = tag == "COMMIT"
 		s.endTx()
 		return result{tag: tag}, nil
 	case *planner.Rollback:
@@ -422,18 +420,6 @@ func (s *Session) explain(st *planner.Explain) (result, error) {
 	}
 	res.tag = "EXPLAIN"
 	return res, nil
-}
-
-func (s *Session) show(st *planner.Show) (result, error) {
-	col := []pgwire.Column{textColumn(st.Name)}
-	if st.Name == "all" {
-		return result{}, sqlerr.New(sqlerr.FeatureNotSupported, "SHOW ALL is not supported")
-	}
-	v, ok := s.params[st.Name]
-	if !ok {
-		return result{}, sqlerr.New(sqlerr.UndefinedObject, "unrecognized configuration parameter %q", st.Name)
-	}
-	return result{columns: col, rows: [][][]byte{{[]byte(v)}}, tag: "SHOW"}, nil
 }
 
 // objectFor builds the catalog object of a new relation.
