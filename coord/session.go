@@ -352,11 +352,18 @@ func (s *Session) selectRows(ctx context.Context, st *planner.Select) (result, e
 	if err := s.checkOwnWrites(st.Plan); err != nil {
 		return result{}, err
 	}
-	ts, now, release := s.readTime()
-	defer release()
-	rows, err := s.engine.Read(ctx, withNow(st.Plan, now), ts)
+	plan, apply, err := s.bindSession(st.Plan)
 	if err != nil {
 		return result{}, err
+	}
+	ts, now, release := s.readTime()
+	defer release()
+	rows, err := s.engine.Read(ctx, withNow(plan, now), ts)
+	if err != nil {
+		return result{}, err
+	}
+	if apply != nil {
+		apply()
 	}
 	out := st.Finishing.Apply(rows)
 	res := result{columns: describe(st.Columns), tag: fmt.Sprintf("SELECT %d", len(out))}
@@ -463,6 +470,10 @@ func (s *Session) createView(ctx context.Context, st *planner.CreateView, w pgwi
 	if expr.ContainsNow(st.Plan) {
 		// A view is maintained over all times; it has no single "now".
 		return result{}, sqlerr.New(sqlerr.FeatureNotSupported, "now() and current_timestamp are not supported in views")
+	}
+	if calls := expr.SessionCalls(st.Plan); len(calls) > 0 {
+		// A view is read by every session; its value cannot be one's.
+		return result{}, sqlerr.New(sqlerr.FeatureNotSupported, "%s() is not supported in views: its value depends on the session", calls[0])
 	}
 	kind := catalog.View
 	if st.Materialized {
@@ -576,6 +587,13 @@ func (s *Session) writeRows(ctx context.Context, t planner.Target, plan expr.Rel
 		// Read and write as one step: no other write may land between.
 		s.engine.dmlMu.Lock()
 		defer s.engine.dmlMu.Unlock()
+	}
+	plan, apply, err := s.bindSession(plan)
+	if err != nil {
+		return 0, err
+	}
+	if apply != nil {
+		return 0, sqlerr.New(sqlerr.FeatureNotSupported, "set_config() is not supported in INSERT, UPDATE or DELETE")
 	}
 	ts, now, release := s.readTime()
 	defer release()
