@@ -128,7 +128,8 @@ func (s *Session) resetAll() {
 // plans, temporary tables or sequences for the other forms to drop.
 func (s *Session) discard(st *planner.Discard) (result, error) {
 	if st.What == "ALL" {
-		if s.tx.status != pgwire.TxIdle && !s.tx.implicit {
+		// A multi-statement message is a block too, as in PostgreSQL.
+		if s.tx.status != pgwire.TxIdle {
 			return result{}, sqlerr.New(sqlerr.ActiveSQLTransaction, "DISCARD ALL cannot run inside a transaction block")
 		}
 		s.resetAll()

@@ -131,3 +131,34 @@ func TestShowAll(t *testing.T) {
 		}
 	}
 }
+
+// Settings in a multi-statement message are transactional like a
+// block's: an error undoes the message's SETs, and DISCARD ALL is
+// refused in it. Session functions take bound parameters as arguments.
+func TestSettingsInMessagesAndParameters(t *testing.T) {
+	addr, stop := startServer(t, t.TempDir())
+	defer stop()
+	conn := connect(t, addr, "freshet")
+	defer conn.Close(context.Background())
+	ctx := context.Background()
+	pc := conn.PgConn()
+	if err := pc.Exec(ctx, "SET application_name = 'a'; SELECT 1/0").Close(); pgCode(err) != "22012" {
+		t.Fatalf("want 22012, got %v", err)
+	}
+	var name string
+	if err := conn.QueryRow(ctx, "SHOW application_name").Scan(&name); err != nil || name != "" {
+		t.Fatalf("after a failed message application_name = %q, %v", name, err)
+	}
+	if err := pc.Exec(ctx, "SET application_name = 'b'; DISCARD ALL").Close(); pgCode(err) != "25001" {
+		t.Fatalf("DISCARD ALL in a message: want 25001, got %v", err)
+	}
+	if err := conn.QueryRow(ctx, "SELECT set_config($1, $2, false)", "application_name", "bound").Scan(&name); err != nil || name != "bound" {
+		t.Fatalf("set_config with parameters = %q, %v", name, err)
+	}
+	if err := conn.QueryRow(ctx, "SELECT current_setting($1)", "APPLICATION_NAME").Scan(&name); err != nil || name != "bound" {
+		t.Fatalf("current_setting with a parameter = %q, %v", name, err)
+	}
+	if got := pc.ParameterStatus("application_name"); got != "bound" {
+		t.Fatalf("set_config did not report application_name: %q", got)
+	}
+}
