@@ -36,7 +36,7 @@ func init() {
 	fixed := func(v string) func(pgwire.Startup) string { return func(pgwire.Startup) string { return v } }
 	anyValue := func(v string) (string, error) { return v, nil }
 	for _, s := range []*setting{
-		{name: "application_name", reported: true, description: "Names the client application in logs and pg_stat_activity.",
+		{name: "application_name", reported: true, description: "The name the client application gave.",
 			def: func(s pgwire.Startup) string { return s.ApplicationName }, check: anyValue},
 		{name: "client_encoding", reported: true, description: "The client's character set; only UTF8 is supported.",
 			def: fixed("UTF8"), check: oneOf("client_encoding", "UTF8", "UTF8", "UTF-8", "UNICODE")},
