@@ -473,7 +473,7 @@ func (s *Session) createView(ctx context.Context, st *planner.CreateView, w pgwi
 	}
 	if calls := expr.SessionCalls(st.Plan); len(calls) > 0 {
 		// A view is read by every session; its value cannot be one's.
-		return result{}, sqlerr.New(sqlerr.FeatureNotSupported, "%s() is not supported in views: its value depends on the session", calls[0])
+		return result{}, sqlerr.New(sqlerr.FeatureNotSupported, "%s is not supported in views: its value depends on the session", calls[0].CallName())
 	}
 	kind := catalog.View
 	if st.Materialized {

@@ -30,7 +30,7 @@ func (s *Session) bindSession(plan expr.Relation) (expr.Relation, func(), error)
 		for i, a := range c.Args {
 			l, ok := a.(expr.Literal)
 			if !ok {
-				err = sqlerr.New(sqlerr.FeatureNotSupported, "%s() with an argument that is not a constant is not supported", c.Func)
+				err = sqlerr.New(sqlerr.FeatureNotSupported, "%s with an argument that is not a constant is not supported", c.Func.CallName())
 				return c
 			}
 			args[i] = l.Value
@@ -57,6 +57,21 @@ func (s *Session) bindSession(plan expr.Relation) (expr.Relation, func(), error)
 			set()
 		}
 	}, nil
+}
+
+// bindScalar returns sc, a scalar over no columns (a column default),
+// with its session functions replaced by their values. set_config() has
+// no place in one.
+func (s *Session) bindScalar(sc expr.Scalar) (expr.Scalar, error) {
+	unit := expr.Constant{Rows: []expr.Row{{Diff: 1}}}
+	out, apply, err := s.bindSession(expr.Map{Input: unit, Scalars: []expr.Scalar{sc}})
+	if err != nil {
+		return nil, err
+	}
+	if apply != nil {
+		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "set_config() is not supported in a column default")
+	}
+	return out.(expr.Map).Scalars[0], nil
 }
 
 // evaluatedOnce reports whether plan computes its scalars exactly once:

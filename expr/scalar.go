@@ -241,7 +241,7 @@ func (c CallVariadic) Eval(row []repr.Datum) (repr.Datum, error) {
 	case Now:
 		return repr.Null, sqlerr.AssertionFailedf("now() evaluated without a read time")
 	case CurrentUser, SessionUser, CurrentDatabase, CurrentSchema, CurrentSetting, SetConfig, BackendPID, PostmasterStartTime:
-		return repr.Null, sqlerr.AssertionFailedf("%s() evaluated without a session", c.Func)
+		return repr.Null, sqlerr.AssertionFailedf("%s evaluated without a session", c.Func.CallName())
 	case Concat2:
 		var b strings.Builder
 		for _, a := range c.Args {
@@ -556,6 +556,9 @@ func (c CallUnary) String() string {
 func (c CallBinary) String() string { return fmt.Sprintf("(%s %s %s)", c.Left, c.Func, c.Right) }
 
 func (c CallVariadic) String() string {
+	if c.Func.IsKeyword() {
+		return c.Func.String()
+	}
 	args := make([]string, len(c.Args))
 	for i, a := range c.Args {
 		args[i] = a.String()

@@ -12,6 +12,20 @@ func (f VariadicFunc) IsSession() bool {
 	return false
 }
 
+// IsKeyword reports whether f is called as an SQL keyword, without
+// parentheses (current_user): its String must read back as the call,
+// since column defaults are stored as text.
+func (f VariadicFunc) IsKeyword() bool { return f == CurrentUser || f == SessionUser }
+
+// CallName names a call of f as SQL writes it, for messages:
+// "current_user", "current_setting()".
+func (f VariadicFunc) CallName() string {
+	if f.IsKeyword() {
+		return f.String()
+	}
+	return f.String() + "()"
+}
+
 // SessionCalls returns the session functions r calls, in the order met.
 func SessionCalls(r Relation) []VariadicFunc {
 	var out []VariadicFunc

@@ -162,3 +162,23 @@ func TestSettingsInMessagesAndParameters(t *testing.T) {
 		t.Fatalf("set_config did not report application_name: %q", got)
 	}
 }
+
+// COPY fills a column default that calls a session function with the
+// session's value.
+func TestCopyDefaultCurrentUser(t *testing.T) {
+	addr, stop := startServer(t, t.TempDir())
+	defer stop()
+	conn := connect(t, addr, "freshet")
+	defer conn.Close(context.Background())
+	ctx := context.Background()
+	if _, err := conn.Exec(ctx, "CREATE TABLE a (id int, who text DEFAULT current_user)"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.PgConn().CopyFrom(ctx, strings.NewReader("1\n2\n"), "COPY a (id) FROM STDIN"); err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	if err := conn.QueryRow(ctx, "SELECT count(*) FROM a WHERE who = 'u'").Scan(&n); err != nil || n != 2 {
+		t.Fatalf("rows with who = u: %d, %v", n, err)
+	}
+}
