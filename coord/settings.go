@@ -246,16 +246,12 @@ func resetValue(name string, st pgwire.Startup) (canonical, v string, err error)
 }
 
 // all returns SHOW ALL's rows: name, setting, description, sorted by
-// name ignoring case as PostgreSQL does. Custom settings come too, with
-// an empty description.
+// name ignoring case as PostgreSQL does. Custom settings are left out,
+// as PostgreSQL leaves them out.
 func (ss sessionSettings) all() [][]string {
 	var rows [][]string
-	for name, v := range ss {
-		desc := ""
-		if s, ok := settings[strings.ToLower(name)]; ok {
-			desc = s.description
-		}
-		rows = append(rows, []string{name, v, desc})
+	for _, s := range settings {
+		rows = append(rows, []string{s.name, ss[s.name], s.description})
 	}
 	slices.SortFunc(rows, func(a, b []string) int { return strings.Compare(strings.ToLower(a[0]), strings.ToLower(b[0])) })
 	return rows

@@ -84,15 +84,18 @@ func TestParameterStatusSpelling(t *testing.T) {
 }
 
 // SHOW ALL gives name, setting and description, sorted by name ignoring
-// case, as PostgreSQL does, and includes what SET changed.
+// case, as PostgreSQL does, and includes what SET changed but not custom
+// settings (checked against PostgreSQL 15).
 func TestShowAll(t *testing.T) {
 	addr, stop := startServer(t, t.TempDir())
 	defer stop()
 	conn := connect(t, addr, "freshet")
 	defer conn.Close(context.Background())
 	ctx := context.Background()
-	if _, err := conn.Exec(ctx, "SET extra_float_digits = 3"); err != nil {
-		t.Fatal(err)
+	for _, sql := range []string{"SET extra_float_digits = 3", "SET myapp.flavour = 'mint'"} {
+		if _, err := conn.Exec(ctx, sql); err != nil {
+			t.Fatal(err)
+		}
 	}
 	rows, err := conn.Query(ctx, "SHOW ALL")
 	if err != nil {
@@ -120,6 +123,9 @@ func TestShowAll(t *testing.T) {
 	}
 	if err := rows.Err(); err != nil {
 		t.Fatal(err)
+	}
+	if _, ok := settings["myapp.flavour"]; ok {
+		t.Errorf("SHOW ALL lists a custom setting, which PostgreSQL leaves out")
 	}
 	if !slices.IsSorted(order) {
 		t.Errorf("not sorted: %v", order)
