@@ -57,3 +57,19 @@ func TestSettingChecks(t *testing.T) {
 		}
 	}
 }
+
+// The settings a session reports are exactly those pgwire sends at
+// startup, with the same values, so ParameterStatus never names a
+// setting twice or in two spellings.
+func TestReportedMatchesStartup(t *testing.T) {
+	st := pgwire.Startup{User: "me", Database: "d", ApplicationName: "app"}
+	got, want := defaultSettings(st).reported(), pgwire.DefaultParameters(st)
+	if len(got) != len(want) {
+		t.Fatalf("reported %v, startup %v", got, want)
+	}
+	for name, v := range want {
+		if got[name] != v {
+			t.Errorf("%s: reported %q, startup %q", name, got[name], v)
+		}
+	}
+}
