@@ -8,10 +8,13 @@ import (
 	"freshet/sqlerr"
 )
 
-// DefaultDatabase and DefaultSchema exist in every fresh catalog.
+// DefaultDatabase and DefaultSchema exist in every fresh catalog, and
+// so does PostgresDatabase: psql -l, pgAdmin and other tools connect to
+// it when told no database.
 const (
-	DefaultDatabase = "freshet"
-	DefaultSchema   = "public"
+	DefaultDatabase  = "freshet"
+	DefaultSchema    = "public"
+	PostgresDatabase = "postgres"
 )
 
 // Catalog holds every object. It is not safe for concurrent use: the
@@ -39,11 +42,14 @@ func keyOf(o *Object) nameKey {
 	return nameKey{kind: Table, database: o.Database, schema: o.Schema, name: o.Name}
 }
 
-// New returns a catalog holding the default database and its schema.
+// New returns a catalog holding the default database, the postgres
+// database and their public schemas.
 func New() *Catalog {
 	c := &Catalog{objects: map[uint64]*Object{}, names: map[nameKey]uint64{}, nextID: 1}
-	if _, err := c.CreateDatabase(DefaultDatabase); err != nil {
-		panic(err)
+	for _, db := range []string{DefaultDatabase, PostgresDatabase} {
+		if _, err := c.CreateDatabase(db); err != nil {
+			panic(err)
+		}
 	}
 	return c
 }

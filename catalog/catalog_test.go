@@ -251,3 +251,19 @@ func roundTrip(t *testing.T, c *Catalog) *Catalog {
 	}
 	return c2
 }
+
+// A fresh catalog has the postgres database beside the default one,
+// each with its public schema, so tools that connect to postgres by
+// default find it.
+func TestNewHasPostgres(t *testing.T) {
+	c := New()
+	for _, db := range []string{DefaultDatabase, PostgresDatabase} {
+		if !c.HasDatabase(db) {
+			t.Fatalf("no database %q", db)
+		}
+		if _, err := c.Create(&Object{Kind: Table, Name: "t", Database: db, Schema: DefaultSchema,
+			Columns: []Column{{Name: "a", Type: repr.Int4}}}); err != nil {
+			t.Fatalf("create in %s: %v", db, err)
+		}
+	}
+}

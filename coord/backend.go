@@ -15,7 +15,10 @@ import (
 // connection on one Engine and routes CancelRequests to them.
 type Backend struct {
 	engine *Engine
-	mu     struct {
+	// started is when the backend began serving, in milliseconds since
+	// the Unix epoch (pg_postmaster_start_time()).
+	started uint64
+	mu      struct {
 		sync.Mutex
 		sessions map[pgwire.CancelKey]*Session
 		nextPID  uint32
@@ -24,7 +27,7 @@ type Backend struct {
 
 // NewBackend returns the backend of engine e.
 func NewBackend(e *Engine) *Backend {
-	b := &Backend{engine: e}
+	b := &Backend{engine: e, started: e.Clock()}
 	b.mu.sessions = map[pgwire.CancelKey]*Session{}
 	return b
 }

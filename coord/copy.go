@@ -53,6 +53,10 @@ func (s *Session) copyFrom(ctx context.Context, st *planner.Copy, w pgwire.Write
 		row := make([]repr.Datum, len(st.Table.Columns))
 		for i := range st.Table.Columns {
 			if d := s.engine.defaultOf(uint64(st.Table.ID), i); d != nil {
+				d, err := s.bindScalar(d)
+				if err != nil {
+					return result{}, err
+				}
 				v, err := d.Eval(nil)
 				if err != nil {
 					return result{}, err

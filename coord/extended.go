@@ -35,7 +35,7 @@ func (s *Session) Parse(ctx context.Context, sql string, paramOIDs []uint32) (pg
 	case *planner.Explain:
 		ps.columns = []pgwire.Column{textColumn("QUERY PLAN")}
 	case *planner.Show:
-		ps.columns = []pgwire.Column{textColumn(st.Name)}
+		ps.columns = showColumns(st.Name)
 	}
 	return ps, nil
 }

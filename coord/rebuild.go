@@ -11,7 +11,6 @@ import (
 	"freshet/expr"
 	"freshet/pgwire"
 	"freshet/planner"
-	"freshet/repr"
 	"freshet/sqlerr"
 )
 
@@ -20,7 +19,7 @@ import (
 // SQL, and a table's column defaults from theirs.
 func Rebuild(ctx context.Context) func(e *Engine, o *catalog.Object) error {
 	return func(e *Engine, o *catalog.Object) error {
-		s := &Session{engine: e, database: o.Database, params: pgwire.DefaultParameters(pgwire.Startup{})}
+		s := &Session{engine: e, database: o.Database, settings: defaultSettings(pgwire.Startup{})}
 		switch o.Kind {
 		case catalog.MaterializedView:
 			stmts, err := planner.Plan(s.catalog(), fmt.Sprintf("CREATE MATERIALIZED VIEW %s AS %s", quoteIdent(o.Name), o.SQL))
@@ -61,7 +60,8 @@ func Rebuild(ctx context.Context) func(e *Engine, o *catalog.Object) error {
 }
 
 // RestoreDefaults plans the stored DEFAULT expressions of every table
-// again. They are constants: each is evaluated once.
+// again, as CREATE TABLE planned them: constants fold to literals, and
+// now() and the session functions stay calls that each write evaluates.
 func RestoreDefaults(e *Engine) error {
 	var tables []*catalog.Object
 	e.Catalog(func(c *catalog.Catalog) error {
@@ -80,23 +80,11 @@ func RestoreDefaults(e *Engine) error {
 				continue
 			}
 			s := &Session{engine: e, database: t.Database}
-			stmts, err := planner.Plan(s.catalog(), "SELECT "+c.Default)
+			d, err := planner.PlanDefault(s.catalog(), c.Default, c.Name, c.Type)
 			if err != nil {
 				return fmt.Errorf("default of %s.%s: %w", t.Name, c.Name, err)
 			}
-			sel, ok := stmts[0].(*planner.Select)
-			if !ok {
-				return sqlerr.AssertionFailedf("default of %s.%s planned as %T", t.Name, c.Name, stmts[0])
-			}
-			rows, err := expr.Interpret(sel.Plan, nil)
-			if err != nil || len(rows) != 1 {
-				return fmt.Errorf("default of %s.%s: %v", t.Name, c.Name, err)
-			}
-			v, err := repr.AssignCast(rows[0].Datums[0], c.Type)
-			if err != nil {
-				return err
-			}
-			defaults[i] = expr.Literal{Value: v, Type: c.Type}
+			defaults[i] = d
 			any = true
 		}
 		if any {

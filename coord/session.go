@@ -24,7 +24,7 @@ type Session struct {
 	key      pgwire.CancelKey
 	database string
 	startup  pgwire.Startup
-	params   map[string]string
+	settings sessionSettings
 
 	tx transaction
 
@@ -49,6 +49,8 @@ type transaction struct {
 	// keys is what writes do to unique keys, to check each statement
 	// against them (Engine.checkBlockWrite).
 	keys blockKeys
+	// settings is what the block did to the session's settings.
+	settings txSettings
 	// implicit marks the transaction of a multi-statement Query message.
 	implicit bool
 	// read and written are the collections the block's writes read and
@@ -96,14 +98,14 @@ func (s *Session) checkOwnWrites(plan expr.Relation) error {
 
 func newSession(b *Backend, key pgwire.CancelKey, s pgwire.Startup) *Session {
 	return &Session{backend: b, engine: b.engine, key: key, database: s.Database, startup: s,
-		params: pgwire.DefaultParameters(s), tx: transaction{status: pgwire.TxIdle}}
+		settings: defaultSettings(s), tx: transaction{status: pgwire.TxIdle}}
 }
 
 // CancelKey implements pgwire.Session.
 func (s *Session) CancelKey() pgwire.CancelKey { return s.key }
 
 // Parameters implements pgwire.Session.
-func (s *Session) Parameters() map[string]string { return s.params }
+func (s *Session) Parameters() map[string]string { return s.settings.reported() }
 
 // TxStatus implements pgwire.Session.
 func (s *Session) TxStatus() pgwire.TxStatus { return s.tx.status }
@@ -119,6 +121,7 @@ func (s *Session) endTx() {
 	if s.tx.release != nil {
 		s.tx.release()
 	}
+	s.endSettings(s.tx.settings)
 	s.tx = transaction{status: pgwire.TxIdle}
 }
 
@@ -190,6 +193,7 @@ func (s *Session) Query(ctx context.Context, sql string, w pgwire.QueryWriter) e
 	}
 	if s.tx.implicit && s.tx.status == pgwire.TxInBlock {
 		err := s.commitWrites(ctx)
+		s.tx.settings.committed = err == nil
 		s.endTx()
 		if err != nil {
 			return err
@@ -281,25 +285,13 @@ func (s *Session) execute(ctx context.Context, st planner.Statement, w pgwire.Wr
 		if st.Name == faultSetting {
 			return result{tag: "SET"}, s.injectFault(ctx, st.Value)
 		}
-		if st.Name == "statement_timeout" || st.Name == "idle_in_transaction_session_timeout" {
-			if _, err := pgwire.ParseDurationSetting(st.Name, st.Value); err != nil {
-				return result{}, err
-			}
-		}
-		s.params[st.Name] = st.Value
-		return result{tag: "SET"}, nil
+		return s.set(st, w)
 	case *planner.Reset:
-		defaults := pgwire.DefaultParameters(s.startup)
-		if st.Name == "all" {
-			s.params = defaults
-		} else if v, ok := defaults[st.Name]; ok {
-			s.params[st.Name] = v
-		} else {
-			delete(s.params, st.Name)
-		}
-		return result{tag: "RESET"}, nil
+		return s.reset(st, w)
 	case *planner.Show:
 		return s.show(st)
+	case *planner.Discard:
+		return s.discard(st)
 	case *planner.Begin:
 		if s.tx.implicit {
 			// BEGIN in a multi-statement message makes its implicit
@@ -324,6 +316,7 @@ func (s *Session) execute(ctx context.Context, st planner.Statement, w pgwire.Wr
 		if s.tx.status == pgwire.TxIdle {
 			w.Notice(sqlerr.New(sqlerr.NoActiveSQLTransaction, "there is no transaction in progress").WithSeverity(sqlerr.SeverityWarning))
 		}
+		s.tx.settings.committed = tag == "COMMIT"
 		s.endTx()
 		return result{tag: tag}, nil
 	case *planner.Rollback:
@@ -367,11 +360,18 @@ func (s *Session) selectRows(ctx context.Context, st *planner.Select) (result, e
 	if err := s.checkOwnWrites(st.Plan); err != nil {
 		return result{}, err
 	}
-	ts, now, release := s.readTime()
-	defer release()
-	rows, err := s.engine.Read(ctx, withNow(st.Plan, now), ts)
+	plan, apply, err := s.bindSession(st.Plan)
 	if err != nil {
 		return result{}, err
+	}
+	ts, now, release := s.readTime()
+	defer release()
+	rows, err := s.engine.Read(ctx, withNow(plan, now), ts)
+	if err != nil {
+		return result{}, err
+	}
+	if apply != nil {
+		apply()
 	}
 	out := st.Finishing.Apply(rows)
 	res := result{columns: describe(st.Columns), tag: fmt.Sprintf("SELECT %d", len(out))}
@@ -437,18 +437,6 @@ func (s *Session) explain(st *planner.Explain) (result, error) {
 	return res, nil
 }
 
-func (s *Session) show(st *planner.Show) (result, error) {
-	col := []pgwire.Column{textColumn(st.Name)}
-	if st.Name == "all" {
-		return result{}, sqlerr.New(sqlerr.FeatureNotSupported, "SHOW ALL is not supported")
-	}
-	v, ok := s.params[st.Name]
-	if !ok {
-		return result{}, sqlerr.New(sqlerr.UndefinedObject, "unrecognized configuration parameter %q", st.Name)
-	}
-	return result{columns: col, rows: [][][]byte{{[]byte(v)}}, tag: "SHOW"}, nil
-}
-
 // objectFor builds the catalog object of a new relation.
 func (s *Session) objectFor(kind catalog.Kind, name planner.QualifiedName, cols []planner.Column, sql string) *catalog.Object {
 	o := &catalog.Object{Kind: kind, Name: name.Name, Database: s.database, Schema: catalog.DefaultSchema, SQL: sql}
@@ -490,6 +478,10 @@ func (s *Session) createView(ctx context.Context, st *planner.CreateView, w pgwi
 	if expr.ContainsNow(st.Plan) {
 		// A view is maintained over all times; it has no single "now".
 		return result{}, sqlerr.New(sqlerr.FeatureNotSupported, "now() and current_timestamp are not supported in views")
+	}
+	if calls := expr.SessionCalls(st.Plan); len(calls) > 0 {
+		// A view is read by every session; its value cannot be one's.
+		return result{}, sqlerr.New(sqlerr.FeatureNotSupported, "%s is not supported in views: its value depends on the session", calls[0].CallName())
 	}
 	kind := catalog.View
 	if st.Materialized {
@@ -572,6 +564,13 @@ func (s *Session) writeRows(ctx context.Context, t planner.Target, plan expr.Rel
 		// Read and write as one step: no other write may land between.
 		s.engine.dmlMu.Lock()
 		defer s.engine.dmlMu.Unlock()
+	}
+	plan, apply, err := s.bindSession(plan)
+	if err != nil {
+		return 0, err
+	}
+	if apply != nil {
+		return 0, sqlerr.New(sqlerr.FeatureNotSupported, "set_config() is not supported in INSERT, UPDATE or DELETE")
 	}
 	ts, now, release := s.readTime()
 	defer release()

@@ -15,11 +15,18 @@ var errStatementTimeout = sqlerr.New(sqlerr.QueryCanceled, "canceling statement 
 // withStatementTimeout bounds ctx by the session's statement_timeout, if
 // one is set; the context's cause is then errStatementTimeout.
 func (s *Session) withStatementTimeout(ctx context.Context) (context.Context, context.CancelFunc) {
-	d, err := parseTimeout(s.params["statement_timeout"])
+	d, err := parseTimeout(s.settings["statement_timeout"])
 	if err != nil || d <= 0 {
 		return ctx, func() {}
 	}
 	return context.WithTimeoutCause(ctx, d, errStatementTimeout)
+}
+
+// IdleInTransactionTimeout implements pgwire.IdleTimeouter: the
+// session's idle_in_transaction_session_timeout.
+func (s *Session) IdleInTransactionTimeout() time.Duration {
+	d, _ := pgwire.ParseDurationSetting("idle_in_transaction_session_timeout", s.settings["idle_in_transaction_session_timeout"])
+	return d
 }
 
 // timedOut turns the error of a statement whose context ran out of time

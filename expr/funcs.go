@@ -127,11 +127,36 @@ const (
 	DatePart
 	Extract
 	DateTrunc
+	// The session functions' values come from the session that runs the
+	// statement, which replaces every call with a literal before
+	// evaluation (IsSession); a view, which no one session runs, refuses
+	// them. CurrentSetting(name[, missing_ok]) is current_setting;
+	// SetConfig(name, value, is_local) is set_config.
+	CurrentUser
+	SessionUser
+	CurrentDatabase
+	CurrentSchema
+	CurrentSetting
+	SetConfig
+	BackendPID
+	PostmasterStartTime
+	// EncodingToChar(int) is pg_encoding_to_char: the name of a
+	// PostgreSQL encoding number, empty for an unknown one.
+	EncodingToChar
+	// QuoteIdent(text) double-quotes an identifier when it needs quotes
+	// to be read back as itself: anything but lower-case ASCII letters,
+	// digits and underscores not led by a digit, or a keyword that is
+	// not unreserved.
+	QuoteIdent
 )
 
 var variadicNames = map[VariadicFunc]string{Coalesce: "coalesce", Greatest: "greatest", Least: "least",
 	Round: "round", Substr: "substr", BTrim: "btrim", LTrim: "ltrim", RTrim: "rtrim",
 	Replace: "replace", StrPos: "strpos", Concat2: "concat", Now: "now",
-	DatePart: "date_part", Extract: "extract", DateTrunc: "date_trunc"}
+	DatePart: "date_part", Extract: "extract", DateTrunc: "date_trunc",
+	CurrentUser: "current_user", SessionUser: "session_user", CurrentDatabase: "current_database",
+	CurrentSchema: "current_schema", CurrentSetting: "current_setting", SetConfig: "set_config",
+	BackendPID: "pg_backend_pid", PostmasterStartTime: "pg_postmaster_start_time",
+	EncodingToChar: "pg_encoding_to_char", QuoteIdent: "quote_ident"}
 
 func (f VariadicFunc) String() string { return variadicNames[f] }

@@ -6,7 +6,18 @@ import "freshet/repr"
 // statement's now() is its read time, the same in every row.
 func ReplaceNow(r Relation, t repr.Datum) Relation {
 	lit := Literal{Value: t, Type: repr.TimestampTZ}
-	sc := func(s Scalar) Scalar { return replaceNowScalar(s, lit) }
+	return MapCalls(r, func(c CallVariadic) Scalar {
+		if c.Func == Now {
+			return lit
+		}
+		return c
+	})
+}
+
+// MapCalls returns r with every variadic call c in its scalars replaced
+// by f(c), innermost calls first: f sees c's arguments already replaced.
+func MapCalls(r Relation, f func(CallVariadic) Scalar) Relation {
+	sc := func(s Scalar) Scalar { return mapCallsScalar(s, f) }
 	scs := func(ss []Scalar) []Scalar {
 		out := make([]Scalar, len(ss))
 		for i, s := range ss {
@@ -17,21 +28,21 @@ func ReplaceNow(r Relation, t repr.Datum) Relation {
 	rels := func(rs []Relation) []Relation {
 		out := make([]Relation, len(rs))
 		for i, x := range rs {
-			out[i] = ReplaceNow(x, t)
+			out[i] = MapCalls(x, f)
 		}
 		return out
 	}
 	switch n := r.(type) {
 	case Let:
-		return Let{ID: n.ID, Value: ReplaceNow(n.Value, t), Body: ReplaceNow(n.Body, t)}
+		return Let{ID: n.ID, Value: MapCalls(n.Value, f), Body: MapCalls(n.Body, f)}
 	case Map:
-		return Map{Input: ReplaceNow(n.Input, t), Scalars: scs(n.Scalars)}
+		return Map{Input: MapCalls(n.Input, f), Scalars: scs(n.Scalars)}
 	case Filter:
-		return Filter{Input: ReplaceNow(n.Input, t), Predicates: scs(n.Predicates)}
+		return Filter{Input: MapCalls(n.Input, f), Predicates: scs(n.Predicates)}
 	case Project:
-		return Project{Input: ReplaceNow(n.Input, t), Outputs: n.Outputs}
+		return Project{Input: MapCalls(n.Input, f), Outputs: n.Outputs}
 	case FlatMap:
-		return FlatMap{Input: ReplaceNow(n.Input, t), Func: n.Func, Args: scs(n.Args), Type: n.Type}
+		return FlatMap{Input: MapCalls(n.Input, f), Func: n.Func, Args: scs(n.Args), Type: n.Type}
 	case Join:
 		eqs := make([][]Scalar, len(n.Equivalences))
 		for i, c := range n.Equivalences {
@@ -43,15 +54,15 @@ func ReplaceNow(r Relation, t repr.Datum) Relation {
 		for i, a := range n.Aggregates {
 			aggs[i] = Aggregate{Func: a.Func, Expr: sc(a.Expr), Distinct: a.Distinct}
 		}
-		return Reduce{Input: ReplaceNow(n.Input, t), GroupKey: scs(n.GroupKey), Aggregates: aggs}
+		return Reduce{Input: MapCalls(n.Input, f), GroupKey: scs(n.GroupKey), Aggregates: aggs}
 	case TopK:
-		return TopK{Input: ReplaceNow(n.Input, t), GroupKey: n.GroupKey, Order: n.Order, Limit: n.Limit, Offset: n.Offset}
+		return TopK{Input: MapCalls(n.Input, f), GroupKey: n.GroupKey, Order: n.Order, Limit: n.Limit, Offset: n.Offset}
 	case Distinct:
-		return Distinct{Input: ReplaceNow(n.Input, t)}
+		return Distinct{Input: MapCalls(n.Input, f)}
 	case Negate:
-		return Negate{Input: ReplaceNow(n.Input, t)}
+		return Negate{Input: MapCalls(n.Input, f)}
 	case Threshold:
-		return Threshold{Input: ReplaceNow(n.Input, t)}
+		return Threshold{Input: MapCalls(n.Input, f)}
 	case Union:
 		return Union{Inputs: rels(n.Inputs)}
 	}
@@ -67,27 +78,24 @@ func ContainsNow(r Relation) bool {
 
 func sameRelation(a, b Relation) bool { return Explain(a) == Explain(b) }
 
-func replaceNowScalar(s Scalar, lit Literal) Scalar {
+func mapCallsScalar(s Scalar, f func(CallVariadic) Scalar) Scalar {
 	switch n := s.(type) {
 	case CallUnary:
-		return CallUnary{Func: n.Func, Arg: replaceNowScalar(n.Arg, lit)}
+		return CallUnary{Func: n.Func, Arg: mapCallsScalar(n.Arg, f)}
 	case CallBinary:
-		return CallBinary{Func: n.Func, Left: replaceNowScalar(n.Left, lit), Right: replaceNowScalar(n.Right, lit)}
+		return CallBinary{Func: n.Func, Left: mapCallsScalar(n.Left, f), Right: mapCallsScalar(n.Right, f)}
 	case CallVariadic:
-		if n.Func == Now {
-			return lit
-		}
 		args := make([]Scalar, len(n.Args))
 		for i, a := range n.Args {
-			args[i] = replaceNowScalar(a, lit)
+			args[i] = mapCallsScalar(a, f)
 		}
-		return CallVariadic{Func: n.Func, Args: args}
+		return f(CallVariadic{Func: n.Func, Args: args})
 	case If:
-		return If{Cond: replaceNowScalar(n.Cond, lit), Then: replaceNowScalar(n.Then, lit), Else: replaceNowScalar(n.Else, lit)}
+		return If{Cond: mapCallsScalar(n.Cond, f), Then: mapCallsScalar(n.Then, f), Else: mapCallsScalar(n.Else, f)}
 	case Cast:
-		return Cast{Arg: replaceNowScalar(n.Arg, lit), To: n.To}
+		return Cast{Arg: mapCallsScalar(n.Arg, f), To: n.To}
 	case ScalarRewriter:
-		return n.RewriteScalars(func(x Scalar) Scalar { return replaceNowScalar(x, lit) })
+		return n.RewriteScalars(func(x Scalar) Scalar { return mapCallsScalar(x, f) })
 	}
 	return s
 }

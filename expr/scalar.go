@@ -240,6 +240,8 @@ func (c CallVariadic) Eval(row []repr.Datum) (repr.Datum, error) {
 		return best, nil
 	case Now:
 		return repr.Null, sqlerr.AssertionFailedf("now() evaluated without a read time")
+	case CurrentUser, SessionUser, CurrentDatabase, CurrentSchema, CurrentSetting, SetConfig, BackendPID, PostmasterStartTime:
+		return repr.Null, sqlerr.AssertionFailedf("%s evaluated without a session", c.Func.CallName())
 	case Concat2:
 		var b strings.Builder
 		for _, a := range c.Args {
@@ -252,7 +254,7 @@ func (c CallVariadic) Eval(row []repr.Datum) (repr.Datum, error) {
 			}
 		}
 		return repr.NewText(b.String()), nil
-	case Round, Substr, BTrim, LTrim, RTrim, Replace, StrPos, DatePart, Extract, DateTrunc:
+	case Round, Substr, BTrim, LTrim, RTrim, Replace, StrPos, DatePart, Extract, DateTrunc, EncodingToChar, QuoteIdent:
 		args := make([]repr.Datum, len(c.Args))
 		for i, a := range c.Args {
 			v, err := a.Eval(row)
@@ -269,6 +271,10 @@ func (c CallVariadic) Eval(row []repr.Datum) (repr.Datum, error) {
 			return datePart(args[0].Text(), args[1], c.Func == Extract)
 		case DateTrunc:
 			return dateTrunc(args[0].Text(), args[1])
+		case EncodingToChar:
+			return repr.NewText(encodingName(args[0].Int())), nil
+		case QuoteIdent:
+			return repr.NewText(quoteIdent(args[0].Text())), nil
 		case Round:
 			return round(args)
 		case Substr:
@@ -407,6 +413,16 @@ func (c CallVariadic) Typ(input []ColumnType) ColumnType {
 		return ColumnType{Type: repr.Text}
 	case Now:
 		return ColumnType{Type: repr.TimestampTZ}
+	case CurrentUser, SessionUser, CurrentDatabase:
+		return ColumnType{Type: repr.Text}
+	case CurrentSchema, CurrentSetting, SetConfig:
+		return ColumnType{Type: repr.Text, Nullable: true}
+	case BackendPID:
+		return ColumnType{Type: repr.Int4}
+	case PostmasterStartTime:
+		return ColumnType{Type: repr.TimestampTZ}
+	case EncodingToChar, QuoteIdent:
+		t.Type = repr.Text
 	case DatePart:
 		t.Type = repr.Float8
 	case Extract:
@@ -540,6 +556,9 @@ func (c CallUnary) String() string {
 func (c CallBinary) String() string { return fmt.Sprintf("(%s %s %s)", c.Left, c.Func, c.Right) }
 
 func (c CallVariadic) String() string {
+	if c.Func.IsKeyword() {
+		return c.Func.String()
+	}
 	args := make([]string, len(c.Args))
 	for i, a := range c.Args {
 		args[i] = a.String()

@@ -334,11 +334,8 @@ func (c *conn) readyForQuery() bool {
 	}
 	c.sendParameterChanges()
 	c.idleTxTimeout = 0
-	if status != TxIdle {
-		v, _ := call(c, func() (string, error) { return c.sess.Parameters()[idleTxSetting], nil })
-		// A bad value was refused when it was set; one that slipped
-		// through means no limit.
-		c.idleTxTimeout, _ = ParseDurationSetting(idleTxSetting, v)
+	if it, ok := c.sess.(IdleTimeouter); ok && status != TxIdle {
+		c.idleTxTimeout, _ = call(c, func() (time.Duration, error) { return it.IdleInTransactionTimeout(), nil })
 	}
 	c.send(&pgproto3.ReadyForQuery{TxStatus: byte(status)})
 	return c.flush() == nil

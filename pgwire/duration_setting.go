@@ -41,9 +41,14 @@ func ParseDurationSetting(name, v string) (time.Duration, error) {
 	return d, nil
 }
 
-// idleTxSetting is the session parameter that bounds how long a client
-// may stay silent inside a transaction block.
-const idleTxSetting = "idle_in_transaction_session_timeout"
+// IdleTimeouter is a Session that bounds how long its client may stay
+// silent inside a transaction block (PostgreSQL's
+// idle_in_transaction_session_timeout); zero means no limit. pgwire asks
+// at every ReadyForQuery in a block and ends the connection with FATAL
+// 25P03 when the client says nothing for that long.
+type IdleTimeouter interface {
+	IdleInTransactionTimeout() time.Duration
+}
 
 // errIdleInTransaction ends a connection left idle in a transaction block
 // past its idle_in_transaction_session_timeout, in PostgreSQL's words.

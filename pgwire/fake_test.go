@@ -111,6 +111,12 @@ type fakeSession struct {
 
 func (s *fakeSession) CancelKey() CancelKey          { return s.key }
 func (s *fakeSession) Parameters() map[string]string { return maps.Clone(s.params) }
+
+// IdleInTransactionTimeout implements IdleTimeouter from the SET value.
+func (s *fakeSession) IdleInTransactionTimeout() time.Duration {
+	d, _ := ParseDurationSetting("idle_in_transaction_session_timeout", s.params["idle_in_transaction_session_timeout"])
+	return d
+}
 func (s *fakeSession) TxStatus() TxStatus            { return s.status }
 
 func (s *fakeSession) Close() {

@@ -84,6 +84,9 @@ func (b *binder) bindExprNode(n *pg.Node, c *exprCtx) (hscalar, error) {
 		if x.SqlvalueFunction.Op == pg.SQLValueFunctionOp_SVFOP_CURRENT_TIMESTAMP {
 			return hVariadic{fn: expr.Now, t: expr.ColumnType{Type: repr.TimestampTZ}}, nil
 		}
+		if fn, ok := sessionValueFunctions[x.SqlvalueFunction.Op]; ok {
+			return hVariadic{fn: fn, t: expr.CallVariadic{Func: fn}.Typ(nil)}, nil
+		}
 		return nil, unsupported("%s", sqlValueFunctionName(x.SqlvalueFunction.Op))
 	case *pg.Node_RowExpr:
 		return nil, unsupported("row constructors")

@@ -30,10 +30,9 @@ var knownFunctions = map[string]bool{
 	"log": true, "sign": true, "array_agg": true, "string_agg": true, "json_agg": true, "jsonb_agg": true,
 	"stddev": true, "stddev_pop": true, "stddev_samp": true, "variance": true, "var_pop": true,
 	"var_samp": true, "row_number": true, "rank": true, "dense_rank": true, "lag": true, "lead": true,
-	"first_value": true, "last_value": true, "nextval": true, "version": true, "pg_typeof": true,
+	"first_value": true, "last_value": true, "nextval": true, "pg_typeof": true,
 	"format": true, "regexp_replace": true, "regexp_matches": true, "unnest": true, "to_json": true,
 	"date": true, "timezone": true, "make_date": true, "justify_days": true, "justify_hours": true,
-	"current_setting": true, "current_database": true, "current_schema": true,
 }
 
 func funcName(fc *pg.FuncCall) (string, error) {
@@ -75,6 +74,9 @@ func (b *binder) bindFunc(fc *pg.FuncCall, c *exprCtx) (hscalar, error) {
 			return nil, err
 		}
 		args = append(args, s)
+	}
+	if s, ok, err := b.bindSessionFunc(name, args); ok || err != nil {
+		return s, err
 	}
 	switch {
 	case name == "abs" && len(args) == 1:

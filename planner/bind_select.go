@@ -632,6 +632,8 @@ func figureColnameStrength(n *pg.Node) (string, int) {
 		if name, ok := map[pg.SQLValueFunctionOp]string{
 			pg.SQLValueFunctionOp_SVFOP_CURRENT_DATE: "current_date", pg.SQLValueFunctionOp_SVFOP_CURRENT_TIMESTAMP: "current_timestamp",
 			pg.SQLValueFunctionOp_SVFOP_CURRENT_USER: "current_user", pg.SQLValueFunctionOp_SVFOP_SESSION_USER: "session_user",
+			pg.SQLValueFunctionOp_SVFOP_USER: "user", pg.SQLValueFunctionOp_SVFOP_CURRENT_ROLE: "current_role",
+			pg.SQLValueFunctionOp_SVFOP_CURRENT_CATALOG: "current_catalog", pg.SQLValueFunctionOp_SVFOP_CURRENT_SCHEMA: "current_schema",
 		}[x.SqlvalueFunction.Op]; ok {
 			return name, 2
 		}

@@ -109,6 +109,28 @@ func constraintName(t pg.ConstrType) string {
 	return strings.ReplaceAll(strings.TrimPrefix(t.String(), "CONSTR_"), "_", " ")
 }
 
+// PlanDefault plans a stored column default again: text is the
+// default as its expr.Scalar's String wrote it, for a column of type t.
+// The result is what CREATE TABLE planned: a literal for a constant, the
+// call itself for now() and the session functions, which each write
+// evaluates.
+func PlanDefault(cat Catalog, text, column string, t repr.Type) (expr.Scalar, error) {
+	stmts, err := Parse("SELECT " + text)
+	if err != nil {
+		return nil, err
+	}
+	var target *pg.Node
+	if len(stmts) == 1 {
+		if sel := stmts[0].node.GetSelectStmt(); sel != nil && len(sel.TargetList) == 1 {
+			target = sel.TargetList[0].GetResTarget().GetVal()
+		}
+	}
+	if target == nil {
+		return nil, sqlerr.AssertionFailedf("default %q of column %s is not one expression", text, column)
+	}
+	return newPlanner(cat, stmts[0].SQL, nil).defaultExpr(target, column, t)
+}
+
 // defaultExpr binds a column's DEFAULT: a constant expression, cast to
 // the column's type as a stored value is.
 func (p *planner) defaultExpr(n *pg.Node, column string, t repr.Type) (expr.Scalar, error) {

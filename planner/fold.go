@@ -136,6 +136,10 @@ func (f *folder) scalar(s hscalar) (hscalar, error) {
 	default:
 		return s, nil
 	}
+	if v, ok := s.(hVariadic); ok && v.fn.IsSession() {
+		// The session supplies its value when the statement runs.
+		constant = false
+	}
 	if !constant {
 		return s, nil
 	}

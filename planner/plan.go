@@ -206,6 +206,8 @@ func (p *planner) statement(n *pg.Node) (Statement, error) {
 		return p.set(x.VariableSetStmt)
 	case *pg.Node_VariableShowStmt:
 		return &Show{Name: normalizeSetting(x.VariableShowStmt.Name)}, nil
+	case *pg.Node_DiscardStmt:
+		return discard(x.DiscardStmt), nil
 	case *pg.Node_TransactionStmt:
 		return p.transaction(x.TransactionStmt)
 	case *pg.Node_ExplainStmt:

@@ -38,7 +38,9 @@ func (p *planner) set(s *pg.VariableSetStmt) (Statement, error) {
 			vals = append(vals, v)
 		}
 		return &Set{Name: name, Value: strings.Join(vals, ", "), Local: s.IsLocal}, nil
-	case pg.VariableSetKind_VAR_SET_DEFAULT, pg.VariableSetKind_VAR_RESET:
+	case pg.VariableSetKind_VAR_SET_DEFAULT:
+		return &Reset{Name: name, Local: s.IsLocal, Set: true}, nil
+	case pg.VariableSetKind_VAR_RESET:
 		return &Reset{Name: name}, nil
 	case pg.VariableSetKind_VAR_RESET_ALL:
 		return &Reset{Name: "all"}, nil
@@ -85,6 +87,18 @@ func settingValue(n *pg.Node) (string, error) {
 		return settingValue(x.TypeCast.Arg)
 	}
 	return "", unsupported("this SET value")
+}
+
+func discard(d *pg.DiscardStmt) *Discard {
+	switch d.Target {
+	case pg.DiscardMode_DISCARD_PLANS:
+		return &Discard{What: "PLANS"}
+	case pg.DiscardMode_DISCARD_SEQUENCES:
+		return &Discard{What: "SEQUENCES"}
+	case pg.DiscardMode_DISCARD_TEMP:
+		return &Discard{What: "TEMP"}
+	}
+	return &Discard{What: "ALL"}
 }
 
 func (p *planner) transaction(t *pg.TransactionStmt) (Statement, error) {

@@ -226,7 +226,17 @@ type Set struct {
 }
 
 // Reset is RESET name, SET name TO DEFAULT, or RESET ALL (Name "all").
-type Reset struct{ Name string }
+type Reset struct {
+	Name string
+	// Local is SET LOCAL name TO DEFAULT.
+	Local bool
+	// Set reports whether the statement was SET ... TO DEFAULT, whose
+	// tag is SET.
+	Set bool
+}
+
+// Discard is DISCARD ALL, PLANS, SEQUENCES or TEMP (What).
+type Discard struct{ What string }
 
 // Show is SHOW name, or SHOW ALL (Name "all").
 type Show struct{ Name string }
@@ -294,7 +304,15 @@ func (*DropDatabase) Tag() string { return "DROP DATABASE" }
 func (*Set) Tag() string { return "SET" }
 
 // Tag implements Statement.
-func (*Reset) Tag() string { return "RESET" }
+func (s *Reset) Tag() string {
+	if s.Set {
+		return "SET"
+	}
+	return "RESET"
+}
+
+// Tag implements Statement.
+func (s *Discard) Tag() string { return "DISCARD " + s.What }
 
 // Tag implements Statement.
 func (*Show) Tag() string { return "SHOW" }

@@ -406,7 +406,7 @@ func renderStatement(s Statement) string {
 	case *Set:
 		fmt.Fprintf(&b, "set %s = %q local=%v", s.Name, s.Value, s.Local)
 	case *Reset:
-		fmt.Fprintf(&b, "reset %s", s.Name)
+		fmt.Fprintf(&b, "reset %s local=%v tag=%s", s.Name, s.Local, s.Tag())
 	case *Show:
 		fmt.Fprintf(&b, "show %s", s.Name)
 	case *Explain:

@@ -108,6 +108,7 @@ const (
 	// Class 55: object not in prerequisite state.
 	ObjectNotInPrerequisiteState = "55000"
 	ObjectInUse                  = "55006"
+	CantChangeRuntimeParam       = "55P02"
 
 	// Class 57: operator intervention. Pools evict and retry on 57P01.
 	QueryCanceled = "57014"

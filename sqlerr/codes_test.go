@@ -32,6 +32,7 @@ func TestCodes(t *testing.T) {
 		{"DataCorrupted", DataCorrupted, "XX"},
 		{"UniqueViolation", UniqueViolation, "23"},
 		{"ActiveSQLTransaction", ActiveSQLTransaction, "25"},
+		{"CantChangeRuntimeParam", CantChangeRuntimeParam, "55"},
 		{"NoActiveSQLTransaction", NoActiveSQLTransaction, "25"},
 		{"ReadOnlySQLTransaction", ReadOnlySQLTransaction, "25"},
 		{"InFailedSQLTransaction", InFailedSQLTransaction, "25"},

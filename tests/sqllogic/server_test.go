@@ -201,7 +201,7 @@ func TestExplainShowsImports(t *testing.T) {
 		lines = append(lines, line)
 	}
 	text := strings.Join(lines, "\n")
-	if !strings.Contains(text, "Imports table t (g3)") || !strings.Contains(text, "Imports index big_k (g5)") {
+	if !strings.Contains(text, "Imports table t (g5)") || !strings.Contains(text, "Imports index big_k (g7)") {
 		t.Fatalf("EXPLAIN:\n%s", text)
 	}
 }

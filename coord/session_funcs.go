@@ -1,0 +1,154 @@
+package coord
+
+import (
+	"time"
+
+	"freshet/catalog"
+	"freshet/expr"
+	"freshet/pgwire"
+	"freshet/repr"
+	"freshet/sqlerr"
+)
+
+// bindSession returns plan with every session function (current_user,
+// current_setting(), set_config(), ...) replaced by its value in s, and
+// apply, which makes the statement's set_config() calls take effect (nil
+// when it has none): the caller runs it once the statement has
+// succeeded, since a failed statement changes no setting.
+//
+// set_config() changes the session, so it must run exactly as often as
+// PostgreSQL would run it; Freshet allows it only where that is once: in
+// a statement that reads no relation and computes one row.
+func (s *Session) bindSession(plan expr.Relation) (expr.Relation, func(), error) {
+	var err error
+	var sets []func()
+	out := expr.MapCalls(plan, func(c expr.CallVariadic) expr.Scalar {
+		if !c.Func.IsSession() || err != nil {
+			return c
+		}
+		args := make([]repr.Datum, len(c.Args))
+		for i, a := range c.Args {
+			l, ok := a.(expr.Literal)
+			if !ok {
+				err = sqlerr.New(sqlerr.FeatureNotSupported, "%s with an argument that is not a constant is not supported", c.Func.CallName())
+				return c
+			}
+			args[i] = l.Value
+		}
+		var v repr.Datum
+		var set func()
+		v, set, err = s.sessionValue(c.Func, args)
+		if set != nil {
+			if !evaluatedOnce(plan) {
+				err = sqlerr.New(sqlerr.FeatureNotSupported, "set_config() is supported only in a query of one row that reads no relation, such as SELECT set_config(...)")
+			}
+			sets = append(sets, set)
+		}
+		return expr.Literal{Value: v, Type: c.Typ(nil).Type}
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(sets) == 0 {
+		return out, nil, nil
+	}
+	return out, func() {
+		for _, set := range sets {
+			set()
+		}
+	}, nil
+}
+
+// bindScalar returns sc, a scalar over no columns (a column default),
+// with its session functions replaced by their values. set_config() has
+// no place in one.
+func (s *Session) bindScalar(sc expr.Scalar) (expr.Scalar, error) {
+	unit := expr.Constant{Rows: []expr.Row{{Diff: 1}}}
+	out, apply, err := s.bindSession(expr.Map{Input: unit, Scalars: []expr.Scalar{sc}})
+	if err != nil {
+		return nil, err
+	}
+	if apply != nil {
+		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "set_config() is not supported in a column default")
+	}
+	return out.(expr.Map).Scalars[0], nil
+}
+
+// evaluatedOnce reports whether plan computes its scalars exactly once:
+// maps and projections over a constant of one row.
+func evaluatedOnce(plan expr.Relation) bool {
+	for {
+		switch r := plan.(type) {
+		case expr.Map:
+			plan = r.Input
+		case expr.Project:
+			plan = r.Input
+		case expr.Constant:
+			return len(r.Rows) == 1 && r.Rows[0].Diff == 1
+		default:
+			return false
+		}
+	}
+}
+
+// sessionValue computes session function f of args; set, if not nil,
+// applies what the call changes.
+func (s *Session) sessionValue(f expr.VariadicFunc, args []repr.Datum) (v repr.Datum, set func(), err error) {
+	switch f {
+	case expr.CurrentUser, expr.SessionUser:
+		return repr.NewText(s.startup.User), nil, nil
+	case expr.CurrentDatabase:
+		return repr.NewText(s.database), nil, nil
+	case expr.CurrentSchema:
+		return repr.NewText(catalog.DefaultSchema), nil, nil
+	case expr.BackendPID:
+		return repr.NewInt4(int32(s.key.ProcessID)), nil, nil
+	case expr.PostmasterStartTime:
+		var started uint64
+		if s.backend != nil {
+			started = s.backend.started
+		}
+		return repr.NewTimestampTZ(repr.TimestampFromTime(time.UnixMilli(int64(started)))), nil, nil
+	case expr.CurrentSetting:
+		if args[0].IsNull() || len(args) > 1 && args[1].IsNull() {
+			return repr.Null, nil, nil
+		}
+		_, val, err := s.settings.value(args[0].Text())
+		if err != nil {
+			if len(args) > 1 && args[1].Bool() && sqlerr.Code(err) == sqlerr.UndefinedObject {
+				return repr.Null, nil, nil
+			}
+			return repr.Null, nil, err
+		}
+		return repr.NewText(val), nil, nil
+	case expr.SetConfig:
+		return s.setConfig(args)
+	}
+	return repr.Null, nil, sqlerr.AssertionFailedf("%s is not a session function", f)
+}
+
+// setConfig is set_config(name, value, is_local): SET, or with a NULL
+// value RESET, returning the setting's new value. is_local outside a
+// transaction block lasts only for the statement, so it changes nothing.
+func (s *Session) setConfig(args []repr.Datum) (repr.Datum, func(), error) {
+	if args[0].IsNull() {
+		return repr.Null, nil, sqlerr.New(sqlerr.NullValueNotAllowed, "SET requires parameter name")
+	}
+	local := !args[2].IsNull() && args[2].Bool()
+	var name, v string
+	var err error
+	if args[1].IsNull() {
+		name, v, err = resetValue(args[0].Text(), s.startup)
+	} else {
+		name, v, err = checked(args[0].Text(), args[1].Text())
+	}
+	if err != nil {
+		return repr.Null, nil, err
+	}
+	set := func() {
+		if !local || s.tx.status != pgwire.TxIdle {
+			s.assign(name, &v, local)
+		}
+	}
+	return repr.NewText(v), set, nil
+}
