@@ -117,7 +117,7 @@ func (s *fakeSession) IdleInTransactionTimeout() time.Duration {
 	d, _ := ParseDurationSetting("idle_in_transaction_session_timeout", s.params["idle_in_transaction_session_timeout"])
 	return d
 }
-func (s *fakeSession) TxStatus() TxStatus            { return s.status }
+func (s *fakeSession) TxStatus() TxStatus { return s.status }
 
 func (s *fakeSession) Close() {
 	s.b.mu.Lock()
