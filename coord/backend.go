@@ -65,6 +65,22 @@ func (b *Backend) Cancel(key pgwire.CancelKey) {
 	}
 }
 
+// sessionByPID returns the live session with process id pid, or nil.
+func (b *Backend) sessionByPID(pid uint32) *Session {
+	if b == nil {
+		return nil
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for key, s := range b.mu.sessions {
+		// A terminated session is on its way out: it is no longer one.
+		if key.ProcessID == pid && s.terminated.Err() == nil {
+			return s
+		}
+	}
+	return nil
+}
+
 func (b *Backend) forget(key pgwire.CancelKey) {
 	b.mu.Lock()
 	delete(b.mu.sessions, key)

@@ -31,6 +31,10 @@ type Session struct {
 	// running cancels the statement being executed, for CancelRequest.
 	runningMu sync.Mutex
 	running   context.CancelFunc
+	// terminated is canceled by pg_terminate_backend: pgwire then ends
+	// the connection (pgwire.Terminator).
+	terminated context.Context
+	terminate  func()
 }
 
 // transaction is the state of an explicit transaction block.
@@ -97,9 +101,19 @@ func (s *Session) checkOwnWrites(plan expr.Relation) error {
 }
 
 func newSession(b *Backend, key pgwire.CancelKey, s pgwire.Startup) *Session {
-	return &Session{backend: b, engine: b.engine, key: key, database: s.Database, startup: s,
+	sess := &Session{backend: b, engine: b.engine, key: key, database: s.Database, startup: s,
 		settings: defaultSettings(s), tx: transaction{status: pgwire.TxIdle}}
+	var end context.CancelFunc
+	sess.terminated, end = context.WithCancel(context.Background())
+	sess.terminate = func() {
+		end()
+		sess.cancelRunning()
+	}
+	return sess
 }
+
+// Terminated implements pgwire.Terminator.
+func (s *Session) Terminated() context.Context { return s.terminated }
 
 // CancelKey implements pgwire.Session.
 func (s *Session) CancelKey() pgwire.CancelKey { return s.key }

@@ -123,6 +123,20 @@ func (s *Session) sessionValue(f expr.VariadicFunc, args []repr.Datum) (v repr.D
 		return repr.NewText(val), nil, nil
 	case expr.SetConfig:
 		return s.setConfig(args)
+	case expr.CancelBackend, expr.TerminateBackend:
+		if args[0].IsNull() {
+			return repr.Null, nil, nil
+		}
+		other := s.backend.sessionByPID(uint32(args[0].Int()))
+		if other == nil {
+			return repr.NewBool(false), nil, nil
+		}
+		if f == expr.TerminateBackend {
+			other.terminate()
+		} else {
+			other.cancelRunning()
+		}
+		return repr.NewBool(true), nil, nil
 	}
 	return repr.Null, nil, sqlerr.AssertionFailedf("%s is not a session function", f)
 }

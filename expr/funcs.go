@@ -148,6 +148,12 @@ const (
 	// digits and underscores not led by a digit, or a keyword that is
 	// not unreserved.
 	QuoteIdent
+	// CancelBackend(pid) and TerminateBackend(pid) are pg_cancel_backend
+	// and pg_terminate_backend: session functions that cancel another
+	// session's running statement, or end that session, and report
+	// whether there was such a session.
+	CancelBackend
+	TerminateBackend
 )
 
 var variadicNames = map[VariadicFunc]string{Coalesce: "coalesce", Greatest: "greatest", Least: "least",
@@ -157,6 +163,7 @@ var variadicNames = map[VariadicFunc]string{Coalesce: "coalesce", Greatest: "gre
 	CurrentUser: "current_user", SessionUser: "session_user", CurrentDatabase: "current_database",
 	CurrentSchema: "current_schema", CurrentSetting: "current_setting", SetConfig: "set_config",
 	BackendPID: "pg_backend_pid", PostmasterStartTime: "pg_postmaster_start_time",
-	EncodingToChar: "pg_encoding_to_char", QuoteIdent: "quote_ident"}
+	EncodingToChar: "pg_encoding_to_char", QuoteIdent: "quote_ident",
+	CancelBackend: "pg_cancel_backend", TerminateBackend: "pg_terminate_backend"}
 
 func (f VariadicFunc) String() string { return variadicNames[f] }

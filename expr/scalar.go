@@ -240,7 +240,8 @@ func (c CallVariadic) Eval(row []repr.Datum) (repr.Datum, error) {
 		return best, nil
 	case Now:
 		return repr.Null, sqlerr.AssertionFailedf("now() evaluated without a read time")
-	case CurrentUser, SessionUser, CurrentDatabase, CurrentSchema, CurrentSetting, SetConfig, BackendPID, PostmasterStartTime:
+	case CurrentUser, SessionUser, CurrentDatabase, CurrentSchema, CurrentSetting, SetConfig, BackendPID, PostmasterStartTime,
+		CancelBackend, TerminateBackend:
 		return repr.Null, sqlerr.AssertionFailedf("%s evaluated without a session", c.Func.CallName())
 	case Concat2:
 		var b strings.Builder
@@ -419,6 +420,8 @@ func (c CallVariadic) Typ(input []ColumnType) ColumnType {
 		return ColumnType{Type: repr.Text, Nullable: true}
 	case BackendPID:
 		return ColumnType{Type: repr.Int4}
+	case CancelBackend, TerminateBackend:
+		return ColumnType{Type: repr.Bool, Nullable: true}
 	case PostmasterStartTime:
 		return ColumnType{Type: repr.TimestampTZ}
 	case EncodingToChar, QuoteIdent:

@@ -6,7 +6,8 @@ import "strings"
 // the running session supplies (see CurrentUser).
 func (f VariadicFunc) IsSession() bool {
 	switch f {
-	case CurrentUser, SessionUser, CurrentDatabase, CurrentSchema, CurrentSetting, SetConfig, BackendPID, PostmasterStartTime:
+	case CurrentUser, SessionUser, CurrentDatabase, CurrentSchema, CurrentSetting, SetConfig, BackendPID, PostmasterStartTime,
+		CancelBackend, TerminateBackend:
 		return true
 	}
 	return false

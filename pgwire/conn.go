@@ -168,9 +168,19 @@ func (c *conn) next() (frame, error) {
 		return frame{}, errServerShutdown
 	}
 	ctx := c.ctx
+	if t, ok := c.sess.(Terminator); ok {
+		if t.Terminated().Err() != nil {
+			return frame{}, errServerShutdown
+		}
+		var cancel context.CancelCauseFunc
+		ctx, cancel = context.WithCancelCause(ctx)
+		defer cancel(nil)
+		stop := context.AfterFunc(t.Terminated(), func() { cancel(errServerShutdown) })
+		defer stop()
+	}
 	if c.idleTxTimeout > 0 {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeoutCause(c.ctx, c.idleTxTimeout, errIdleInTransaction)
+		ctx, cancel = context.WithTimeoutCause(ctx, c.idleTxTimeout, errIdleInTransaction)
 		defer cancel()
 	}
 	f, err := c.in.get(ctx)
@@ -179,6 +189,8 @@ func (c *conn) next() (frame, error) {
 		return f, nil
 	case context.Cause(ctx) == errIdleInTransaction && c.ctx.Err() == nil:
 		return frame{}, errIdleInTransaction
+	case context.Cause(ctx) == errServerShutdown:
+		return frame{}, errServerShutdown
 	case c.srvCtx.Err() != nil:
 		return frame{}, errServerShutdown
 	case err == io.EOF:

@@ -1,6 +1,7 @@
 package pgwire
 
 import (
+	"context"
 	"strconv"
 	"strings"
 	"time"
@@ -48,6 +49,15 @@ func ParseDurationSetting(name, v string) (time.Duration, error) {
 // 25P03 when the client says nothing for that long.
 type IdleTimeouter interface {
 	IdleInTransactionTimeout() time.Duration
+}
+
+// Terminator is a Session that can be ended from elsewhere
+// (pg_terminate_backend): once its Terminated context is done, pgwire
+// ends the connection with FATAL 57P01 "terminating connection due to
+// administrator command", at once if the client is idle and otherwise
+// when the running statement (which the session cancels) has ended.
+type Terminator interface {
+	Terminated() context.Context
 }
 
 // errIdleInTransaction ends a connection left idle in a transaction block

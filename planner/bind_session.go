@@ -40,6 +40,8 @@ var sessionFuncSignatures = map[string]map[int][]repr.Type{
 	"set_config":               {3: {repr.Text, repr.Text, repr.Bool}},
 	"pg_backend_pid":           {0: nil},
 	"pg_postmaster_start_time": {0: nil},
+	"pg_cancel_backend":        {1: {repr.Int4}},
+	"pg_terminate_backend":     {1: {repr.Int4}},
 	"pg_encoding_to_char":      {1: {repr.Int4}},
 	"quote_ident":              {1: {repr.Text}},
 	"version":                  {0: nil},
@@ -50,6 +52,7 @@ var sessionFuncs = map[string]expr.VariadicFunc{
 	"current_setting": expr.CurrentSetting, "set_config": expr.SetConfig,
 	"pg_backend_pid": expr.BackendPID, "pg_postmaster_start_time": expr.PostmasterStartTime,
 	"pg_encoding_to_char": expr.EncodingToChar, "quote_ident": expr.QuoteIdent,
+	"pg_cancel_backend": expr.CancelBackend, "pg_terminate_backend": expr.TerminateBackend,
 }
 
 // bindSessionFunc binds the functions that describe the server and the

@@ -2,6 +2,7 @@ package sqllogic
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -186,5 +187,33 @@ func TestCopyDefaultCurrentUser(t *testing.T) {
 	var n int
 	if err := conn.QueryRow(ctx, "SELECT count(*) FROM a WHERE who = 'u'").Scan(&n); err != nil || n != 2 {
 		t.Fatalf("rows with who = u: %d, %v", n, err)
+	}
+}
+
+// pg_terminate_backend ends another session: its connection gets FATAL
+// 57P01 at once, though it is idle, and the server goes on serving.
+func TestTerminateBackend(t *testing.T) {
+	addr, stop := startServer(t, t.TempDir())
+	defer stop()
+	ctx := context.Background()
+	victim := connect(t, addr, "freshet")
+	defer victim.Close(ctx)
+	admin := connect(t, addr, "freshet")
+	defer admin.Close(ctx)
+	var pid int32
+	if err := victim.QueryRow(ctx, "SELECT pg_backend_pid()").Scan(&pid); err != nil {
+		t.Fatal(err)
+	}
+	var ok bool
+	if err := admin.QueryRow(ctx, "SELECT pg_terminate_backend($1)", pid).Scan(&ok); err != nil || !ok {
+		t.Fatalf("pg_terminate_backend: %v %v", ok, err)
+	}
+	_, err := victim.Exec(ctx, "SELECT 1")
+	var pe *pgconn.PgError
+	if !errors.As(err, &pe) || pe.Code != "57P01" || pe.Severity != "FATAL" {
+		t.Fatalf("the terminated session: %v, want FATAL 57P01", err)
+	}
+	if err := admin.QueryRow(ctx, "SELECT pg_terminate_backend($1)", pid).Scan(&ok); err != nil || ok {
+		t.Fatalf("a second pg_terminate_backend: %v %v, want false", ok, err)
 	}
 }
