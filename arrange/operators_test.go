@@ -1003,3 +1003,29 @@ func TestJoinFuelledMatchesScratch(t *testing.T) {
 		}
 	})
 }
+
+// TestReduceFuelledMatchesScratch runs the Reduce and TopK oracle cases,
+// and Reduce's exported output, with a Reduce fuel of 1 to 7, so that
+// windows are cut between every pair of keys; the output must stay exact.
+func TestReduceFuelledMatchesScratch(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		mode opMode
+	}{{"Reduce", opLocal}, {"TopK", opLocal}, {"Reduce", opExportOutput}} {
+		t.Run(fmt.Sprintf("%s/mode=%d", tc.name, tc.mode), func(t *testing.T) {
+			for _, w := range []int{1, 2, 4} {
+				t.Run(fmt.Sprintf("W=%d", w), func(t *testing.T) {
+					forSeeds(t, 30, func(t *testing.T, rng *rand.Rand) {
+						fuel := 1 + rng.IntN(7)
+						old := reduceFuel
+						reduceFuel = fuel
+						t.Cleanup(func() { reduceFuel = old })
+						c := opCaseNamed(rng, tc.name)
+						t.Logf("case %s, fuel %d", c.name, fuel)
+						runOpCase(t, rng, w, c, tc.mode)
+					})
+				})
+			}
+		})
+	}
+}
