@@ -32,6 +32,15 @@ import (
 // old/new split of the next window is exact. An imported arrangement's
 // history (at times raised to S) is the first window's ΔA.
 //
+// A window is worked through in slices of joinFuel units of work (pairs
+// considered, history entries read) per Schedule call, so that a large
+// join (hydrating over a big table, a cross join) never holds its worker
+// for long: the operator keeps its place (the window's next key, the
+// position within the key's three products), keeps its capability at
+// fOld and its leases where they are, and asks to be run again. The
+// output is the same multiset whatever the fuel; only how it is cut into
+// messages differs.
+//
 // f receives views into immutable batches; it must not modify them, and
 // it may return them.
 func Join(a, b *Arranged, name string, f func(key, va, vb []byte) (k2, v2 []byte)) dataflow.Stream[Update] {
@@ -43,8 +52,9 @@ func Join(a, b *Arranged, name string, f func(key, va, vb []byte) (k2, v2 []byte
 	ina := dataflow.NewInput(ob, a.Batches, dataflow.Pipeline[*Batch]())
 	inb := dataflow.NewInput(ob, b.Batches, dataflow.Pipeline[*Batch]())
 	out, s := dataflow.NewOutput[Update](ob)
-	ob.Build(func(_ *dataflow.Operator, caps []*dataflow.Capability) dataflow.Logic {
+	ob.Build(func(op *dataflow.Operator, caps []*dataflow.Capability) dataflow.Logic {
 		return &joinLogic{
+			op: op, fuel: joinFuel,
 			f: f, start: start, fOld: start,
 			ina: ina, inb: inb, out: out, cap: caps[0],
 			la: la, lb: lb,
@@ -54,7 +64,25 @@ func Join(a, b *Arranged, name string, f func(key, va, vb []byte) (k2, v2 []byte
 	return s
 }
 
+// joinFuel is the work one Schedule call of a join may do: pairs
+// considered (each emits at most one record) plus history entries loaded.
+// At a few hundred nanoseconds per unit this keeps a call, and so the
+// worker step that runs it, to a few tens of milliseconds, however large
+// the join; the rest waits for the next step, so other dataflows, drops
+// and cancels on the worker are not held behind one big window. Tests set
+// it small so that every slicing boundary is crossed.
+var joinFuel = 100_000
+
 type joinLogic struct {
+	op *dataflow.Operator
+	// fuel is joinFuel when the operator was built.
+	fuel int
+	// win is the window being worked through, or nil between windows.
+	// Invariant: while win is live, cap stays at fOld and the leases at
+	// max(start, fOld-1), so the histories below win.fNew that the rest
+	// of the window reads are exactly those its first slice read.
+	win *joinWindow
+
 	f        func(key, va, vb []byte) (k2, v2 []byte)
 	start    uint64
 	ina, inb *dataflow.Input[*Batch]
@@ -87,80 +115,210 @@ type valChange struct {
 	diff int64
 }
 
+// joinWindow is a window [fOld, fNew) part done: the window's keys not
+// yet visited, and the position within the key being joined.
+type joinWindow struct {
+	fNew uint64
+	// last reports whether fNew is the empty frontier: both inputs done.
+	last bool
+	// ka and kb are at the next keys to visit of the sealed marks.
+	ka, kb *BatchCursor
+	// inKey reports whether a key's histories are loaded (in ha, hb,
+	// oldA, deltaA, oldB, deltaB) with pairs still to consider; phase
+	// (0: ΔA⋈B_old, 1: ΔA⋈ΔB, 2: A_old⋈ΔB), i and j are the next pair.
+	inKey       bool
+	key         []byte
+	phase, i, j int
+}
+
+// Schedule works through windows until it has spent its fuel. A window
+// left part done keeps the capability at fOld and asks to be run again.
 func (l *joinLogic) Schedule() {
 	stageMarks(l.ina, l.pendA)
 	stageMarks(l.inb, l.pendB)
-	if l.cap == nil {
-		return
+	fuel := l.fuel
+	for l.cap != nil {
+		if l.win == nil && !l.openWindow() {
+			return
+		}
+		var done bool
+		fuel, done = l.work(fuel)
+		l.flush()
+		if !done {
+			l.op.Activate()
+			return
+		}
+		l.closeWindow()
 	}
+}
+
+// openWindow seals the marks below the inputs' frontier, if it passed
+// fOld, into a new window, and reports whether it did.
+func (l *joinLogic) openWindow() bool {
 	f := min(l.ina.Frontier(), l.inb.Frontier())
 	fNew := uint64(f)
 	if fNew <= l.fOld {
-		return
+		return false
 	}
 	wa, wb := l.pendA.Seal(fNew), l.pendB.Seal(fNew)
-	if wa.Len()+wb.Len() > 0 {
-		ca := l.la.cursor()
-		cb := l.lb.cursor()
-		eachKey2(wa, wb, func(key []byte) { l.joinKey(key, ca, cb, fNew) })
-		giveByTime(l.out, l.emitted)
-		l.emitted = nil
-	}
-	if f.IsDone() {
+	l.win = &joinWindow{fNew: fNew, last: f.IsDone(), ka: wa.Cursor(), kb: wb.Cursor()}
+	return true
+}
+
+// closeWindow moves fOld to the finished window's fNew: the capability and
+// leases follow, or are released if it was the last.
+func (l *joinLogic) closeWindow() {
+	w := l.win
+	l.win = nil
+	if w.last {
 		l.cap.Release()
 		l.cap = nil
 		l.la.close()
 		l.lb.close()
 		return
 	}
-	since := max(l.start, fNew-1)
+	since := max(l.start, w.fNew-1)
 	l.la.setSince(since)
 	l.lb.setSince(since)
-	l.cap.Downgrade(fNew)
-	l.fOld = fNew
+	l.cap.Downgrade(w.fNew)
+	l.fOld = w.fNew
 }
 
-func (l *joinLogic) Shutdown(dataflow.Reason) {}
-
-// joinKey emits the change of key's join in the window [fOld, fNew).
-func (l *joinLogic) joinKey(key []byte, ca, cb *CursorList, fNew uint64) {
-	if l.ha.load(ca, key, fNew); len(l.ha.vals) == 0 {
-		return
+// flush sends what this call emitted.
+func (l *joinLogic) flush() {
+	if len(l.emitted) > 0 {
+		giveByTime(l.out, l.emitted)
+		l.emitted = nil
 	}
-	if l.hb.load(cb, key, fNew); len(l.hb.vals) == 0 {
-		return
+}
+
+// work joins the window's keys until fuel runs out. It returns the fuel
+// left and whether the window is done. Trace cursors are taken afresh in
+// each call: keys are visited in increasing order, so a new cursor seeks
+// forward to the next one, and a key's loaded histories are kept across
+// calls, so the vals a position refers to cannot change under it.
+func (l *joinLogic) work(fuel int) (int, bool) {
+	w := l.win
+	var ca, cb *CursorList
+	for {
+		if !w.inKey && !w.ka.KeyValid() && !w.kb.KeyValid() {
+			return fuel, true
+		}
+		if fuel <= 0 {
+			return fuel, false
+		}
+		if w.inKey {
+			fuel = l.pairs(fuel)
+			continue
+		}
+		if ca == nil {
+			ca, cb = l.la.cursor(), l.lb.cursor()
+		}
+		fuel -= 1 + l.loadKey(w.nextKey(), ca, cb)
+	}
+}
+
+// nextKey returns the window's next key, of either side's marks, once.
+func (w *joinWindow) nextKey() []byte {
+	ka, kb := w.ka, w.kb
+	switch {
+	case !kb.KeyValid():
+		k := ka.Key()
+		ka.StepKey()
+		return k
+	case !ka.KeyValid():
+		k := kb.Key()
+		kb.StepKey()
+		return k
+	}
+	k := ka.Key()
+	switch c := bytes.Compare(k, kb.Key()); {
+	case c < 0:
+		ka.StepKey()
+	case c > 0:
+		k = kb.Key()
+		kb.StepKey()
+	default:
+		ka.StepKey()
+		kb.StepKey()
+	}
+	return k
+}
+
+// loadKey loads key's histories below fNew and, if both sides have any,
+// starts its pairs. It returns the number of history entries loaded.
+func (l *joinLogic) loadKey(key []byte, ca, cb *CursorList) int {
+	w := l.win
+	if l.ha.load(ca, key, w.fNew); len(l.ha.vals) == 0 {
+		return len(l.ha.upds)
+	}
+	if l.hb.load(cb, key, w.fNew); len(l.hb.vals) == 0 {
+		return len(l.ha.upds) + len(l.hb.upds)
 	}
 	l.oldA, l.deltaA = l.ha.split(l.fOld, l.oldA, l.deltaA)
 	l.oldB, l.deltaB = l.hb.split(l.fOld, l.oldB, l.deltaB)
-	emit := func(va, vb []byte, t uint64, d int64) {
-		if d == 0 {
-			return
-		}
-		k2, v2 := l.f(key, va, vb)
-		l.emitted = append(l.emitted, Update{Key: k2, Val: v2, Time: t, Diff: d})
-	}
-	// ΔA ⋈ B_old, at ta > every old tb.
-	for _, da := range l.deltaA {
-		va := l.ha.vals[da.val].val
-		for j, cb := range l.oldB {
-			emit(va, l.hb.vals[j].val, da.time, da.diff*cb)
-		}
-	}
-	// ΔA ⋈ ΔB, at the later time.
-	for _, da := range l.deltaA {
-		va := l.ha.vals[da.val].val
-		for _, db := range l.deltaB {
-			emit(va, l.hb.vals[db.val].val, max(da.time, db.time), da.diff*db.diff)
-		}
-	}
-	// A_old ⋈ ΔB, at tb > every old ta.
-	for i, ca := range l.oldA {
-		va := l.ha.vals[i].val
-		for _, db := range l.deltaB {
-			emit(va, l.hb.vals[db.val].val, db.time, ca*db.diff)
-		}
-	}
+	w.inKey, w.key, w.phase, w.i, w.j = true, key, 0, 0, 0
+	return len(l.ha.upds) + len(l.hb.upds)
 }
+
+// pairs emits the change of the current key's join in the window
+// [fOld, fNew), from its saved position, one fuel unit per pair
+// considered. It returns the fuel left; the key is done when inKey is
+// false.
+func (l *joinLogic) pairs(fuel int) int {
+	w := l.win
+	for ; w.phase < 3; w.phase, w.i, w.j = w.phase+1, 0, 0 {
+		n, m := len(l.deltaA), len(l.oldB)
+		switch w.phase {
+		case 1:
+			m = len(l.deltaB)
+		case 2:
+			n, m = len(l.oldA), len(l.deltaB)
+		}
+		if m == 0 {
+			continue
+		}
+		for ; w.i < n; w.i, w.j = w.i+1, 0 {
+			for ; w.j < m; w.j++ {
+				if fuel <= 0 {
+					return fuel
+				}
+				fuel--
+				l.pair(w.key, w.phase, w.i, w.j)
+			}
+		}
+	}
+	w.inKey, w.key = false, nil
+	return fuel
+}
+
+// pair emits pair (i, j) of a phase of the key's join:
+//   - phase 0, ΔA ⋈ B_old, at ta > every old tb;
+//   - phase 1, ΔA ⋈ ΔB, at the later time;
+//   - phase 2, A_old ⋈ ΔB, at tb > every old ta.
+func (l *joinLogic) pair(key []byte, phase, i, j int) {
+	var va, vb []byte
+	var t uint64
+	var d int64
+	switch phase {
+	case 0:
+		da := l.deltaA[i]
+		va, vb, t, d = l.ha.vals[da.val].val, l.hb.vals[j].val, da.time, da.diff*l.oldB[j]
+	case 1:
+		da, db := l.deltaA[i], l.deltaB[j]
+		va, vb, t, d = l.ha.vals[da.val].val, l.hb.vals[db.val].val, max(da.time, db.time), da.diff*db.diff
+	default:
+		db := l.deltaB[j]
+		va, vb, t, d = l.ha.vals[i].val, l.hb.vals[db.val].val, db.time, l.oldA[i]*db.diff
+	}
+	if d == 0 {
+		return
+	}
+	k2, v2 := l.f(key, va, vb)
+	l.emitted = append(l.emitted, Update{Key: k2, Val: v2, Time: t, Diff: d})
+}
+
+func (l *joinLogic) Shutdown(dataflow.Reason) {}
 
 // history is one key's updates as a trace cursor presents them below an
 // upper, consolidated per (val, time): the working set of the operators'
@@ -301,34 +459,6 @@ func stageMarks(in *dataflow.Input[*Batch], p *Batcher) {
 						p.Push(c.Key(), nil, t, 1)
 					}
 				}
-			}
-		}
-	}
-}
-
-// eachKey2 calls fn for every key of a or b, in increasing order, once.
-func eachKey2(a, b *Batch, fn func(key []byte)) {
-	ca, cb := a.Cursor(), b.Cursor()
-	for ca.KeyValid() || cb.KeyValid() {
-		switch {
-		case !cb.KeyValid():
-			fn(ca.Key())
-			ca.StepKey()
-		case !ca.KeyValid():
-			fn(cb.Key())
-			cb.StepKey()
-		default:
-			switch c := bytes.Compare(ca.Key(), cb.Key()); {
-			case c < 0:
-				fn(ca.Key())
-				ca.StepKey()
-			case c > 0:
-				fn(cb.Key())
-				cb.StepKey()
-			default:
-				fn(ca.Key())
-				ca.StepKey()
-				cb.StepKey()
 			}
 		}
 	}

@@ -2,6 +2,7 @@ package arrange
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -122,4 +123,97 @@ func BenchmarkJoinRecord(b *testing.B) {
 	ina.Close()
 	inb.Close()
 	bw.settle()
+}
+
+// BenchmarkJoinLongestStep hydrates a join over two arrangements that
+// another dataflow already built and exported, as a view over existing
+// tables does, and reports the longest single worker step (max-step-ms)
+// beside the whole hydration (total-ms): with the fuel unbounded, as
+// before joins were sliced, one step does the whole join; with the
+// default fuel the longest step is one slice. Two shapes: a cross join
+// (one key, 1000 × 1000 vals, a million records) and a one-to-one join of
+// 200,000 keys.
+func BenchmarkJoinLongestStep(b *testing.B) {
+	shapes := []struct {
+		name       string
+		keys, vals int
+	}{
+		{"cross=1000x1000", 1, 1000},
+		{"keys=200000", 200_000, 1},
+	}
+	for _, sh := range shapes {
+		for _, fuel := range []struct {
+			name string
+			fuel int
+		}{{"fuel=unbounded", math.MaxInt}, {"fuel=default", joinFuel}, {"fuel=10000", 10_000}} {
+			b.Run(sh.name+"/"+fuel.name, func(b *testing.B) {
+				old := joinFuel
+				joinFuel = fuel.fuel
+				defer func() { joinFuel = old }()
+				var longest, total time.Duration
+				var steps int
+				for i := 0; i < b.N; i++ {
+					b.StopTimer()
+					reg := NewRegistry(1)
+					var ina, inb *dataflow.InputHandle[Update]
+					bw := newOpBenchWorker(b, func(bl *dataflow.Builder) {
+						ha, sa := dataflow.NewInputHandle[Update](bl, "a")
+						hb, sb := dataflow.NewInputHandle[Update](bl, "b")
+						ina, inb = ha, hb
+						if err := reg.Export(bl, Arrange(sa, "arrange a"), 1); err != nil {
+							b.Fatal(err)
+						}
+						if err := reg.Export(bl, Arrange(sb, "arrange b"), 2); err != nil {
+							b.Fatal(err)
+						}
+					})
+					for k := range sh.keys {
+						upds := make([]Update, sh.vals)
+						for v := range upds {
+							upds[v] = Update{Key: opBenchKey(k), Val: opBenchKey(v), Time: 0, Diff: 1}
+						}
+						ina.Send(0, upds...)
+						inb.Send(0, upds...)
+					}
+					ina.Advance(1)
+					inb.Advance(1)
+					bw.settle()
+					outputs := 0
+					bw.w.Enqueue(dataflow.Command{ID: 2, Build: func(bl *dataflow.Builder) {
+						a, err := reg.Import(bl, 1, "import a")
+						if err != nil {
+							b.Fatal(err)
+						}
+						c, err := reg.Import(bl, 2, "import b")
+						if err != nil {
+							b.Fatal(err)
+						}
+						out := Join(a, c, "join", func(k, va, vb []byte) ([]byte, []byte) {
+							return k, vb
+						})
+						dataflow.NewProbe(dataflow.Inspect(out, "count", func(uint64, Update) { outputs++ }))
+					}})
+					b.StartTimer()
+					start := time.Now()
+					for {
+						s := time.Now()
+						more := bw.w.Step()
+						longest = max(longest, time.Since(s))
+						steps++
+						if !more {
+							break
+						}
+					}
+					total += time.Since(start)
+					b.StopTimer()
+					if want := sh.keys * sh.vals * sh.vals; outputs != want {
+						b.Fatalf("%d outputs, want %d", outputs, want)
+					}
+				}
+				b.ReportMetric(float64(longest.Microseconds())/1e3, "max-step-ms")
+				b.ReportMetric(float64(total.Microseconds())/1e3/float64(b.N), "total-ms")
+				b.ReportMetric(float64(steps)/float64(b.N), "steps")
+			})
+		}
+	}
 }

@@ -961,3 +961,71 @@ func TestDistinctSteps(t *testing.T) {
 		t.Errorf("threshold: %v, want %v", got, want)
 	}
 }
+
+// withJoinFuel sets the fuel of joins built during the test.
+func withJoinFuel(t *testing.T, fuel int) {
+	old := joinFuel
+	joinFuel = fuel
+	t.Cleanup(func() { joinFuel = old })
+}
+
+// TestJoinFuelledMatchesScratch runs the join oracle cases with a fuel of
+// 1 to 7 (chosen by seed), so that a window is cut at every kind of
+// boundary: between keys, within a key's history load, and between the
+// pairs of each of the three products; the output must stay exact.
+func TestJoinFuelledMatchesScratch(t *testing.T) {
+	for _, name := range []string{"Join", "JoinCount"} {
+		t.Run(name, func(t *testing.T) {
+			for _, w := range []int{1, 2, 4} {
+				t.Run(fmt.Sprintf("W=%d", w), func(t *testing.T) {
+					forSeeds(t, 40, func(t *testing.T, rng *rand.Rand) {
+						fuel := 1 + rng.IntN(7)
+						withJoinFuel(t, fuel)
+						c := opCaseNamed(rng, name)
+						t.Logf("case %s, fuel %d", c.name, fuel)
+						runOpCase(t, rng, w, c, opLocal)
+					})
+				})
+			}
+		})
+	}
+	t.Run("OverImport", func(t *testing.T) {
+		for _, w := range []int{1, 2, 4} {
+			t.Run(fmt.Sprintf("W=%d", w), func(t *testing.T) {
+				forSeeds(t, 20, func(t *testing.T, rng *rand.Rand) {
+					fuel := 1 + rng.IntN(7)
+					withJoinFuel(t, fuel)
+					c := opCaseNamed(rng, "Join")
+					t.Logf("case %s, fuel %d", c.name, fuel)
+					runOpCase(t, rng, w, c, opImportInput)
+				})
+			})
+		}
+	})
+}
+
+// TestReduceFuelledMatchesScratch runs the Reduce and TopK oracle cases,
+// and Reduce's exported output, with a Reduce fuel of 1 to 7, so that
+// windows are cut between every pair of keys; the output must stay exact.
+func TestReduceFuelledMatchesScratch(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		mode opMode
+	}{{"Reduce", opLocal}, {"TopK", opLocal}, {"Reduce", opExportOutput}} {
+		t.Run(fmt.Sprintf("%s/mode=%d", tc.name, tc.mode), func(t *testing.T) {
+			for _, w := range []int{1, 2, 4} {
+				t.Run(fmt.Sprintf("W=%d", w), func(t *testing.T) {
+					forSeeds(t, 30, func(t *testing.T, rng *rand.Rand) {
+						fuel := 1 + rng.IntN(7)
+						old := reduceFuel
+						reduceFuel = fuel
+						t.Cleanup(func() { reduceFuel = old })
+						c := opCaseNamed(rng, tc.name)
+						t.Logf("case %s, fuel %d", c.name, fuel)
+						runOpCase(t, rng, w, c, tc.mode)
+					})
+				})
+			}
+		})
+	}
+}

@@ -40,7 +40,7 @@ func Reduce(a *Arranged, name string, f func(key []byte, input []ValCount) []Val
 	b := a.Batches.Builder()
 	inLease := newLease(b, a.Trace, b.Start(), name)
 	return windowOperator(a, name, func(in *dataflow.Input[*Batch], o *arrangedOutput, pending *Batcher) dataflow.Logic {
-		return &reduceLogic{f: f, in: in, lease: inLease, o: o, pending: pending}
+		return &reduceLogic{fuel: reduceFuel, f: f, in: in, lease: inLease, o: o, pending: pending}
 	})
 }
 
@@ -61,7 +61,23 @@ func windowOperator(a *Arranged, name string, logic func(in *dataflow.Input[*Bat
 	return o.arr
 }
 
+// reduceFuel is the work one Schedule call of a Reduce may do, counted in
+// history entries read and vals handed to the reduction, whole keys at a
+// time. Like joinFuel it keeps a worker step to tens of milliseconds
+// while a big window (hydration) is worked through; tests set it small.
+var reduceFuel = 100_000
+
 type reduceLogic struct {
+	// fuel is reduceFuel when the operator was built.
+	fuel int
+	// win is at the next key of the window being worked through, ending
+	// at winF; nil between windows. Invariant: while win is live the
+	// capability and both leases stay where the window found them, and
+	// nothing is inserted into the output trace, so every key of the
+	// window reads the same histories whichever call it falls in.
+	win  *BatchCursor
+	winF dataflow.Frontier
+
 	f     func(key []byte, input []ValCount) []ValCount
 	in    *dataflow.Input[*Batch]
 	lease *lease
@@ -79,44 +95,60 @@ type reduceLogic struct {
 	arena     []byte
 }
 
+// Schedule works through windows, whole keys at a time, until it has
+// spent its fuel; a window left part done asks to be run again, its
+// corrections so far staged in the output's batcher.
 func (l *reduceLogic) Schedule() {
 	stageMarks(l.in, l.pending)
 	o := l.o
 	o.applyCompaction()
-	if o.cap == nil {
-		return
-	}
-	f := l.in.Frontier()
-	fNew := uint64(f)
-	if fNew <= o.fOld {
-		return
-	}
-	if w := l.pending.Seal(fNew); w.Len() > 0 {
-		ic, oc := l.lease.cursor(), o.lease.cursor()
-		for c := w.Cursor(); c.KeyValid(); c.StepKey() {
-			l.reduceKey(c.Key(), ic, oc, fNew)
+	fuel := l.fuel
+	for o.cap != nil {
+		if l.win == nil {
+			f := l.in.Frontier()
+			if uint64(f) <= o.fOld {
+				return
+			}
+			l.win, l.winF = l.pending.Seal(uint64(f)).Cursor(), f
 		}
+		fNew := uint64(l.winF)
+		var ic, oc *CursorList
+		for c := l.win; c.KeyValid(); c.StepKey() {
+			if fuel <= 0 {
+				o.arr.op.Activate()
+				return
+			}
+			if ic == nil {
+				ic, oc = l.lease.cursor(), o.lease.cursor()
+			}
+			fuel -= l.reduceKey(c.Key(), ic, oc, fNew)
+		}
+		f := l.winF
+		l.win = nil
+		if f.IsDone() {
+			l.lease.close()
+		} else {
+			l.lease.setSince(max(o.start, fNew-1))
+		}
+		o.advance(f)
 	}
-	if f.IsDone() {
-		l.lease.close()
-	} else {
-		l.lease.setSince(max(o.start, fNew-1))
-	}
-	o.advance(f)
 }
 
 func (l *reduceLogic) Shutdown(dataflow.Reason) {}
 
-// reduceKey emits the corrections of key's output in [fOld, fNew).
-func (l *reduceLogic) reduceKey(key []byte, ic, oc *CursorList, fNew uint64) {
+// reduceKey emits the corrections of key's output in [fOld, fNew). It
+// returns the work done, in fuel units.
+func (l *reduceLogic) reduceKey(key []byte, ic, oc *CursorList, fNew uint64) (work int) {
 	fOld := l.o.fOld
 	l.hin.load(ic, key, fNew)
 	l.counts, l.changes = l.hin.split(fOld, l.counts, l.changes)
+	work = 1 + len(l.hin.upds)
 	if len(l.changes) == 0 {
-		return
+		return work
 	}
 	// The output trace holds exactly the times below fOld.
 	l.hout.load(oc, key, Done)
+	work += len(l.hout.upds)
 	l.cur = l.cur[:0]
 	for _, v := range l.hout.vals {
 		var c int64
@@ -139,12 +171,14 @@ func (l *reduceLogic) reduceKey(key []byte, ic, oc *CursorList, fNew uint64) {
 				l.input = append(l.input, ValCount{Val: v.val, Count: l.counts[j]})
 			}
 		}
+		work += len(l.input)
 		var want []ValCount
 		if len(l.input) > 0 {
 			want = consolidateValCounts(l.f(key, l.input))
 		}
 		l.emitDiff(key, t, want)
 	}
+	return work
 }
 
 // emitDiff emits want − cur for key at t and makes want the current
