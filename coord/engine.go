@@ -466,9 +466,9 @@ func (e *Engine) CreateIndex(ctx context.Context, o *catalog.Object, on expr.Rel
 // the engine's lock, and a DROP may have committed since. names names
 // o's dependencies for the error.
 func (e *Engine) checkDependsLocked(o *catalog.Object, names map[uint64]string) error {
-	deps := o.DependsOn
+	deps := slices.Clone(o.DependsOn)
 	if o.On != 0 && !slices.Contains(deps, o.On) {
-		deps = append(slices.Clone(deps), o.On)
+		deps = append(deps, o.On)
 	}
 	for _, id := range deps {
 		if e.cat.Get(id) == nil {
@@ -476,6 +476,17 @@ func (e *Engine) checkDependsLocked(o *catalog.Object, names map[uint64]string) 
 				return sqlerr.New(sqlerr.UndefinedTable, "relation %q does not exist", n)
 			}
 			return sqlerr.New(sqlerr.UndefinedTable, "a relation that %q reads was dropped while it was being created", o.Name)
+		}
+	}
+	// A view has no dataflow of its own: o reads what the view reads
+	// (an index on a view imports it), so a failure there is o's too.
+	for i := 0; i < len(deps); i++ {
+		if d := e.cat.Get(deps[i]); d != nil && d.Kind == catalog.View {
+			for _, r := range d.DependsOn {
+				if !slices.Contains(deps, r) {
+					deps = append(deps, r)
+				}
+			}
 		}
 	}
 	return e.failedErr(deps)

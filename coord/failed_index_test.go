@@ -1,0 +1,42 @@
+package coord
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"freshet/sqlerr"
+)
+
+// An index on a view over a failed materialized view is refused with the
+// failure's error, as a materialized view over it is, not with an
+// uncoded error from importing the arrangement the failure dropped.
+// Found by tests/chaos.
+func TestIndexOnViewOverFailed(t *testing.T) {
+	env := openSQL(t, t.TempDir())
+	defer env.e.Close()
+	s := env.session()
+	env.exec(s, "CREATE TABLE t (a int, b int)")
+	env.exec(s, "CREATE MATERIALIZED VIEW m AS SELECT a, b FROM t")
+	env.exec(s, "CREATE VIEW v AS SELECT a, b FROM m")
+	if err := env.e.InjectFault(context.Background(), "m", 0); err != nil {
+		t.Fatal(err)
+	}
+	const msg = `materialized view "m" failed: injected fault in materialized view "m"`
+	// The failure is handled asynchronously; wait until a read sees it.
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		err := s.Query(context.Background(), "SELECT * FROM m", &recorder{})
+		if sqlerr.Code(err) == sqlerr.InternalError {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("SELECT of the failed view: %v", err)
+		}
+	}
+	env.fails(s, "CREATE INDEX i ON v (a)", sqlerr.InternalError, msg, "")
+	env.fails(s, "CREATE MATERIALIZED VIEW m2 AS SELECT a FROM v", sqlerr.InternalError, msg, "")
+	env.exec(s, "DROP MATERIALIZED VIEW m CASCADE")
+	if err := env.e.Audit(); err != nil {
+		t.Fatal(err)
+	}
+}
