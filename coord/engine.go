@@ -3,6 +3,7 @@ package coord
 import (
 	"context"
 	"encoding/binary"
+	"errors"
 	"log/slog"
 	"runtime"
 	"slices"
@@ -794,8 +795,42 @@ func (e *Engine) ReadTime() uint64 {
 // that imports what the plan reads, and returns the rows. The dataflow is
 // dropped when Read returns, also when ctx is canceled (57014).
 func (e *Engine) Read(ctx context.Context, plan expr.Relation, ts uint64) (expr.Collection, error) {
+	deps := dependencies(plan)
+	rows, err := e.read(ctx, plan, deps, ts)
+	if errors.Is(err, arrange.ErrNoExport) || errors.Is(err, arrange.ErrSourceGone) {
+		return nil, e.awaitFailure(ctx, deps, err)
+	}
+	return rows, err
+}
+
+// awaitFailure returns the failure of one of deps that ended under a
+// read. A drop ends the reads over what it drops before it ends their
+// sources, so a source that ends under a read has failed on some worker,
+// and the failure watcher is about to mark it: the read reports that
+// mark, as one that started a moment later would.
+func (e *Engine) awaitFailure(ctx context.Context, deps []uint64, gone error) error {
+	deadline := time.Now().Add(failureWait)
+	for {
+		if err := e.failedErr(deps); err != nil {
+			return err
+		}
+		if ctx.Err() != nil {
+			return readError(ctx, ctx.Err())
+		}
+		if time.Now().After(deadline) {
+			return sqlerr.New(sqlerr.ObjectNotInPrerequisiteState, "a relation the query reads ended while it was read: %v", gone)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// failureWait bounds how long a read whose source ended waits for the
+// failure to be marked.
+const failureWait = 5 * time.Second
+
+func (e *Engine) read(ctx context.Context, plan expr.Relation, deps []uint64, ts uint64) (expr.Collection, error) {
 	ctx, cancel := context.WithCancelCause(ctx)
-	read := &inflightRead{deps: dependencies(plan), cancel: cancel, done: make(chan struct{})}
+	read := &inflightRead{deps: deps, cancel: cancel, done: make(chan struct{})}
 	e.readsMu.Lock()
 	for _, id := range read.deps {
 		// A read that starts while its collection is being dropped ends

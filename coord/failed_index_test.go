@@ -2,6 +2,8 @@ package coord
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -38,5 +40,30 @@ func TestIndexOnViewOverFailed(t *testing.T) {
 	env.exec(s, "DROP MATERIALIZED VIEW m CASCADE")
 	if err := env.e.Audit(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A read that starts as its source fails, before the failure is marked,
+// ends with the failure's error, not with an uncoded error from the
+// arrangement the failed dataflow took with it. Found by tests/chaos.
+func TestReadRacingFailure(t *testing.T) {
+	env := openSQL(t, t.TempDir())
+	defer env.e.Close()
+	s := env.session()
+	ctx := context.Background()
+	for i := 0; i < 50; i++ {
+		name := fmt.Sprintf("t%d", i)
+		env.exec(s, fmt.Sprintf("CREATE TABLE %s (a int)", name))
+		env.exec(s, fmt.Sprintf("INSERT INTO %s VALUES (1)", name))
+		if err := env.e.InjectFault(ctx, name, i%2); err != nil {
+			t.Fatal(err)
+		}
+		for j := 0; j < 5; j++ {
+			err := s.Query(ctx, "SELECT * FROM "+name, &recorder{})
+			var se *sqlerr.Error
+			if err != nil && !errors.As(err, &se) {
+				t.Fatalf("SELECT racing the failure of %s: error without a SQLSTATE: %v", name, err)
+			}
+		}
 	}
 }
