@@ -517,9 +517,15 @@ func (s *Session) createView(ctx context.Context, st *planner.CreateView, w pgwi
 }
 
 func (s *Session) createIndex(ctx context.Context, st *planner.CreateIndex, w pgwire.Writer) (result, error) {
+	onID := uint64(st.OnID)
+	// The planner reads an indexed view through its index; a second
+	// index is on the view itself.
+	if id, ok := s.engine.indexedRelation(onID); ok {
+		onID = id
+	}
 	o := &catalog.Object{Kind: catalog.Index, Name: st.Name, Database: s.database, Schema: catalog.DefaultSchema,
-		On: uint64(st.OnID), DependsOn: []uint64{uint64(st.OnID)}}
-	on := s.engine.catalogObject(uint64(st.OnID))
+		On: onID, DependsOn: []uint64{onID}}
+	on := s.engine.catalogObject(onID)
 	if on == nil {
 		return result{}, sqlerr.New(sqlerr.UndefinedTable, "relation %q does not exist", st.On.Name)
 	}
