@@ -479,8 +479,15 @@ func (e *Engine) checkDependsLocked(o *catalog.Object, names map[uint64]string) 
 			return sqlerr.New(sqlerr.UndefinedTable, "a relation that %q reads was dropped while it was being created", o.Name)
 		}
 	}
-	// A view has no dataflow of its own: o reads what the view reads
-	// (an index on a view imports it), so a failure there is o's too.
+	return e.failedErr(e.throughViewsLocked(deps))
+}
+
+// throughViewsLocked returns deps with what their views read added: a
+// view has no dataflow of its own, so whatever reads it (an index on it,
+// a materialized view over it) imports what it reads, and a failure
+// there is the reader's too.
+func (e *Engine) throughViewsLocked(deps []uint64) []uint64 {
+	deps = slices.Clone(deps)
 	for i := 0; i < len(deps); i++ {
 		if d := e.cat.Get(deps[i]); d != nil && d.Kind == catalog.View {
 			for _, r := range d.DependsOn {
@@ -490,7 +497,21 @@ func (e *Engine) checkDependsLocked(o *catalog.Object, names map[uint64]string) 
 			}
 		}
 	}
-	return e.failedErr(deps)
+	return deps
+}
+
+// createError turns the error of a create over deps whose source ended
+// while the create built its dataflow into that source's failure: the
+// create held the engine's lock, so the failure watcher could not mark
+// it yet.
+func (e *Engine) createError(ctx context.Context, deps []uint64, err error) error {
+	if !errors.Is(err, arrange.ErrNoExport) && !errors.Is(err, arrange.ErrSourceGone) {
+		return err
+	}
+	e.mu.Lock()
+	deps = e.throughViewsLocked(deps)
+	e.mu.Unlock()
+	return e.awaitFailure(ctx, deps, err)
 }
 
 // RebuildIndex starts the dataflow of an index loaded from the catalog.

@@ -509,6 +509,7 @@ func (s *Session) createView(ctx context.Context, st *planner.CreateView, w pgwi
 	} else {
 		err = s.engine.CreateView(ctx, o, names)
 	}
+	err = s.engine.createError(ctx, o.DependsOn, err)
 	if err != nil && st.IfNotExists && sqlerr.Code(err) == sqlerr.DuplicateTable {
 		w.Notice(sqlerr.New(sqlerr.DuplicateTable, "relation %q already exists, skipping", st.Name.Name).WithSeverity(sqlerr.SeverityNotice))
 		err = nil
@@ -549,6 +550,7 @@ func (s *Session) createIndex(ctx context.Context, st *planner.CreateIndex, w pg
 		return result{}, err
 	}
 	err = s.engine.CreateIndex(ctx, o, onPlan, st.Keys, on.Name)
+	err = s.engine.createError(ctx, o.DependsOn, err)
 	if err != nil && st.IfNotExists && sqlerr.Code(err) == sqlerr.DuplicateTable {
 		w.Notice(sqlerr.New(sqlerr.DuplicateTable, "relation %q already exists, skipping", st.Name).WithSeverity(sqlerr.SeverityNotice))
 		err = nil
