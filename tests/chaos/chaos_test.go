@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"math/rand/v2"
 	"runtime"
 	"slices"
@@ -74,6 +75,8 @@ type harness struct {
 	e     *coord.Engine
 	b     *coord.Backend
 	st    stats
+	// log keeps the engine's warnings and errors, shown after a mismatch.
+	log logTail
 
 	mu struct {
 		sync.Mutex
@@ -188,7 +191,8 @@ func (h *harness) open(fs *vfs.MemFS) {
 	if err != nil {
 		h.t.Fatalf("opening the store: %v", err)
 	}
-	e, err := coord.Open(ctx, coord.Config{Workers: 2, Store: store, FaultInjection: true}, coord.Rebuild(ctx))
+	log := slog.New(slog.NewTextHandler(&h.log, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	e, err := coord.Open(ctx, coord.Config{Workers: 2, Store: store, FaultInjection: true, Logger: log}, coord.Rebuild(ctx))
 	if err != nil {
 		h.t.Fatalf("opening the engine: %v", err)
 	}
@@ -532,6 +536,9 @@ func (h *harness) dropRandom(i int, s *coord.Session, rng *rand.Rand) bool {
 		cascade = " CASCADE"
 	}
 	_, code, ok := h.exec(s, fmt.Sprintf("DROP %s %s%s", kindWord(kind), name, cascade))
+	if kind == catalog.Table && code != "" && code != "2BP01" {
+		h.t.Logf("DROP TABLE %s%s: %s", name, cascade, code)
+	}
 	switch {
 	case !ok:
 	case code == "":
@@ -591,6 +598,34 @@ func (h *harness) catalogDump() string {
 func (h *harness) mismatch(format string, args ...any) {
 	h.st.mismatches.Add(1)
 	h.t.Errorf(format, args...)
+	h.t.Logf("the engine's last warnings and errors:\n%s", h.log.String())
+}
+
+// logTail keeps the last lines written to it that are not about a
+// failure the test injected.
+type logTail struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+func (l *logTail) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	line := string(p)
+	if strings.Contains(line, "injected fault") {
+		return len(p), nil
+	}
+	l.lines = append(l.lines, line)
+	if len(l.lines) > 20 {
+		l.lines = l.lines[1:]
+	}
+	return len(p), nil
+}
+
+func (l *logTail) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return strings.Join(l.lines, "")
 }
 
 // checkpoint runs with every session stopped: it compares every table
