@@ -612,7 +612,7 @@ func (l *logTail) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	line := string(p)
-	if strings.Contains(line, "injected fault") {
+	if strings.Contains(line, `msg="dataflow failed"`) && strings.Contains(line, "injected fault") {
 		return len(p), nil
 	}
 	l.lines = append(l.lines, line)
