@@ -38,6 +38,7 @@ var layers = map[string][]string{
 		"repr", "sqlerr", "storage"},
 	"tests/sqllogic/cmd/slt": {"tests/sqllogic"},
 	"tests/e2e":              nil,
+	"tests/chaos":            nil,
 	"tests/sqllogic": {"arrange", "catalog", "cmd/server", "compute", "coord", "dataflow", "expr", "pgwire",
 		"planner", "repr", "sqlerr", "storage"},
 }

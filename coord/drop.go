@@ -91,6 +91,7 @@ func (e *Engine) Drop(ctx context.Context, plan PlanDrop) (*catalog.DropPlan, er
 	}
 	e.cat.Remove(p.Objects)
 	e.clearFailed(p.Objects)
+	e.markEndingLocked(order)
 	e.mu.Unlock()
 
 	defer e.doneDropping(marked)
@@ -303,7 +304,10 @@ func (e *Engine) endReads(victims []readEnd) {
 func (e *Engine) dropDataflows(order []doomed) error {
 	var first error
 	for _, d := range order {
-		if err := e.cluster.Drop(context.Background(), d.id); err != nil {
+		e.awaitEndingImporters(d.id)
+		err := e.cluster.Drop(context.Background(), d.id)
+		e.finishEnding(d.id)
+		if err != nil {
 			e.log.Error("a planned dataflow drop was refused", "dataflow", d.id, "object", d.what, "error", err)
 			if first == nil {
 				first = sqlerr.AssertionFailedf("dropping the dataflow of %s: %v", d.what, err)
@@ -311,6 +315,48 @@ func (e *Engine) dropDataflows(order []doomed) error {
 		}
 	}
 	return first
+}
+
+// markEndingLocked records that the dataflows of order are being ended:
+// until they are gone, a drop that meets one as an importer of what it
+// drops waits for it rather than taking it for a stranger.
+func (e *Engine) markEndingLocked(order []doomed) {
+	for _, d := range order {
+		if _, ok := e.ending[d.id]; !ok {
+			e.ending[d.id] = make(chan struct{})
+		}
+	}
+}
+
+// awaitEndingImporters waits until no dataflow that imports from d is
+// still being ended by another drop or a failure: the runtime refuses
+// to drop d before they are gone.
+func (e *Engine) awaitEndingImporters(d dataflow.ID) {
+	for {
+		var wait chan struct{}
+		e.mu.Lock()
+		for _, imp := range e.reg.ImportersOf(d) {
+			if ch, ok := e.ending[imp]; ok {
+				wait = ch
+				break
+			}
+		}
+		e.mu.Unlock()
+		if wait == nil {
+			return
+		}
+		<-wait
+	}
+}
+
+// finishEnding records that dataflow d is gone (or its drop is over).
+func (e *Engine) finishEnding(d dataflow.ID) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if ch, ok := e.ending[d]; ok {
+		close(ch)
+		delete(e.ending, d)
+	}
 }
 
 // dropIdleRetired drops every retired index that no dataflow imports any
@@ -326,6 +372,7 @@ func (e *Engine) dropIdleRetired() {
 			delete(e.retired, d)
 		}
 	}
+	e.markEndingLocked(idle)
 	e.mu.Unlock()
 	e.dropDataflows(idle)
 }

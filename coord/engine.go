@@ -95,6 +95,11 @@ type Engine struct {
 	// serving (and compacting for) their importers, and are dropped when
 	// the last one goes.
 	retired map[dataflow.ID]*retiredIndex
+	// ending are the dataflows a drop or a failure has decided to end
+	// and not yet ended on every worker; each channel is closed when its
+	// dataflow is gone. A drop that must end one of their exports first
+	// waits for them (see dropDataflows).
+	ending map[dataflow.ID]chan struct{}
 	// readsMu guards reads: the transient reads in flight, so that a
 	// DROP can end the ones that read what it drops.
 	readsMu sync.Mutex
@@ -168,6 +173,7 @@ func Open(ctx context.Context, cfg Config, rebuild func(e *Engine, o *catalog.Ob
 		tables:         map[uint64]*table{},
 		dataflows:      map[uint64]dataflow.ID{},
 		retired:        map[dataflow.ID]*retiredIndex{},
+		ending:         map[dataflow.ID]chan struct{}{},
 		defaults:       map[uint64][]expr.Scalar{},
 		keys:           map[uint64]*tableKeys{},
 		indexes:        map[uint64]uint64{},
@@ -476,9 +482,9 @@ func (e *Engine) CreateIndex(ctx context.Context, o *catalog.Object, on expr.Rel
 // the engine's lock, and a DROP may have committed since. names names
 // o's dependencies for the error.
 func (e *Engine) checkDependsLocked(o *catalog.Object, names map[uint64]string) error {
-	deps := o.DependsOn
+	deps := slices.Clone(o.DependsOn)
 	if o.On != 0 && !slices.Contains(deps, o.On) {
-		deps = append(slices.Clone(deps), o.On)
+		deps = append(deps, o.On)
 	}
 	for _, id := range deps {
 		if e.cat.Get(id) == nil {
@@ -488,7 +494,39 @@ func (e *Engine) checkDependsLocked(o *catalog.Object, names map[uint64]string) 
 			return sqlerr.New(sqlerr.UndefinedTable, "a relation that %q reads was dropped while it was being created", o.Name)
 		}
 	}
-	return e.failedErr(deps)
+	return e.failedErr(e.throughViewsLocked(deps))
+}
+
+// throughViewsLocked returns deps with what their views read added: a
+// view has no dataflow of its own, so whatever reads it (an index on it,
+// a materialized view over it) imports what it reads, and a failure
+// there is the reader's too.
+func (e *Engine) throughViewsLocked(deps []uint64) []uint64 {
+	deps = slices.Clone(deps)
+	for i := 0; i < len(deps); i++ {
+		if d := e.cat.Get(deps[i]); d != nil && d.Kind == catalog.View {
+			for _, r := range d.DependsOn {
+				if !slices.Contains(deps, r) {
+					deps = append(deps, r)
+				}
+			}
+		}
+	}
+	return deps
+}
+
+// createError turns the error of a create over deps whose source ended
+// while the create built its dataflow into that source's failure: the
+// create held the engine's lock, so the failure watcher could not mark
+// it yet.
+func (e *Engine) createError(ctx context.Context, deps []uint64, err error) error {
+	if !errors.Is(err, arrange.ErrNoExport) && !errors.Is(err, arrange.ErrSourceGone) {
+		return err
+	}
+	e.mu.Lock()
+	deps = e.throughViewsLocked(deps)
+	e.mu.Unlock()
+	return e.awaitFailure(ctx, deps, err)
 }
 
 // RebuildIndex starts the dataflow of an index loaded from the catalog.
@@ -792,14 +830,43 @@ func (e *Engine) ReadTime() uint64 {
 // Read evaluates plan at time ts (use ReadTime) in a transient dataflow
 // that imports what the plan reads, and returns the rows. The dataflow is
 // dropped when Read returns, also when ctx is canceled (57014).
-func (e *Engine) Read(ctx context.Context, plan expr.Relation, ts uint64) (_ expr.Collection, err error) {
-	ctx, cancel := context.WithCancelCause(ctx)
-	read := &inflightRead{deps: dependencies(plan), cancel: cancel, done: make(chan struct{})}
-	defer func() {
-		if err != nil {
-			err = e.explainReadError(read.deps, err)
+func (e *Engine) Read(ctx context.Context, plan expr.Relation, ts uint64) (expr.Collection, error) {
+	deps := dependencies(plan)
+	rows, err := e.read(ctx, plan, deps, ts)
+	if errors.Is(err, arrange.ErrNoExport) || errors.Is(err, arrange.ErrSourceGone) {
+		return nil, e.awaitFailure(ctx, deps, err)
+	}
+	return rows, err
+}
+
+// awaitFailure returns the failure of one of deps that ended under a
+// read. A drop ends the reads over what it drops before it ends their
+// sources, so a source that ends under a read has failed on some worker,
+// and the failure watcher is about to mark it: the read reports that
+// mark, as one that started a moment later would.
+func (e *Engine) awaitFailure(ctx context.Context, deps []uint64, gone error) error {
+	deadline := time.Now().Add(failureWait)
+	for {
+		if err := e.failedErr(deps); err != nil {
+			return err
 		}
-	}()
+		if ctx.Err() != nil {
+			return readError(ctx, ctx.Err())
+		}
+		if time.Now().After(deadline) {
+			return sqlerr.New(sqlerr.ObjectNotInPrerequisiteState, "a relation the query reads ended while it was read: %v", gone)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// failureWait bounds how long a read whose source ended waits for the
+// failure to be marked.
+const failureWait = 5 * time.Second
+
+func (e *Engine) read(ctx context.Context, plan expr.Relation, deps []uint64, ts uint64) (expr.Collection, error) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	read := &inflightRead{deps: deps, cancel: cancel, done: make(chan struct{})}
 	e.readsMu.Lock()
 	for _, id := range read.deps {
 		// A read that starts while its collection is being dropped ends
@@ -1056,19 +1123,6 @@ type inflightRead struct {
 	// seq orders reads by start: the memory governor cancels the newest.
 	seq  uint64
 	done chan struct{}
-}
-
-// explainReadError turns the registry's errors for an arrangement that
-// went away under a read (which name it by id) into the error of the
-// object's failure, or a 57014 that says what happened.
-func (e *Engine) explainReadError(deps []uint64, err error) error {
-	if !errors.Is(err, arrange.ErrNoExport) && !errors.Is(err, arrange.ErrSourceGone) {
-		return err
-	}
-	if ferr := e.failedErr(deps); ferr != nil {
-		return ferr
-	}
-	return sqlerr.New(sqlerr.QueryCanceled, "query could not complete because a relation it reads was dropped or failed while it ran")
 }
 
 // dependencies lists the collections a plan imports.

@@ -90,6 +90,7 @@ func (e *Engine) handleFailure(f dataflow.Failure) {
 	}
 	victims := e.readsOfLocked(marks)
 	e.readsMu.Unlock()
+	e.markEndingLocked(order)
 	e.mu.Unlock()
 
 	if len(order) > 1 {

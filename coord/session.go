@@ -523,6 +523,7 @@ func (s *Session) createView(ctx context.Context, st *planner.CreateView, w pgwi
 	} else {
 		err = s.engine.CreateView(ctx, o, names)
 	}
+	err = s.engine.createError(ctx, o.DependsOn, err)
 	if err != nil && st.IfNotExists && sqlerr.Code(err) == sqlerr.DuplicateTable {
 		w.Notice(sqlerr.New(sqlerr.DuplicateTable, "relation %q already exists, skipping", st.Name.Name).WithSeverity(sqlerr.SeverityNotice))
 		err = nil
@@ -531,9 +532,15 @@ func (s *Session) createView(ctx context.Context, st *planner.CreateView, w pgwi
 }
 
 func (s *Session) createIndex(ctx context.Context, st *planner.CreateIndex, w pgwire.Writer) (result, error) {
+	onID := uint64(st.OnID)
+	// The planner reads an indexed view through its index; a second
+	// index is on the view itself.
+	if id, ok := s.engine.indexedRelation(onID); ok {
+		onID = id
+	}
 	o := &catalog.Object{Kind: catalog.Index, Name: st.Name, Database: s.database, Schema: catalog.DefaultSchema,
-		On: uint64(st.OnID), DependsOn: []uint64{uint64(st.OnID)}}
-	on := s.engine.catalogObject(uint64(st.OnID))
+		On: onID, DependsOn: []uint64{onID}}
+	on := s.engine.catalogObject(onID)
 	if on == nil {
 		return result{}, sqlerr.New(sqlerr.UndefinedTable, "relation %q does not exist", st.On.Name)
 	}
@@ -557,6 +564,7 @@ func (s *Session) createIndex(ctx context.Context, st *planner.CreateIndex, w pg
 		return result{}, err
 	}
 	err = s.engine.CreateIndex(ctx, o, onPlan, st.Keys, on.Name)
+	err = s.engine.createError(ctx, o.DependsOn, err)
 	if err != nil && st.IfNotExists && sqlerr.Code(err) == sqlerr.DuplicateTable {
 		w.Notice(sqlerr.New(sqlerr.DuplicateTable, "relation %q already exists, skipping", st.Name).WithSeverity(sqlerr.SeverityNotice))
 		err = nil
