@@ -1,9 +1,7 @@
 package coord
 
 import (
-	"context"
 	"strconv"
-	"sync"
 	"testing"
 	"time"
 
@@ -30,19 +28,8 @@ func TestCancelAndTerminateBackend(t *testing.T) {
 		t.Fatalf("for no such session: %s", got)
 	}
 
-	release := make(chan struct{})
-	var once sync.Once
-	unblock := func() { once.Do(func() { close(release) }) }
+	unblock := env.blockWorker()
 	defer unblock()
-	blocked := make(chan struct{})
-	go env.e.cluster.Exec(context.Background(), func(w int) bool {
-		if w == 0 {
-			close(blocked)
-			<-release
-		}
-		return true
-	})
-	<-blocked
 	res := make(chan error, 1)
 	go func() { res <- env.queryErr(victim, "SELECT * FROM t") }()
 	// The read registers before it waits on the worker; cancel until it

@@ -31,16 +31,7 @@ func BenchmarkFreshness(b *testing.B) {
 			if err := e.CreateTable(ctx, tb, nil); err != nil {
 				b.Fatal(err)
 			}
-			const batch = 50_000
-			for i := 0; i < rows; i += batch {
-				ws := make([]TableWrite, 0, batch)
-				for j := i; j < min(i+batch, rows); j++ {
-					ws = append(ws, TableWrite{tb.ID, row(int32(j%1000), int32(j)), 1})
-				}
-				if _, err := e.Write(ctx, ws); err != nil {
-					b.Fatal(err)
-				}
-			}
+			loadRows(b, e, tb, rows)
 			mv := &catalog.Object{Kind: catalog.MaterializedView, Name: "m", Database: catalog.DefaultDatabase, Schema: catalog.DefaultSchema,
 				DependsOn: []uint64{tb.ID}, Columns: []catalog.Column{{Name: "k", Type: repr.Int4}, {Name: "sum", Type: repr.Int8}}}
 			if err := e.CreateMaterializedView(ctx, mv, sumByKey(tb), nil); err != nil {
@@ -150,16 +141,7 @@ func BenchmarkDropLatency(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
-			const batch = 50_000
-			for i := 0; i < rows; i += batch {
-				ws := make([]TableWrite, 0, batch)
-				for j := i; j < min(i+batch, rows); j++ {
-					ws = append(ws, TableWrite{tb.ID, row(int32(j%1000), int32(j)), 1})
-				}
-				if _, err := e.Write(ctx, ws); err != nil {
-					b.Fatal(err)
-				}
-			}
+			loadRows(b, e, tb, rows)
 			var drops []time.Duration
 			var worstWrite time.Duration
 			b.ResetTimer()
@@ -206,5 +188,21 @@ func BenchmarkDropLatency(b *testing.B) {
 			b.ReportMetric(float64(drops[(len(drops)*99)/100].Microseconds())/1000, "p99-ms")
 			b.ReportMetric(float64(worstWrite.Microseconds())/1000, "max-write-during-drop-ms")
 		})
+	}
+}
+
+// loadRows writes rows rows (k = j % 1000, v = j) into tb in large
+// transactions.
+func loadRows(b *testing.B, e *Engine, tb *catalog.Object, rows int) {
+	b.Helper()
+	const batch = 50_000
+	for i := 0; i < rows; i += batch {
+		ws := make([]TableWrite, 0, batch)
+		for j := i; j < min(i+batch, rows); j++ {
+			ws = append(ws, TableWrite{tb.ID, row(int32(j%1000), int32(j)), 1})
+		}
+		if _, err := e.Write(context.Background(), ws); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

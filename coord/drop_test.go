@@ -357,21 +357,8 @@ func TestDropWaitsWithoutTheEngineLock(t *testing.T) {
 	env.exec(s, "CREATE TABLE u (k int)")
 	env.exec(s, "CREATE MATERIALIZED VIEW m AS SELECT count(*) FROM t")
 
-	release := make(chan struct{})
-	var once sync.Once
-	unblock := func() { once.Do(func() { close(release) }) }
-	// Unblocked on every way out, or closing the engine would wait for
-	// the blocked worker forever.
+	unblock := env.blockWorker()
 	defer unblock()
-	blocked := make(chan struct{})
-	go env.e.cluster.Exec(context.Background(), func(w int) bool {
-		if w == 0 {
-			close(blocked)
-			<-release
-		}
-		return true
-	})
-	<-blocked
 	dropped := make(chan error, 1)
 	go func() { dropped <- env.queryErr(s, "DROP MATERIALIZED VIEW m") }()
 	// The drop has committed to the catalog once m is gone from it; it
@@ -400,6 +387,26 @@ func TestDropWaitsWithoutTheEngineLock(t *testing.T) {
 		t.Fatal(err)
 	}
 	env.settled()
+}
+
+// blockWorker holds worker 0 between steps until the returned function
+// is called (once or more): a stand-in for a long operator step, so that
+// tests can hold a statement in flight for as long as they like. The
+// caller must unblock on every way out, or closing the engine waits for
+// the worker forever.
+func (env *sqlEnv) blockWorker() (unblock func()) {
+	release := make(chan struct{})
+	var once sync.Once
+	blocked := make(chan struct{})
+	go env.e.cluster.Exec(context.Background(), func(w int) bool {
+		if w == 0 {
+			close(blocked)
+			<-release
+		}
+		return true
+	})
+	<-blocked
+	return func() { once.Do(func() { close(release) }) }
 }
 
 // catalogHas reports whether the default schema holds an object name.

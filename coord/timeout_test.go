@@ -1,8 +1,6 @@
 package coord
 
 import (
-	"context"
-	"sync"
 	"testing"
 	"time"
 
@@ -22,19 +20,8 @@ func TestStatementTimeout(t *testing.T) {
 	env.fails(s, "SET statement_timeout = 'soon'", sqlerr.InvalidParameterValue, `invalid value for parameter "statement_timeout": "soon"`, "")
 	env.exec(s, "SET statement_timeout = '20ms'")
 
-	release := make(chan struct{})
-	var once sync.Once
-	unblock := func() { once.Do(func() { close(release) }) }
+	unblock := env.blockWorker()
 	defer unblock()
-	blocked := make(chan struct{})
-	go env.e.cluster.Exec(context.Background(), func(w int) bool {
-		if w == 0 {
-			close(blocked)
-			<-release
-		}
-		return true
-	})
-	<-blocked
 	err := env.queryErr(s, "SELECT * FROM t")
 	if e := sqlerr.From(err); err == nil || e.Code != sqlerr.QueryCanceled || e.Message != "canceling statement due to statement timeout" {
 		t.Fatalf("a read past statement_timeout: %v", err)
