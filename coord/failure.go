@@ -119,7 +119,7 @@ func (e *Engine) doomedLocked(d dataflow.ID) (doomed, bool) {
 	return doomed{}, false
 }
 
-// failedErr returns the error of the first of ids that is marked failed,
+// failedErrLocked returns the error of the first of ids that is marked failed,
 // or nil. The caller holds readsMu.
 func (e *Engine) failedErrLocked(ids []uint64) error {
 	for _, id := range ids {
