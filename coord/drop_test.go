@@ -11,6 +11,7 @@ import (
 	"freshet/arrange"
 	"freshet/catalog"
 	"freshet/compute"
+	"freshet/dataflow"
 	"freshet/expr"
 	"freshet/planner"
 	"freshet/sqlerr"
@@ -475,4 +476,56 @@ func TestDropRefusesAndChangesNothing(t *testing.T) {
 	env.exec(s, "DROP MATERIALIZED VIEW hidden")
 	env.exec(s, "DROP TABLE t")
 	env.settled()
+}
+
+// TestReadThatFailsEndsWithItsFailure: a transient read whose own
+// dataflow fails (here an injected panic on worker 1, while worker 0 has
+// not even built it) ends at once with XX000 naming the failure, never
+// with a bare runtime error, and leaves nothing behind.
+func TestReadThatFailsEndsWithItsFailure(t *testing.T) {
+	env := openSQL(t, t.TempDir())
+	defer func() { env.e.Close() }()
+	s := env.session()
+	env.exec(s, "CREATE TABLE t (k int)")
+	env.exec(s, "CREATE MATERIALIZED VIEW m AS SELECT k FROM t")
+	env.exec(s, "INSERT INTO t VALUES (1), (2)")
+
+	unblock := env.blockWorker()
+	defer unblock()
+	done := make(chan error, 1)
+	go func() { done <- s.Query(context.Background(), "SELECT count(*) FROM m", &recorder{}) }()
+	var id dataflow.ID
+	deadline := time.Now().Add(hangLimit)
+	for id == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the read never built its dataflow on worker 1")
+		}
+		time.Sleep(time.Millisecond)
+		env.e.readsMu.Lock()
+		for r := range env.e.reads {
+			id = r.dataflow
+		}
+		env.e.readsMu.Unlock()
+	}
+	// The fault command completes only once worker 0 has taken it too.
+	injected := make(chan error, 1)
+	go func() { injected <- env.e.cluster.InjectFault(context.Background(), id, 1, "injected fault in a read") }()
+	var err error
+	select {
+	case err = <-done:
+	case <-time.After(hangLimit):
+		unblock()
+		t.Fatal("the failed read did not end while worker 0 was busy")
+	}
+	if e := sqlerr.From(err); e == nil || e.Code != sqlerr.InternalError || !strings.Contains(e.Message, "the query failed on worker 1") || !strings.Contains(e.Message, "injected fault in a read") {
+		t.Fatalf("the failed read returned %v (%v), want XX000 naming its failure", err, sqlerr.Code(err))
+	}
+	unblock()
+	if err := <-injected; err != nil {
+		t.Fatal(err)
+	}
+	env.settled()
+	if got := env.query(s, "SELECT count(*) FROM m"); got != "2" {
+		t.Fatalf("a read after the failed one: %s", got)
+	}
 }

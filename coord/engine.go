@@ -927,6 +927,11 @@ func (e *Engine) read(ctx context.Context, plan expr.Relation, deps []uint64, ts
 	buildErrs := make([]error, e.workers)
 	id, err := e.cluster.Build(ctx, ts, func(b *dataflow.Builder) {
 		w := b.Index()
+		// Known before any operator of the read runs here, so before
+		// it can fail here.
+		e.readsMu.Lock()
+		read.dataflow = b.ID()
+		e.readsMu.Unlock()
 		c, err := compute.Render(b, plan, e.source())
 		if err != nil {
 			buildErrs[w] = err
@@ -963,6 +968,14 @@ func (e *Engine) read(ctx context.Context, plan expr.Relation, deps []uint64, ts
 			return nil, sqlerr.New(sqlerr.InternalError, "the read's dataflow could not be built on worker %d", w)
 		}
 		if err := p.WaitPast(ctx, ts); err != nil {
+			if errors.Is(err, dataflow.ErrFailed) && ctx.Err() == nil {
+				// The read failed on worker w: either a source it
+				// imports failed there first, and the failure watcher
+				// is about to mark it and end this read with that
+				// mark, or the read itself failed, and the watcher
+				// ends it with its own failure.
+				return nil, e.awaitFailure(ctx, deps, err)
+			}
 			return nil, readError(ctx, err)
 		}
 	}
@@ -1120,6 +1133,9 @@ type inflightRead struct {
 	// deps are the collections the read imports.
 	deps   []uint64
 	cancel context.CancelCauseFunc
+	// dataflow is the read's transient dataflow once it is built (under
+	// readsMu), so that its failure can end the read.
+	dataflow dataflow.ID
 	// seq orders reads by start: the memory governor cancels the newest.
 	seq  uint64
 	done chan struct{}
@@ -1144,7 +1160,10 @@ func dependencies(plan expr.Relation) []uint64 {
 // readError explains why a read stopped: the error a DROP gave as the
 // cause of its context, or 57014 for a cancel.
 func readError(ctx context.Context, err error) error {
-	if cause := context.Cause(ctx); cause != nil && sqlerr.Code(cause) != sqlerr.InternalError {
+	// A read ended by the engine (a drop, a failure, the memory
+	// governor) carries its reason as the context's cause.
+	var se *sqlerr.Error
+	if cause := context.Cause(ctx); cause != nil && errors.As(cause, &se) {
 		return cause
 	}
 	return canceled(err)

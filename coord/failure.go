@@ -2,8 +2,10 @@ package coord
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
+	"freshet/arrange"
 	"freshet/catalog"
 	"freshet/dataflow"
 	"freshet/sqlerr"
@@ -42,6 +44,7 @@ func (e *Engine) handleFailure(f dataflow.Failure) {
 		// too makes sure it goes on every worker.
 		e.mu.Unlock()
 		e.log.Error("dataflow failed", "dataflow", f.Dataflow, "worker", f.Worker, "operator", f.Operator, "error", fmt.Sprint(f.Value))
+		e.failRead(f)
 		if err := e.cluster.Drop(context.Background(), f.Dataflow); err != nil {
 			e.log.Error("dropping a failed transient dataflow", "dataflow", f.Dataflow, "error", err)
 		}
@@ -99,6 +102,23 @@ func (e *Engine) handleFailure(f dataflow.Failure) {
 	e.endReads(victims)
 	e.dropDataflows(order)
 	e.dropIdleRetired()
+}
+
+// failRead ends the transient read whose dataflow failed with f, unless
+// it failed because a source it imports failed: the failure watcher then
+// ends it with that source's mark instead, which names the object.
+func (e *Engine) failRead(f dataflow.Failure) {
+	if err, ok := f.Value.(error); ok && errors.Is(err, arrange.ErrSourceGone) {
+		return
+	}
+	e.readsMu.Lock()
+	defer e.readsMu.Unlock()
+	for r := range e.reads {
+		if r.dataflow == f.Dataflow {
+			r.cancel(sqlerr.New(sqlerr.InternalError, "the query failed on worker %d in %s: %v", f.Worker, f.Operator, f.Value))
+			return
+		}
+	}
 }
 
 // doomedLocked describes dataflow d if it belongs to a catalog object or

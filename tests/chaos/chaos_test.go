@@ -287,6 +287,7 @@ func (h *harness) exec(s *coord.Session, sql string) (rows []string, code string
 	var se *sqlerr.Error
 	if !errors.As(err, &se) || se.Code == "" {
 		h.t.Errorf("%s: error without a SQLSTATE: %v; catalog: %s", sql, err, h.catalogDump())
+		h.t.Logf("the engine's last warnings and errors:\n%s", h.log.String())
 		return nil, sqlerr.InternalError, true
 	}
 	if se.Code == sqlerr.InternalError && h.st.faults.Load() == 0 {
