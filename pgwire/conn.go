@@ -26,6 +26,9 @@ type conn struct {
 	nc  net.Conn
 	br  *bufio.Reader
 	log *slog.Logger
+	// tls is set once the connection runs over TLS (nc and br then read
+	// and write through it).
+	tls bool
 	// admitted is set once the server counted the connection as a
 	// session (Server.admit); it is counted out when it ends.
 	admitted bool

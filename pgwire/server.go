@@ -2,6 +2,7 @@ package pgwire
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"log/slog"
 	"net"
@@ -36,6 +37,15 @@ type Server struct {
 	// many clients already" after its startup packet. 0 means
 	// DefaultMaxConnections. Cancel requests are never counted.
 	MaxConnections int
+	// TLSConfig, when set, makes the server accept SSLRequest: the
+	// client gets 'S' and the connection continues over TLS with this
+	// configuration (it must hold a certificate). Nil refuses encryption
+	// with 'N', and the client goes on in the clear or gives up.
+	TLSConfig *tls.Config
+	// RequireTLS refuses a session that did not negotiate TLS with FATAL
+	// 28000, like a PostgreSQL pg_hba.conf of hostssl lines only. It
+	// needs TLSConfig.
+	RequireTLS bool
 
 	mu struct {
 		sync.Mutex

@@ -1,7 +1,9 @@
 package pgwire
 
 import (
+	"bufio"
 	"context"
+	"crypto/tls"
 	"encoding/binary"
 	"errors"
 	"io"
@@ -43,8 +45,8 @@ func DefaultParameters(s Startup) map[string]string {
 	}
 }
 
-// startup runs the startup phase: SSL and GSS encryption requests
-// (refused), CancelRequests, the protocol version, trust authentication,
+// startup runs the startup phase: SSL requests (TLS when the server has
+// a TLSConfig, refused otherwise), GSS encryption requests (refused), CancelRequests, the protocol version, trust authentication,
 // the session, ParameterStatus, BackendKeyData and the first
 // ReadyForQuery. It reports whether the connection goes on to serve
 // queries.
@@ -74,13 +76,19 @@ func (c *conn) startup() bool {
 		code := binary.BigEndian.Uint32(pkt)
 		switch code {
 		case codeSSLRequest, codeGSSENCRequest:
-			if len(pkt) != 4 || negotiated[code] {
+			if len(pkt) != 4 || negotiated[code] || c.tls {
 				c.end(protocolViolation("invalid encryption request"))
 				return false
 			}
 			negotiated[code] = true
-			// Encryption is not offered: 'N', and the client goes on in
-			// the clear with another startup packet.
+			if code == codeSSLRequest && c.srv.TLSConfig != nil {
+				if !c.startTLS() {
+					return false
+				}
+				continue
+			}
+			// This encryption is not offered: 'N', and the client goes on
+			// in the clear with another startup packet.
 			if _, err := c.nc.Write([]byte{'N'}); err != nil {
 				return false
 			}
@@ -116,6 +124,31 @@ func (c *conn) startup() bool {
 	}
 }
 
+// startTLS answers an SSLRequest with 'S' and runs the TLS handshake; the
+// connection then reads and writes through TLS. It reports whether the
+// handshake succeeded.
+func (c *conn) startTLS() bool {
+	// The client must wait for the answer before it starts the handshake:
+	// bytes already buffered were sent in the clear and could be injected
+	// by anyone on the path, so they end the connection.
+	if c.br.Buffered() > 0 {
+		c.end(protocolViolation("received unencrypted data after SSL request"))
+		return false
+	}
+	if _, err := c.nc.Write([]byte{'S'}); err != nil {
+		return false
+	}
+	tc := tls.Server(c.nc, c.srv.TLSConfig)
+	if err := tc.HandshakeContext(c.ctx); err != nil {
+		c.log.Info("pgwire: TLS handshake failed", "err", err)
+		return false
+	}
+	c.nc = tc
+	c.br = bufio.NewReader(tc)
+	c.tls = true
+	return true
+}
+
 // cancelRequest passes a CancelRequest to the backend. The client gets
 // no reply, whatever the outcome.
 func (c *conn) cancelRequest(pkt []byte) {
@@ -144,6 +177,11 @@ func (c *conn) begin(params map[string]string) bool {
 	}
 	if st.User == "" {
 		c.end(sqlerr.New(sqlerr.InvalidAuthorizationSpecification, "no PostgreSQL user name specified in startup packet"))
+		return false
+	}
+	if c.srv.RequireTLS && !c.tls {
+		c.end(sqlerr.New(sqlerr.InvalidAuthorizationSpecification,
+			"connection without encryption refused for user %q, database %q: the server requires SSL", st.User, params["database"]))
 		return false
 	}
 	if !c.srv.admit() {

@@ -30,8 +30,16 @@ func main() {
 	maxConns := flag.Int("max-connections", pgwire.DefaultMaxConnections, "sessions served at once; more are refused with 53300")
 	faults := flag.Bool("unsafe-fault-injection", false, "allow SET freshet_inject_fault, which fails a dataflow on purpose (tests only)")
 	memLimit := flag.String("memory-limit", "", "live heap past which the newest queries are canceled with 53200, also Go's soft memory limit (default: 3/4 of the machine's memory; 0: none)")
+	tlsCert := flag.String("tls-cert", "", "PEM certificate (chain) file: with --tls-key, clients may connect over TLS (sslmode=require)")
+	tlsKey := flag.String("tls-key", "", "PEM private key file of --tls-cert")
+	tlsRequired := flag.Bool("tls-required", false, "refuse sessions that do not use TLS (FATAL 28000); needs --tls-cert and --tls-key")
 	flag.Parse()
 	logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
+	tlsConfig, err := loadTLS(*tlsCert, *tlsKey, *tlsRequired)
+	if err != nil {
+		logger.Error("bad TLS settings", "error", err)
+		os.Exit(2)
+	}
 	limit := defaultMemoryLimit()
 	if *memLimit != "" {
 		var err error
@@ -46,13 +54,14 @@ func main() {
 		debug.SetMemoryLimit(limit)
 	}
 	cfg := coord.Config{Workers: *workers, DataDir: *dataDir, Logger: logger, FaultInjection: *faults, MemoryLimit: limit}
-	if err := run(*listen, cfg, *maxConns, logger); err != nil {
+	srv := &pgwire.Server{Logger: logger, MaxConnections: *maxConns, TLSConfig: tlsConfig, RequireTLS: *tlsRequired}
+	if err := run(*listen, cfg, srv, logger); err != nil {
 		logger.Error("server failed", "error", err)
 		os.Exit(1)
 	}
 }
 
-func run(listen string, cfg coord.Config, maxConns int, logger *slog.Logger) error {
+func run(listen string, cfg coord.Config, srv *pgwire.Server, logger *slog.Logger) error {
 	dataDir, workers := cfg.DataDir, cfg.Workers
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -71,8 +80,8 @@ func run(listen string, cfg coord.Config, maxConns int, logger *slog.Logger) err
 	if err != nil {
 		return err
 	}
-	logger.Info("freshet is ready", "listen", ln.Addr().String(), "data_dir", dataDir, "workers", workers)
-	srv := &pgwire.Server{Backend: coord.NewBackend(engine), Logger: logger, MaxConnections: maxConns}
+	logger.Info("freshet is ready", "listen", ln.Addr().String(), "data_dir", dataDir, "workers", workers, "tls", srv.TLSConfig != nil)
+	srv.Backend = coord.NewBackend(engine)
 	err = srv.Serve(ctx, ln)
 	logger.Info("freshet is shutting down")
 	return err

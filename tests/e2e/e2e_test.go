@@ -22,8 +22,12 @@ type server struct {
 	bin     string
 	dataDir string
 	addr    string
-	cmd     *exec.Cmd
-	logs    *strings.Builder
+	// flags are passed to the binary after the ones every run has.
+	flags []string
+	// env is added to psql's environment (PGSSLMODE, ...).
+	env  []string
+	cmd  *exec.Cmd
+	logs *strings.Builder
 	// running reports whether the server process is up; exited yields
 	// its exit status.
 	running bool
@@ -54,7 +58,7 @@ func freeAddr(t *testing.T) string {
 func (s *server) start() {
 	s.t.Helper()
 	s.logs = &strings.Builder{}
-	s.cmd = exec.Command(s.bin, "--listen", s.addr, "--data-dir", s.dataDir, "--workers", "2")
+	s.cmd = exec.Command(s.bin, append([]string{"--listen", s.addr, "--data-dir", s.dataDir, "--workers", "2"}, s.flags...)...)
 	s.cmd.Stdout = s.logs
 	s.cmd.Stderr = s.logs
 	if err := s.cmd.Start(); err != nil {
@@ -105,7 +109,7 @@ func (s *server) stop(sig os.Signal) {
 func (s *server) psql(sql string) (string, error) {
 	host, port, _ := net.SplitHostPort(s.addr)
 	cmd := exec.Command("psql", "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-h", host, "-p", port, "-U", "u", "-d", "freshet", "-c", sql)
-	cmd.Env = append(os.Environ(), "PGCONNECT_TIMEOUT=10")
+	cmd.Env = append(append(os.Environ(), "PGCONNECT_TIMEOUT=10"), s.env...)
 	out, err := cmd.CombinedOutput()
 	return strings.TrimSpace(string(out)), err
 }
