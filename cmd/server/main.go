@@ -32,6 +32,7 @@ func main() {
 	memLimit := flag.String("memory-limit", "", "live heap past which the newest queries are canceled with 53200, also Go's soft memory limit (default: 3/4 of the machine's memory; 0: none)")
 	tlsCert := flag.String("tls-cert", "", "PEM certificate (chain) file: with --tls-key, clients may connect over TLS (sslmode=require)")
 	tlsKey := flag.String("tls-key", "", "PEM private key file of --tls-cert")
+	debugListen := flag.String("debug-listen", "", "loopback address to serve Go's profiles on (net/http/pprof), e.g. 127.0.0.1:6060; off by default")
 	tlsRequired := flag.Bool("tls-required", false, "refuse sessions that do not use TLS (FATAL 28000); needs --tls-cert and --tls-key")
 	flag.Parse()
 	logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
@@ -55,18 +56,25 @@ func main() {
 	}
 	cfg := coord.Config{Workers: *workers, DataDir: *dataDir, Logger: logger, FaultInjection: *faults, MemoryLimit: limit}
 	srv := &pgwire.Server{Logger: logger, MaxConnections: *maxConns, TLSConfig: tlsConfig, RequireTLS: *tlsRequired}
-	if err := run(*listen, cfg, srv, logger); err != nil {
+	if err := run(*listen, *debugListen, cfg, srv, logger); err != nil {
 		logger.Error("server failed", "error", err)
 		os.Exit(1)
 	}
 }
 
-func run(listen string, cfg coord.Config, srv *pgwire.Server, logger *slog.Logger) error {
+func run(listen, debugListen string, cfg coord.Config, srv *pgwire.Server, logger *slog.Logger) error {
 	dataDir, workers := cfg.DataDir, cfg.Workers
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := os.MkdirAll(dataDir, 0o755); err != nil {
 		return err
+	}
+	if debugListen != "" {
+		addr, err := serveDebug(ctx, debugListen, logger)
+		if err != nil {
+			return err
+		}
+		logger.Info("serving profiles", "url", "http://"+addr.String()+"/debug/pprof/")
 	}
 	engine, err := coord.Open(ctx, cfg, coord.Rebuild(ctx))
 	if err != nil {
