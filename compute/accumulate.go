@@ -23,6 +23,12 @@ const (
 	accRows accumulatorKind = iota
 	accNonNull
 	accSum
+	// accDecimal sums an int8 or numeric column exactly: a value splits
+	// into base-10^9 limbs, each limb a contribution of its own (val:
+	// the accumulator's index and the limb's position), so that the
+	// weights stay int64 whatever the value's size; NaN and the
+	// infinities count at positions of their own.
+	accDecimal
 )
 
 // accumulation is how an accumulable Reduce keeps its aggregates: the
@@ -45,11 +51,12 @@ type accOutput struct {
 
 // accumulationOf returns how n can be maintained as sums, and reports
 // whether it can: every aggregate is non-DISTINCT and one of count of a
-// non-NULL literal (count(*)), count of a column, or sum of an int2 or
-// int4 column. Such a sum is an int8 that an int64 cannot overflow in
-// practice; other sums (int8 and numeric to numeric, floats) and min/max
-// stay on the generic Reduce, and so do aggregates of expressions, whose
-// evaluation could fail for a row while the generic path fails the group.
+// non-NULL literal (count(*)), count of a column, or sum of an int2,
+// int4, int8 or numeric column. A sum of int2 or int4 is an int8 that an
+// int64 cannot overflow in practice; a sum of int8 or numeric is exact
+// (accDecimal). Float sums and min/max stay on the generic Reduce, and so
+// do aggregates of expressions, whose evaluation could fail for a row
+// while the generic path fails the group.
 func accumulationOf(n expr.Reduce) (accumulation, bool) {
 	acc := accumulation{accs: []accumulator{{kind: accRows}}}
 	index := func(a accumulator) int {
@@ -77,11 +84,16 @@ func accumulationOf(n expr.Reduce) (accumulation, bool) {
 			case expr.Count:
 				acc.outputs = append(acc.outputs, accOutput{value: index(accumulator{accNonNull, e.Index}), nonNull: -1})
 			case expr.Sum:
-				if k := types[e.Index].Type.Kind(); k != repr.KindInt2 && k != repr.KindInt4 {
+				kind := accSum
+				switch types[e.Index].Type.Kind() {
+				case repr.KindInt2, repr.KindInt4:
+				case repr.KindInt8, repr.KindNumeric:
+					kind = accDecimal
+				default:
 					return accumulation{}, false
 				}
 				nonNull := index(accumulator{accNonNull, e.Index})
-				acc.outputs = append(acc.outputs, accOutput{value: index(accumulator{accSum, e.Index}), nonNull: nonNull})
+				acc.outputs = append(acc.outputs, accOutput{value: index(accumulator{kind, e.Index}), nonNull: nonNull})
 			default:
 				return accumulation{}, false
 			}
@@ -122,10 +134,19 @@ func (r *renderer) accumulate(n expr.Reduce, plan accumulation) (Collection, err
 	types := reprTypes(n.Input.Typ())
 	contributions, keyErrs := r.contributions(in, types, n.GroupKey, plan.accs)
 	values := make([]int64, len(plan.accs))
+	limbs := make([][]limb, len(plan.accs))
 	out := arrange.Reduce(arrange.Arrange(contributions, "accumulate"), "accumulate", func(_ []byte, input []arrange.ValCount) []arrange.ValCount {
 		clear(values)
+		for i := range limbs {
+			limbs[i] = limbs[i][:0]
+		}
 		for _, vc := range input {
-			values[binary.BigEndian.Uint16(vc.Val)] = vc.Count
+			i := binary.BigEndian.Uint16(vc.Val)
+			if len(vc.Val) == accIndexLen {
+				values[i] = vc.Count
+				continue
+			}
+			limbs[i] = append(limbs[i], limb{pos: int16(binary.BigEndian.Uint16(vc.Val[accIndexLen:])), sum: vc.Count})
 		}
 		if values[0] <= 0 {
 			return nil
@@ -134,6 +155,10 @@ func (r *renderer) accumulate(n expr.Reduce, plan accumulation) (Collection, err
 		for _, o := range plan.outputs {
 			if o.nonNull >= 0 && values[o.nonNull] == 0 {
 				p.PushNull()
+				continue
+			}
+			if plan.accs[o.value].kind == accDecimal {
+				p.Push(repr.NewNumeric(limbTotal(limbs[o.value])))
 				continue
 			}
 			p.Push(repr.NewInt8(values[o.value]))
@@ -170,6 +195,7 @@ func (r *renderer) contributions(c Collection, types []repr.Type, keys []expr.Sc
 		}
 		var scratch []repr.Datum
 		var p repr.RowPacker
+		vals := limbVals{}
 		return dataflow.ScheduleFunc(func() {
 			for {
 				t, data, ok := in.Next()
@@ -193,6 +219,12 @@ func (r *renderer) contributions(c Collection, types []repr.Type, keys []expr.Sc
 					// The row's updates share one copy of its key.
 					key := p.Finish()
 					for i, a := range accs {
+						if a.kind == accDecimal {
+							if v := scratch[a.col]; !v.IsNull() {
+								res = appendLimbs(res, vals, key, uint16(i), v, u.Time, u.Diff)
+							}
+							continue
+						}
 						w := int64(1)
 						if a.kind != accRows {
 							v := scratch[a.col]

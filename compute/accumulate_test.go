@@ -2,6 +2,7 @@ package compute
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -10,13 +11,14 @@ import (
 )
 
 // accTypes is the schema of the tables of the accumulation tests: k
-// int4, v int4, w int2, x int8, s text, all nullable.
+// int4, v int4, w int2, x int8, s text, n numeric, all nullable.
 var accTypes = []expr.ColumnType{
 	{Type: repr.Int4, Nullable: true},
 	{Type: repr.Int4, Nullable: true},
 	{Type: repr.Int2, Nullable: true},
 	{Type: repr.Int8, Nullable: true},
 	{Type: repr.Text, Nullable: true},
+	{Type: repr.Numeric, Nullable: true},
 }
 
 // TestAccumulationChosen shows which reductions are kept as
@@ -39,8 +41,9 @@ func TestAccumulationChosen(t *testing.T) {
 		{"sum(int4)", []expr.Aggregate{sum(col(1))}, true},
 		{"sum(int2)", []expr.Aggregate{sum(col(2))}, true},
 		{"count(*), count(v), sum(v), sum(w)", []expr.Aggregate{count(expr.Bool(true)), count(col(1)), sum(col(1)), sum(col(2))}, true},
-		{"sum(int8)", []expr.Aggregate{sum(col(3))}, false},
-		{"count(*), sum(int8)", []expr.Aggregate{count(expr.Bool(true)), sum(col(3))}, false},
+		{"sum(int8)", []expr.Aggregate{sum(col(3))}, true},
+		{"count(*), sum(int8)", []expr.Aggregate{count(expr.Bool(true)), sum(col(3))}, true},
+		{"sum(numeric)", []expr.Aggregate{sum(col(5))}, true},
 		{"count(DISTINCT v)", []expr.Aggregate{{Func: expr.Count, Expr: col(1), Distinct: true}}, false},
 		{"sum(DISTINCT v)", []expr.Aggregate{{Func: expr.Sum, Expr: col(1), Distinct: true}}, false},
 		{"count(NULL)", []expr.Aggregate{count(expr.NullOf(repr.Int4))}, false},
@@ -140,12 +143,36 @@ func accumulablePlan(rng *rand.Rand) expr.Relation {
 		{Func: expr.Count, Expr: expr.Column{Index: 4}},
 		{Func: expr.Sum, Expr: expr.Column{Index: 1}},
 		{Func: expr.Sum, Expr: expr.Column{Index: 2}},
+		{Func: expr.Sum, Expr: expr.Column{Index: 3}},
+		{Func: expr.Sum, Expr: expr.Column{Index: 5}},
+		{Func: expr.Sum, Expr: expr.Column{Index: 5}},
 	}
 	aggs := make([]expr.Aggregate, rng.IntN(5))
 	for i := range aggs {
 		aggs[i] = choices[rng.IntN(len(choices))]
 	}
 	return expr.Reduce{Input: in, GroupKey: keys, Aggregates: aggs}
+}
+
+// accNumeric draws a numeric of either sign across scales and
+// magnitudes that cross limb boundaries, now and then NaN or an
+// infinity.
+func accNumeric(rng *rand.Rand) repr.Datum {
+	lit := []string{"0", "1.5", "-1.50", "0.000000001", "-123456789.987654321", "1e20", "-1e-12", "999999999.999999999",
+		"12345678901234567890.0001", "-0.25", "7", "1e9", "-1e9"}
+	switch rng.IntN(40) {
+	case 0:
+		lit = []string{"NaN"}
+	case 1:
+		lit = []string{"Infinity"}
+	case 2:
+		lit = []string{"-Infinity"}
+	}
+	d, err := repr.ParseText(repr.Numeric, lit[rng.IntN(len(lit))])
+	if err != nil {
+		panic(err)
+	}
+	return d
 }
 
 // accRow draws a row of accTypes from small domains: three groups, values
@@ -165,9 +192,12 @@ func accRow(rng *rand.Rand) []repr.Datum {
 		case 2:
 			row[c] = repr.NewInt2(int16(rng.IntN(5) - 2))
 		case 3:
-			row[c] = repr.NewInt8(int64(rng.IntN(3)))
+			// Small values, and ones whose sums overflow an int64.
+			row[c] = repr.NewInt8([]int64{0, 1, 2, -7, math.MaxInt64, math.MinInt64, 999_999_999_999}[rng.IntN(7)])
 		case 4:
 			row[c] = repr.NewText([]string{"a", "b"}[rng.IntN(2)])
+		case 5:
+			row[c] = accNumeric(rng)
 		}
 	}
 	return row
