@@ -45,13 +45,13 @@ func (r *recorder) Complete(string) error                        { return nil }
 // sqlEnv is an engine with the server's planner and a helper to run SQL
 // on sessions of it.
 type sqlEnv struct {
-	t   *testing.T
+	t   testing.TB
 	dir string
 	e   *Engine
 	b   *Backend
 }
 
-func openSQL(t *testing.T, dir string) *sqlEnv {
+func openSQL(t testing.TB, dir string) *sqlEnv {
 	t.Helper()
 	ctx := context.Background()
 	e, err := Open(ctx, Config{Workers: 2, DataDir: dir}, Rebuild(ctx))
