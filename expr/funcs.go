@@ -71,13 +71,17 @@ const (
 	// backslash escapes the next character. ILike ignores case.
 	Like
 	ILike
+	// Regex is text ~ pattern: whether a PostgreSQL regular expression
+	// matches anywhere in the text. RegexI (~*) ignores case.
+	Regex
+	RegexI
 )
 
 var binaryNames = map[BinaryFunc]string{
 	Add: "+", Sub: "-", Mul: "*", Div: "/", Mod: "%", Eq: "=", NotEq: "<>",
 	Lt: "<", Lte: "<=", Gt: ">", Gte: ">=", And: "AND", Or: "OR", Concat: "||",
 	IsDistinctFrom: "IS DISTINCT FROM", IsNotDistinctFrom: "IS NOT DISTINCT FROM",
-	Like: "LIKE", ILike: "ILIKE",
+	Like: "LIKE", ILike: "ILIKE", Regex: "~", RegexI: "~*",
 }
 
 func (f BinaryFunc) String() string { return binaryNames[f] }
@@ -85,7 +89,7 @@ func (f BinaryFunc) String() string { return binaryNames[f] }
 // IsComparison reports whether f compares its operands to a boolean.
 func (f BinaryFunc) IsComparison() bool {
 	switch f {
-	case Eq, NotEq, Lt, Lte, Gt, Gte, IsDistinctFrom, IsNotDistinctFrom, Like, ILike:
+	case Eq, NotEq, Lt, Lte, Gt, Gte, IsDistinctFrom, IsNotDistinctFrom, Like, ILike, Regex, RegexI:
 		return true
 	}
 	return false

@@ -150,6 +150,8 @@ func (c CallBinary) Eval(row []repr.Datum) (repr.Datum, error) {
 		return repr.NewText(repr.FormatText(a) + repr.FormatText(b)), nil
 	case Like, ILike:
 		return like(a.Text(), b.Text(), c.Func == ILike)
+	case Regex, RegexI:
+		return regexMatch(a.Text(), b.Text(), c.Func == RegexI)
 	case Eq:
 		return repr.NewBool(sqlCompare(a, b) == 0), nil
 	case NotEq:
