@@ -95,7 +95,7 @@ func (b *binder) bindExprNode(n *pg.Node, c *exprCtx) (hscalar, error) {
 	case *pg.Node_AIndirection:
 		return nil, unsupported("subscripts and field selection")
 	case *pg.Node_CollateClause:
-		return nil, unsupported("COLLATE")
+		return b.bindCollate(x.CollateClause, c)
 	case *pg.Node_GroupingFunc:
 		return nil, unsupported("GROUPING")
 	}
