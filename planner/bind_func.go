@@ -13,7 +13,7 @@ import (
 // aggregateNames are the aggregate functions the planner supports.
 var aggregateNames = map[string]bool{
 	"count": true, "sum": true, "avg": true, "min": true, "max": true,
-	"bool_and": true, "bool_or": true, "every": true,
+	"bool_and": true, "bool_or": true, "every": true, "string_agg": true,
 }
 
 // knownFunctions are PostgreSQL functions that exist but that the
@@ -263,7 +263,30 @@ func (b *binder) bindAggregate(name string, fc *pg.FuncCall, c *exprCtx) (hscala
 		if name != "count" {
 			return nil, sqlerr.New(sqlerr.SyntaxError, "%s(*) specified, but %s is not a parameterless aggregate function", name, name)
 		}
-	case len(fc.Args) != 1:
+	case name == "string_agg" && len(fc.Args) == 2:
+		arg, err := b.bindExpr(fc.Args[0], inner)
+		if err != nil {
+			return nil, err
+		}
+		delim, err := b.bindExpr(fc.Args[1], inner)
+		if err != nil {
+			return nil, err
+		}
+		if arg, err = b.aggregateArg(name, arg); err != nil {
+			return nil, err
+		}
+		if delim, err = b.aggregateArg(name, delim); err != nil {
+			return nil, err
+		}
+		lit, ok := delim.(hLiteral)
+		if !ok {
+			return nil, unsupported("string_agg with a delimiter that is not a constant")
+		}
+		if !lit.v.IsNull() {
+			agg.delim = repr.FormatText(lit.v)
+		}
+		agg.arg = arg
+	case len(fc.Args) != 1 || name == "string_agg":
 		var args []hscalar
 		for _, a := range fc.Args {
 			s, err := b.bindExpr(a, inner)
@@ -326,6 +349,13 @@ func (b *binder) aggregateArg(name string, arg hscalar) (hscalar, error) {
 			return b.coerceTo(arg, repr.Text)
 		case k != repr.KindBool:
 			return arg, nil
+		}
+	case "string_agg":
+		switch k {
+		case repr.KindUnknown:
+			return b.coerceTo(arg, repr.Text)
+		case repr.KindText, repr.KindVarchar, repr.KindBpchar:
+			return b.coerceTo(arg, repr.Text)
 		}
 	case "bool_and", "bool_or", "every":
 		if k == repr.KindUnknown {
