@@ -3,6 +3,7 @@ package expr
 import (
 	"testing"
 
+	"freshet/repr"
 	"freshet/sqlerr"
 )
 
@@ -33,6 +34,34 @@ func TestRegexMatch(t *testing.T) {
 		}
 		if err != nil || got.Bool() != tc.want {
 			t.Errorf("%q ~ %q (fold %v) = %v, %v; want %v", tc.s, tc.p, tc.fold, got, err, tc.want)
+		}
+	}
+}
+
+func TestStringAgg(t *testing.T) {
+	row := func(s string, n int64) Row {
+		d := repr.Null
+		if s != "" {
+			d = repr.NewText(s)
+		}
+		return Row{Datums: []repr.Datum{d}, Diff: n}
+	}
+	agg := Aggregate{Func: StringAgg, Expr: Column{0}, Delimiter: ","}
+	for _, tc := range []struct {
+		rows []Row
+		want string // "" for NULL
+	}{
+		{rows: nil},
+		{rows: []Row{row("", 1)}},
+		{rows: []Row{row("b", 1), row("a", 2), row("", 3)}, want: "a,a,b"},
+		{rows: []Row{row("b", 1), row("a", 0)}, want: "b"},
+	} {
+		got, err := EvalAggregate(agg, tc.rows)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if (tc.want == "" && !got.IsNull()) || (tc.want != "" && (got.IsNull() || got.Text() != tc.want)) {
+			t.Errorf("string_agg(%v) = %v, want %q", tc.rows, got, tc.want)
 		}
 	}
 }
