@@ -120,6 +120,9 @@ const (
 	Replace
 	// StrPos(s, sub) is sub's 1-based character position in s, or 0.
 	StrPos
+	// RegexpReplace(s, pattern, replacement[, flags]) replaces the first
+	// match of a regular expression (every match with flag g).
+	RegexpReplace
 	// Concat joins its arguments' text, skipping NULLs; never NULL.
 	Concat2
 	// Now is the statement's read time as timestamptz (now(),
@@ -162,7 +165,7 @@ const (
 
 var variadicNames = map[VariadicFunc]string{Coalesce: "coalesce", Greatest: "greatest", Least: "least",
 	Round: "round", Substr: "substr", BTrim: "btrim", LTrim: "ltrim", RTrim: "rtrim",
-	Replace: "replace", StrPos: "strpos", Concat2: "concat", Now: "now",
+	Replace: "replace", StrPos: "strpos", RegexpReplace: "regexp_replace", Concat2: "concat", Now: "now",
 	DatePart: "date_part", Extract: "extract", DateTrunc: "date_trunc",
 	CurrentUser: "current_user", SessionUser: "session_user", CurrentDatabase: "current_database",
 	CurrentSchema: "current_schema", CurrentSetting: "current_setting", SetConfig: "set_config",

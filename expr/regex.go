@@ -112,3 +112,66 @@ func regexMatch(s, pattern string, fold bool) (repr.Datum, error) {
 	}
 	return repr.NewBool(re.MatchString(s)), nil
 }
+
+// regexpReplace is PostgreSQL's regexp_replace: the first match (every
+// match with flag g) is replaced; flag i ignores case. In the replacement,
+// \1 to \9 are the groups, \& the whole match and \\ a backslash.
+func regexpReplace(s, pattern, repl, flags string) (repr.Datum, error) {
+	global, fold := false, false
+	for _, f := range flags {
+		switch f {
+		case 'g':
+			global = true
+		case 'i':
+			fold = true
+		case 'c':
+			fold = false
+		default:
+			return repr.Null, sqlerr.New(sqlerr.InvalidParameterValue, "invalid regular expression option: \"%c\"", f)
+		}
+	}
+	re, err := CompileRegex(pattern, fold)
+	if err != nil {
+		return repr.Null, err
+	}
+	var sb strings.Builder
+	last := 0
+	for _, m := range re.FindAllStringSubmatchIndex(s, -1) {
+		sb.WriteString(s[last:m[0]])
+		expandReplacement(&sb, s, repl, m)
+		last = m[1]
+		if !global {
+			break
+		}
+	}
+	sb.WriteString(s[last:])
+	return repr.NewText(sb.String()), nil
+}
+
+// expandReplacement writes repl with its group references filled in from
+// match m of s.
+func expandReplacement(sb *strings.Builder, s, repl string, m []int) {
+	for i := 0; i < len(repl); i++ {
+		c := repl[i]
+		if c != '\\' || i+1 == len(repl) {
+			sb.WriteByte(c)
+			continue
+		}
+		n := repl[i+1]
+		switch {
+		case n >= '1' && n <= '9':
+			if g := int(n - '0'); 2*g+1 < len(m) && m[2*g] >= 0 {
+				sb.WriteString(s[m[2*g]:m[2*g+1]])
+			}
+			i++
+		case n == '&':
+			sb.WriteString(s[m[0]:m[1]])
+			i++
+		case n == '\\':
+			sb.WriteByte('\\')
+			i++
+		default:
+			sb.WriteByte(c)
+		}
+	}
+}

@@ -27,11 +27,11 @@ var knownFunctions = map[string]bool{
 	"to_timestamp": true, "age": true,
 	"current_timestamp": true, "clock_timestamp": true, "statement_timestamp": true,
 	"random": true, "trunc": true, "sqrt": true, "power": true, "pow": true, "exp": true, "ln": true,
-	"log": true, "sign": true, "array_agg": true, "string_agg": true, "json_agg": true, "jsonb_agg": true,
+	"log": true, "sign": true, "array_agg": true, "json_agg": true, "jsonb_agg": true,
 	"stddev": true, "stddev_pop": true, "stddev_samp": true, "variance": true, "var_pop": true,
 	"var_samp": true, "row_number": true, "rank": true, "dense_rank": true, "lag": true, "lead": true,
 	"first_value": true, "last_value": true, "nextval": true, "pg_typeof": true,
-	"format": true, "regexp_replace": true, "regexp_matches": true, "unnest": true, "to_json": true,
+	"format": true, "regexp_matches": true, "unnest": true, "to_json": true,
 	"date": true, "timezone": true, "make_date": true, "justify_days": true, "justify_hours": true,
 }
 
@@ -167,10 +167,10 @@ func (b *binder) bindFunc(fc *pg.FuncCall, c *exprCtx) (hscalar, error) {
 			sargs = append(sargs, a)
 		}
 		return hVariadic{fn: expr.Substr, args: sargs, t: expr.ColumnType{Type: repr.Text, Nullable: true}}, nil
-	case name == "btrim" || name == "ltrim" || name == "rtrim" || name == "replace" || name == "strpos" || name == "position" || name == "concat":
+	case name == "btrim" || name == "ltrim" || name == "rtrim" || name == "replace" || name == "regexp_replace" || name == "strpos" || name == "position" || name == "concat":
 		fn := map[string]expr.VariadicFunc{"btrim": expr.BTrim, "ltrim": expr.LTrim, "rtrim": expr.RTrim,
-			"replace": expr.Replace, "strpos": expr.StrPos, "position": expr.StrPos, "concat": expr.Concat2}[name]
-		want := map[string][2]int{"btrim": {1, 2}, "ltrim": {1, 2}, "rtrim": {1, 2}, "replace": {3, 3},
+			"replace": expr.Replace, "regexp_replace": expr.RegexpReplace, "strpos": expr.StrPos, "position": expr.StrPos, "concat": expr.Concat2}[name]
+		want := map[string][2]int{"btrim": {1, 2}, "ltrim": {1, 2}, "rtrim": {1, 2}, "replace": {3, 3}, "regexp_replace": {3, 4},
 			"strpos": {2, 2}, "position": {2, 2}, "concat": {1, 100}}[name]
 		if len(args) < want[0] || len(args) > want[1] {
 			break
