@@ -1,0 +1,30 @@
+package coord
+
+import "testing"
+
+// The constant pg_catalog relations resolve qualified and unqualified,
+// can be read by views, and cannot be written or dropped.
+func TestBuiltinViews(t *testing.T) {
+	env := openSQL(t, t.TempDir())
+	defer env.e.Close()
+	s := env.session()
+	if got := env.query(s, "SELECT nspname FROM pg_catalog.pg_namespace WHERE oid = 2200"); got != "public" {
+		t.Fatalf("pg_catalog.pg_namespace: %q", got)
+	}
+	if got := env.query(s, "SELECT count(*) FROM pg_namespace"); got != "2" {
+		t.Fatalf("pg_namespace: %q", got)
+	}
+	if got := env.query(s, "SELECT amname FROM pg_am WHERE oid = 403"); got != "btree" {
+		t.Fatalf("pg_am: %q", got)
+	}
+	env.exec(s, "CREATE VIEW ns AS SELECT nspname FROM pg_namespace")
+	if got := env.query(s, "SELECT count(*) FROM ns"); got != "2" {
+		t.Fatalf("view over pg_namespace: %q", got)
+	}
+	env.failsWith(s, "DROP VIEW pg_catalog.pg_namespace", "42501")
+	env.failsWith(s, "INSERT INTO pg_namespace VALUES (1, 'x', 10, NULL)", "42501")
+	env.failsWith(s, "SELECT * FROM pg_catalog.no_such", "42P01")
+	env.failsWith(s, "CREATE TABLE pg_catalog.t (a int)", "42501")
+	env.failsWith(s, "CREATE VIEW pg_catalog.v AS SELECT 1", "42501")
+	env.failsWith(s, "CREATE INDEX ON pg_am (amname)", "42501")
+}
