@@ -1,6 +1,7 @@
 package coord
 
 import (
+	"freshet/catalog"
 	"freshet/expr"
 	"freshet/planner"
 	"freshet/repr"
@@ -58,11 +59,21 @@ var builtinViews = map[string]builtinView{
 // resolveBuiltin returns the built-in pg_catalog relation name, if there
 // is one. An unqualified name is looked up here before the search path,
 // as PostgreSQL searches pg_catalog implicitly first.
-func resolveBuiltin(db string, name planner.QualifiedName) (planner.Relation, bool) {
+func (s *Session) resolveBuiltin(name planner.QualifiedName) (planner.Relation, bool) {
+	db := s.database
 	if name.Schema != "" && name.Schema != pgCatalogSchema {
 		return planner.Relation{}, false
 	}
 	v, ok := builtinViews[name.Name]
+	if name.Name == "pg_class" {
+		// pg_class is written from the catalog as the statement is
+		// planned: a read after a DDL is planned after it.
+		v, ok = builtinView{columns: pgClassColumns}, true
+		_ = s.engine.Catalog(func(c *catalog.Catalog) error {
+			v.sql = pgClassSQL(c, db)
+			return nil
+		})
+	}
 	if !ok {
 		return planner.Relation{}, false
 	}

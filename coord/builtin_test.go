@@ -28,3 +28,33 @@ func TestBuiltinViews(t *testing.T) {
 	env.failsWith(s, "CREATE VIEW pg_catalog.v AS SELECT 1", "42501")
 	env.failsWith(s, "CREATE INDEX ON pg_am (amname)", "42501")
 }
+
+// pg_class follows DDL at once, and its OIDs survive a restart.
+func TestPgClassFollowsDDL(t *testing.T) {
+	dir := t.TempDir()
+	env := openSQL(t, dir)
+	defer func() { env.e.Close() }()
+	s := env.session()
+	const q = "SELECT relname || ' ' || relkind || ' ' || relhasindex::text FROM pg_catalog.pg_class"
+	env.exec(s, "CREATE TABLE t (a int PRIMARY KEY, b text)")
+	env.exec(s, "CREATE VIEW v AS SELECT a FROM t")
+	env.exec(s, "CREATE MATERIALIZED VIEW m AS SELECT b FROM t")
+	env.exec(s, "CREATE INDEX ti ON t (b)")
+	if got, want := env.query(s, q), "m m false t r true ti i false v v false"; got != want {
+		t.Fatalf("pg_class: %q, want %q", got, want)
+	}
+	const oidq = "SELECT relname || ' ' || oid::text FROM pg_class WHERE relname <> 'v'"
+	oids := env.query(s, oidq)
+	env.exec(s, "DROP VIEW v")
+	if got, want := env.query(s, q), "m m false t r true ti i false"; got != want {
+		t.Fatalf("pg_class after DROP VIEW: %q, want %q", got, want)
+	}
+	env.exec(s, "CREATE VIEW v AS SELECT a FROM t")
+	env.exec(s, "DROP VIEW v")
+	env.restart()
+	s = env.session()
+	if got := env.query(s, oidq); got != oids {
+		t.Fatalf("oids after restart: %q, before: %q", got, oids)
+	}
+	env.failsWith(s, "CREATE MATERIALIZED VIEW mc AS SELECT relname FROM pg_class", "0A000")
+}

@@ -21,7 +21,7 @@ func (sc sessionCatalog) ResolveRelation(name planner.QualifiedName) (planner.Re
 	if name.Database != "" && name.Database != db {
 		return planner.Relation{}, sqlerr.New(sqlerr.FeatureNotSupported, "cross-database references are not implemented: %s", name)
 	}
-	if rel, ok := resolveBuiltin(db, name); ok {
+	if rel, ok := s.resolveBuiltin(name); ok {
 		return rel, nil
 	}
 	if name.Schema != "" {
