@@ -74,6 +74,13 @@ func (s *Session) resolveBuiltin(name planner.QualifiedName) (planner.Relation, 
 			return nil
 		})
 	}
+	if name.Name == "pg_database" {
+		v, ok = builtinView{columns: pgDatabaseColumns}, true
+		_ = s.engine.Catalog(func(c *catalog.Catalog) error {
+			v.sql = pgDatabaseSQL(c)
+			return nil
+		})
+	}
 	if !ok {
 		return planner.Relation{}, false
 	}

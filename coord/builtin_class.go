@@ -31,8 +31,12 @@ var pgClassColumns = []planner.RelationColumn{
 func pgClassSQL(c *catalog.Catalog, db string) string {
 	hasIndex := map[uint64]bool{}
 	for _, o := range c.Objects() {
+		// A PRIMARY KEY or UNIQUE constraint is an index in
+		// PostgreSQL, so a table with one has an index.
 		if o.Kind == catalog.Index {
 			hasIndex[o.On] = true
+		} else if len(o.UniqueKeys) > 0 {
+			hasIndex[o.ID] = true
 		}
 	}
 	var b strings.Builder

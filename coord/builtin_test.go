@@ -58,3 +58,22 @@ func TestPgClassFollowsDDL(t *testing.T) {
 	}
 	env.failsWith(s, "CREATE MATERIALIZED VIEW mc AS SELECT relname FROM pg_class", "0A000")
 }
+
+// pg_database, pg_roles, pg_user and pg_tables.
+func TestBuiltinRolesAndTables(t *testing.T) {
+	env := openSQL(t, t.TempDir())
+	defer env.e.Close()
+	s := env.session()
+	env.exec(s, "CREATE TABLE t (a int PRIMARY KEY)")
+	env.exec(s, "CREATE VIEW v AS SELECT a FROM t")
+	for _, tc := range []struct{ q, want string }{
+		{"SELECT datname FROM pg_database", "freshet postgres"},
+		{"SELECT rolname || ' ' || oid::text FROM pg_roles", "freshet 10"},
+		{"SELECT usename FROM pg_user", "freshet"},
+		{"SELECT schemaname || '.' || tablename || ' ' || tableowner || ' ' || hasindexes::text FROM pg_tables", "public.t freshet true"},
+	} {
+		if got := env.query(s, tc.q); got != tc.want {
+			t.Errorf("%s: %q, want %q", tc.q, got, tc.want)
+		}
+	}
+}
