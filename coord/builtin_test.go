@@ -77,3 +77,16 @@ func TestBuiltinRolesAndTables(t *testing.T) {
 		}
 	}
 }
+
+// The catalog functions of psql's describe queries.
+func TestCatalogFuncs(t *testing.T) {
+	env := openSQL(t, t.TempDir())
+	defer env.e.Close()
+	s := env.session()
+	env.exec(s, "CREATE TABLE t (a int)")
+	const q = "SELECT c.relname || ' ' || pg_catalog.pg_get_userbyid(c.relowner) || ' ' || pg_catalog.pg_table_is_visible(c.oid)::text || ' ' || coalesce(obj_description(c.oid, 'pg_class'), '-') FROM pg_catalog.pg_class c"
+	if got, want := env.query(s, q), "t freshet true -"; got != want {
+		t.Fatalf("%q, want %q", got, want)
+	}
+	env.failsWith(s, "SELECT pg_table_is_visible()", "42883")
+}
