@@ -65,19 +65,12 @@ func (s *Session) resolveBuiltin(name planner.QualifiedName) (planner.Relation, 
 		return planner.Relation{}, false
 	}
 	v, ok := builtinViews[name.Name]
-	if name.Name == "pg_class" {
-		// pg_class is written from the catalog as the statement is
-		// planned: a read after a DDL is planned after it.
-		v, ok = builtinView{columns: pgClassColumns}, true
+	if g, found := generatedViews[name.Name]; found {
+		// A generated relation is written from the catalog as the
+		// statement is planned: a read after a DDL is planned after it.
+		v, ok = builtinView{columns: g.columns}, true
 		_ = s.engine.Catalog(func(c *catalog.Catalog) error {
-			v.sql = pgClassSQL(c, db)
-			return nil
-		})
-	}
-	if name.Name == "pg_database" {
-		v, ok = builtinView{columns: pgDatabaseColumns}, true
-		_ = s.engine.Catalog(func(c *catalog.Catalog) error {
-			v.sql = pgDatabaseSQL(c)
+			v.sql = g.sql(c, db)
 			return nil
 		})
 	}
@@ -98,4 +91,20 @@ func refuseSystemSchema(name planner.QualifiedName) error {
 		return sqlerr.New(sqlerr.InsufficientPrivilege, "permission denied to create %q", name.String())
 	}
 	return nil
+}
+
+// generatedView is a pg_catalog relation whose rows are written from the
+// catalog when a statement that reads it is planned.
+type generatedView struct {
+	columns []planner.RelationColumn
+	sql     func(c *catalog.Catalog, db string) string
+}
+
+// generatedViews are the generated pg_catalog relations, by name. A
+// dataflow over one would not follow later DDL, so materialized views
+// over them are refused.
+var generatedViews = map[string]generatedView{
+	"pg_class":    {pgClassColumns, pgClassSQL},
+	"pg_database": {pgDatabaseColumns, func(c *catalog.Catalog, _ string) string { return pgDatabaseSQL(c) }},
+	"pg_views":    {pgViewsColumns, pgViewsSQL},
 }

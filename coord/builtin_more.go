@@ -70,3 +70,23 @@ func pgDatabaseSQL(c *catalog.Catalog) string {
 	b.WriteString(") AS t (oid, datname, datdba, encoding, datlocprovider, datistemplate, datallowconn, datconnlimit, datcollate, datctype, datacl) WHERE oid <> 0")
 	return b.String()
 }
+
+// pgViewsColumns are pg_views' columns.
+var pgViewsColumns = []planner.RelationColumn{
+	col("schemaname", repr.Text, false), col("viewname", repr.Text, false),
+	col("viewowner", repr.Text, false), col("definition", repr.Text, false),
+}
+
+// pgViewsSQL is pg_views for database db; definition is the CREATE VIEW
+// statement's text, not PostgreSQL's reconstructed query.
+func pgViewsSQL(c *catalog.Catalog, db string) string {
+	var b strings.Builder
+	b.WriteString("SELECT * FROM (VALUES ('', '', '', '')")
+	for _, o := range c.Objects() {
+		if o.Database == db && o.Kind == catalog.View {
+			fmt.Fprintf(&b, ", (%s, %s, '%s', %s)", quoteLiteral(o.Schema), quoteLiteral(o.Name), bootstrapRoleName, quoteLiteral(o.SQL))
+		}
+	}
+	b.WriteString(") AS t (schemaname, viewname, viewowner, definition) WHERE viewname <> ''")
+	return b.String()
+}

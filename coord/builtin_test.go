@@ -90,3 +90,19 @@ func TestCatalogFuncs(t *testing.T) {
 	}
 	env.failsWith(s, "SELECT pg_table_is_visible()", "42883")
 }
+
+// pg_views lists the views with their definitions.
+func TestPgViews(t *testing.T) {
+	env := openSQL(t, t.TempDir())
+	defer env.e.Close()
+	s := env.session()
+	env.exec(s, "CREATE TABLE t (a int)")
+	env.exec(s, "CREATE VIEW v AS SELECT a FROM t")
+	if got := env.query(s, "SELECT schemaname || '.' || viewname || ' ' || viewowner FROM pg_views"); got != "public.v freshet" {
+		t.Fatalf("pg_views: %q", got)
+	}
+	if got := env.query(s, "SELECT count(*) FROM pg_views WHERE definition <> ''"); got != "1" {
+		t.Fatalf("pg_views definition: %q", got)
+	}
+	env.failsWith(s, "CREATE MATERIALIZED VIEW mv AS SELECT viewname FROM pg_views", "0A000")
+}

@@ -515,11 +515,11 @@ func (s *Session) createView(ctx context.Context, st *planner.CreateView, w pgwi
 	for _, r := range st.Reads {
 		id := uint64(r.ID)
 		if id == 0 {
-			// A built-in relation is no catalog object. pg_class is
-			// written when a statement is planned, so a dataflow
-			// over it would not follow later DDL.
-			if st.Materialized && r.Name.Name == "pg_class" {
-				return result{}, sqlerr.New(sqlerr.FeatureNotSupported, "materialized views over pg_class are not supported")
+			// A built-in relation is no catalog object. A generated
+			// one is written when a statement is planned, so a
+			// dataflow over it would not follow later DDL.
+			if _, ok := generatedViews[r.Name.Name]; ok && st.Materialized {
+				return result{}, sqlerr.New(sqlerr.FeatureNotSupported, "materialized views over %s are not supported", r.Name.Name)
 			}
 			continue
 		}
