@@ -59,6 +59,10 @@ func explain(b *strings.Builder, r Relation, depth int) {
 			if a.Distinct {
 				d = "distinct "
 			}
+			if a.Func == StringAgg {
+				aggs[i] = fmt.Sprintf("%s(%s%s, %q)", a.Func, d, a.Expr, a.Delimiter)
+				continue
+			}
 			aggs[i] = fmt.Sprintf("%s(%s%s)", a.Func, d, a.Expr)
 		}
 		fmt.Fprintf(b, "Reduce group_by=[%s] aggregates=[%s]", scalars(n.GroupKey), strings.Join(aggs, ", "))

@@ -71,13 +71,17 @@ const (
 	// backslash escapes the next character. ILike ignores case.
 	Like
 	ILike
+	// Regex is text ~ pattern: whether a PostgreSQL regular expression
+	// matches anywhere in the text. RegexI (~*) ignores case.
+	Regex
+	RegexI
 )
 
 var binaryNames = map[BinaryFunc]string{
 	Add: "+", Sub: "-", Mul: "*", Div: "/", Mod: "%", Eq: "=", NotEq: "<>",
 	Lt: "<", Lte: "<=", Gt: ">", Gte: ">=", And: "AND", Or: "OR", Concat: "||",
 	IsDistinctFrom: "IS DISTINCT FROM", IsNotDistinctFrom: "IS NOT DISTINCT FROM",
-	Like: "LIKE", ILike: "ILIKE",
+	Like: "LIKE", ILike: "ILIKE", Regex: "~", RegexI: "~*",
 }
 
 func (f BinaryFunc) String() string { return binaryNames[f] }
@@ -85,7 +89,7 @@ func (f BinaryFunc) String() string { return binaryNames[f] }
 // IsComparison reports whether f compares its operands to a boolean.
 func (f BinaryFunc) IsComparison() bool {
 	switch f {
-	case Eq, NotEq, Lt, Lte, Gt, Gte, IsDistinctFrom, IsNotDistinctFrom, Like, ILike:
+	case Eq, NotEq, Lt, Lte, Gt, Gte, IsDistinctFrom, IsNotDistinctFrom, Like, ILike, Regex, RegexI:
 		return true
 	}
 	return false
@@ -116,6 +120,9 @@ const (
 	Replace
 	// StrPos(s, sub) is sub's 1-based character position in s, or 0.
 	StrPos
+	// RegexpReplace(s, pattern, replacement[, flags]) replaces the first
+	// match of a regular expression (every match with flag g).
+	RegexpReplace
 	// Concat joins its arguments' text, skipping NULLs; never NULL.
 	Concat2
 	// Now is the statement's read time as timestamptz (now(),
@@ -158,7 +165,7 @@ const (
 
 var variadicNames = map[VariadicFunc]string{Coalesce: "coalesce", Greatest: "greatest", Least: "least",
 	Round: "round", Substr: "substr", BTrim: "btrim", LTrim: "ltrim", RTrim: "rtrim",
-	Replace: "replace", StrPos: "strpos", Concat2: "concat", Now: "now",
+	Replace: "replace", StrPos: "strpos", RegexpReplace: "regexp_replace", Concat2: "concat", Now: "now",
 	DatePart: "date_part", Extract: "extract", DateTrunc: "date_trunc",
 	CurrentUser: "current_user", SessionUser: "session_user", CurrentDatabase: "current_database",
 	CurrentSchema: "current_schema", CurrentSetting: "current_setting", SetConfig: "set_config",

@@ -3,6 +3,8 @@ package expr
 import (
 	"bytes"
 	"slices"
+	"sort"
+	"strings"
 
 	"freshet/repr"
 	"freshet/sqlerr"
@@ -412,6 +414,18 @@ func aggregate(a Aggregate, rows []Row) (repr.Datum, error) {
 			}
 		}
 		return best, nil
+	case StringAgg:
+		if len(vals) == 0 {
+			return repr.Null, nil
+		}
+		texts := make([]string, 0, len(vals))
+		for _, v := range vals {
+			for i := int64(0); i < v.n; i++ {
+				texts = append(texts, repr.FormatText(v.v))
+			}
+		}
+		sort.Strings(texts)
+		return repr.NewText(strings.Join(texts, a.Delimiter)), nil
 	}
 	return repr.Null, sqlerr.AssertionFailedf("unknown aggregate %d", a.Func)
 }

@@ -52,7 +52,7 @@ func MapCalls(r Relation, f func(CallVariadic) Scalar) Relation {
 	case Reduce:
 		aggs := make([]Aggregate, len(n.Aggregates))
 		for i, a := range n.Aggregates {
-			aggs[i] = Aggregate{Func: a.Func, Expr: sc(a.Expr), Distinct: a.Distinct}
+			aggs[i] = Aggregate{Func: a.Func, Expr: sc(a.Expr), Distinct: a.Distinct, Delimiter: a.Delimiter}
 		}
 		return Reduce{Input: MapCalls(n.Input, f), GroupKey: scs(n.GroupKey), Aggregates: aggs}
 	case TopK:

@@ -103,9 +103,13 @@ const (
 	// Min and Max skip NULLs; NULL when there are no values.
 	Min
 	Max
+	// StringAgg joins the non-NULL text values with Delimiter between
+	// them, in bytewise order of the values so that the result does not
+	// depend on arrival order; NULL when there are none.
+	StringAgg
 )
 
-var aggNames = map[AggregateFunc]string{Count: "count", Sum: "sum", Min: "min", Max: "max"}
+var aggNames = map[AggregateFunc]string{Count: "count", Sum: "sum", Min: "min", Max: "max", StringAgg: "string_agg"}
 
 func (f AggregateFunc) String() string { return aggNames[f] }
 
@@ -115,6 +119,8 @@ type Aggregate struct {
 	Expr Scalar
 	// Distinct aggregates each distinct non-NULL value once.
 	Distinct bool
+	// Delimiter separates the values of StringAgg; unused otherwise.
+	Delimiter string
 }
 
 // Typ returns the aggregate's result type over input.

@@ -150,6 +150,8 @@ func (c CallBinary) Eval(row []repr.Datum) (repr.Datum, error) {
 		return repr.NewText(repr.FormatText(a) + repr.FormatText(b)), nil
 	case Like, ILike:
 		return like(a.Text(), b.Text(), c.Func == ILike)
+	case Regex, RegexI:
+		return regexMatch(a.Text(), b.Text(), c.Func == RegexI)
 	case Eq:
 		return repr.NewBool(sqlCompare(a, b) == 0), nil
 	case NotEq:
@@ -255,7 +257,7 @@ func (c CallVariadic) Eval(row []repr.Datum) (repr.Datum, error) {
 			}
 		}
 		return repr.NewText(b.String()), nil
-	case Round, Substr, BTrim, LTrim, RTrim, Replace, StrPos, DatePart, Extract, DateTrunc, EncodingToChar, QuoteIdent:
+	case Round, Substr, BTrim, LTrim, RTrim, Replace, RegexpReplace, StrPos, DatePart, Extract, DateTrunc, EncodingToChar, QuoteIdent:
 		args := make([]repr.Datum, len(c.Args))
 		for i, a := range c.Args {
 			v, err := a.Eval(row)
@@ -285,6 +287,12 @@ func (c CallVariadic) Eval(row []repr.Datum) (repr.Datum, error) {
 				return args[0], nil
 			}
 			return repr.NewText(strings.ReplaceAll(args[0].Text(), args[1].Text(), args[2].Text())), nil
+		case RegexpReplace:
+			flags := ""
+			if len(args) > 3 {
+				flags = args[3].Text()
+			}
+			return regexpReplace(args[0].Text(), args[1].Text(), args[2].Text(), flags)
 		case StrPos:
 			i := strings.Index(args[0].Text(), args[1].Text())
 			if i < 0 {
@@ -406,7 +414,7 @@ func (c CallVariadic) Typ(input []ColumnType) ColumnType {
 		if t.Type.Kind() == repr.KindNumeric {
 			t.Type = repr.Numeric.WithDisplayScale(roundScale(c.Args))
 		}
-	case Substr, BTrim, LTrim, RTrim, Replace:
+	case Substr, BTrim, LTrim, RTrim, Replace, RegexpReplace:
 		t.Type = repr.Text
 	case StrPos:
 		t.Type = repr.Int4

@@ -95,7 +95,7 @@ func (b *binder) bindExprNode(n *pg.Node, c *exprCtx) (hscalar, error) {
 	case *pg.Node_AIndirection:
 		return nil, unsupported("subscripts and field selection")
 	case *pg.Node_CollateClause:
-		return nil, unsupported("COLLATE")
+		return b.bindCollate(x.CollateClause, c)
 	case *pg.Node_GroupingFunc:
 		return nil, unsupported("GROUPING")
 	}
@@ -238,6 +238,10 @@ func (b *binder) bindAExpr(e *pg.A_Expr, c *exprCtx) (hscalar, error) {
 		r, err := b.bindExpr(e.Rexpr, c)
 		if err != nil {
 			return nil, err
+		}
+		switch op {
+		case "~", "~*", "!~", "!~*":
+			return b.bindRegex(op, l, r)
 		}
 		return b.binaryOp(op, l, r)
 	case pg.A_Expr_Kind_AEXPR_DISTINCT, pg.A_Expr_Kind_AEXPR_NOT_DISTINCT:
@@ -706,6 +710,32 @@ func (b *binder) bindLike(op string, l, r hscalar) (hscalar, error) {
 	if strings.HasSuffix(op, "*") {
 		fn = expr.ILike
 	}
+	return b.bindTextMatch(fn, op, l, r)
+}
+
+// bindRegex binds the regular expression operators ~, ~*, !~ and !~* over
+// text. A constant pattern is compiled here, so that an invalid one fails
+// the statement before it runs and the compiled form is cached for it.
+func (b *binder) bindRegex(op string, l, r hscalar) (hscalar, error) {
+	fn := expr.Regex
+	if strings.HasSuffix(op, "*") {
+		fn = expr.RegexI
+	}
+	res, err := b.bindTextMatch(fn, op, l, r)
+	if err != nil {
+		return nil, err
+	}
+	if lit, ok := r.(hLiteral); ok && !lit.v.IsNull() {
+		if _, err := expr.CompileRegex(repr.FormatText(lit.v), fn == expr.RegexI); err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+// bindTextMatch binds a pattern match fn of text l against pattern r,
+// negated when op starts with !; an untyped operand is text.
+func (b *binder) bindTextMatch(fn expr.BinaryFunc, op string, l, r hscalar) (hscalar, error) {
 	var err error
 	for _, s := range []*hscalar{&l, &r} {
 		k := (*s).typ().Type.Kind()

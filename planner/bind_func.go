@@ -13,7 +13,7 @@ import (
 // aggregateNames are the aggregate functions the planner supports.
 var aggregateNames = map[string]bool{
 	"count": true, "sum": true, "avg": true, "min": true, "max": true,
-	"bool_and": true, "bool_or": true, "every": true,
+	"bool_and": true, "bool_or": true, "every": true, "string_agg": true,
 }
 
 // knownFunctions are PostgreSQL functions that exist but that the
@@ -27,11 +27,11 @@ var knownFunctions = map[string]bool{
 	"to_timestamp": true, "age": true,
 	"current_timestamp": true, "clock_timestamp": true, "statement_timestamp": true,
 	"random": true, "trunc": true, "sqrt": true, "power": true, "pow": true, "exp": true, "ln": true,
-	"log": true, "sign": true, "array_agg": true, "string_agg": true, "json_agg": true, "jsonb_agg": true,
+	"log": true, "sign": true, "array_agg": true, "json_agg": true, "jsonb_agg": true,
 	"stddev": true, "stddev_pop": true, "stddev_samp": true, "variance": true, "var_pop": true,
 	"var_samp": true, "row_number": true, "rank": true, "dense_rank": true, "lag": true, "lead": true,
 	"first_value": true, "last_value": true, "nextval": true, "pg_typeof": true,
-	"format": true, "regexp_replace": true, "regexp_matches": true, "unnest": true, "to_json": true,
+	"format": true, "regexp_matches": true, "unnest": true, "to_json": true,
 	"date": true, "timezone": true, "make_date": true, "justify_days": true, "justify_hours": true,
 }
 
@@ -170,10 +170,10 @@ func (b *binder) bindFunc(fc *pg.FuncCall, c *exprCtx) (hscalar, error) {
 			sargs = append(sargs, a)
 		}
 		return hVariadic{fn: expr.Substr, args: sargs, t: expr.ColumnType{Type: repr.Text, Nullable: true}}, nil
-	case name == "btrim" || name == "ltrim" || name == "rtrim" || name == "replace" || name == "strpos" || name == "position" || name == "concat":
+	case name == "btrim" || name == "ltrim" || name == "rtrim" || name == "replace" || name == "regexp_replace" || name == "strpos" || name == "position" || name == "concat":
 		fn := map[string]expr.VariadicFunc{"btrim": expr.BTrim, "ltrim": expr.LTrim, "rtrim": expr.RTrim,
-			"replace": expr.Replace, "strpos": expr.StrPos, "position": expr.StrPos, "concat": expr.Concat2}[name]
-		want := map[string][2]int{"btrim": {1, 2}, "ltrim": {1, 2}, "rtrim": {1, 2}, "replace": {3, 3},
+			"replace": expr.Replace, "regexp_replace": expr.RegexpReplace, "strpos": expr.StrPos, "position": expr.StrPos, "concat": expr.Concat2}[name]
+		want := map[string][2]int{"btrim": {1, 2}, "ltrim": {1, 2}, "rtrim": {1, 2}, "replace": {3, 3}, "regexp_replace": {3, 4},
 			"strpos": {2, 2}, "position": {2, 2}, "concat": {1, 100}}[name]
 		if len(args) < want[0] || len(args) > want[1] {
 			break
@@ -266,7 +266,30 @@ func (b *binder) bindAggregate(name string, fc *pg.FuncCall, c *exprCtx) (hscala
 		if name != "count" {
 			return nil, sqlerr.New(sqlerr.SyntaxError, "%s(*) specified, but %s is not a parameterless aggregate function", name, name)
 		}
-	case len(fc.Args) != 1:
+	case name == "string_agg" && len(fc.Args) == 2:
+		arg, err := b.bindExpr(fc.Args[0], inner)
+		if err != nil {
+			return nil, err
+		}
+		delim, err := b.bindExpr(fc.Args[1], inner)
+		if err != nil {
+			return nil, err
+		}
+		if arg, err = b.aggregateArg(name, arg); err != nil {
+			return nil, err
+		}
+		if delim, err = b.aggregateArg(name, delim); err != nil {
+			return nil, err
+		}
+		lit, ok := delim.(hLiteral)
+		if !ok {
+			return nil, unsupported("string_agg with a delimiter that is not a constant")
+		}
+		if !lit.v.IsNull() {
+			agg.delim = repr.FormatText(lit.v)
+		}
+		agg.arg = arg
+	case len(fc.Args) != 1 || name == "string_agg":
 		var args []hscalar
 		for _, a := range fc.Args {
 			s, err := b.bindExpr(a, inner)
@@ -329,6 +352,13 @@ func (b *binder) aggregateArg(name string, arg hscalar) (hscalar, error) {
 			return b.coerceTo(arg, repr.Text)
 		case k != repr.KindBool:
 			return arg, nil
+		}
+	case "string_agg":
+		switch k {
+		case repr.KindUnknown:
+			return b.coerceTo(arg, repr.Text)
+		case repr.KindText, repr.KindVarchar, repr.KindBpchar:
+			return b.coerceTo(arg, repr.Text)
 		}
 	case "bool_and", "bool_or", "every":
 		if k == repr.KindUnknown {

@@ -144,7 +144,7 @@ func (g *grouping) aggregate(a hAgg) (hscalar, error) {
 		arg = hIf{cond: a.filter, then: arg, els: hLiteral{v: repr.Null, t: t.Type}, t: t}
 	}
 	col := func(fn expr.AggregateFunc) hColumn {
-		agg := hAggregate{fn: fn, arg: stripLocations(arg), distinct: a.distinct}
+		agg := hAggregate{fn: fn, arg: stripLocations(arg), distinct: a.distinct, delim: a.delim}
 		i := len(g.aggs)
 		for j, o := range g.aggs {
 			if reflect.DeepEqual(o, agg) {
@@ -167,6 +167,8 @@ func (g *grouping) aggregate(a hAgg) (hscalar, error) {
 		return col(expr.Min), nil
 	case "max", "bool_or":
 		return col(expr.Max), nil
+	case "string_agg":
+		return col(expr.StringAgg), nil
 	case "avg":
 		// avg is sum / count, computed in numeric (float8 for floats) as
 		// PostgreSQL does: avg of 1 and 2 is 1.5000000000000000.

@@ -86,6 +86,7 @@ type hAggregate struct {
 	fn       expr.AggregateFunc
 	arg      hscalar
 	distinct bool
+	delim    string // string_agg's delimiter
 }
 
 // hTopK keeps rows offset..offset+limit-1 (all after offset if limit < 0)
@@ -281,6 +282,7 @@ type hAgg struct {
 	arg      hscalar // nil for count(*)
 	distinct bool
 	filter   hscalar // nil without FILTER
+	delim    string  // string_agg's constant delimiter
 	loc      int32
 }
 

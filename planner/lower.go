@@ -658,7 +658,7 @@ func (l *lowerer) lowerReduce(r hReduce, outer expr.Relation, cm colMap) (expr.R
 	}
 	red := expr.Reduce{Input: in, GroupKey: key}
 	for i, a := range r.aggs {
-		red.Aggregates = append(red.Aggregates, expr.Aggregate{Func: a.fn, Expr: exprs[i], Distinct: a.distinct})
+		red.Aggregates = append(red.Aggregates, expr.Aggregate{Func: a.fn, Expr: exprs[i], Distinct: a.distinct, Delimiter: a.delim})
 	}
 	if len(r.groupKey) > 0 {
 		return red, nil

@@ -18,8 +18,8 @@ var binaryOps = map[string]expr.BinaryFunc{
 
 // unsupportedOps are PostgreSQL operators that expr cannot compute yet.
 var unsupportedOps = map[string]bool{
-	"^": true, "|/": true, "||/": true, "@": true, "&": true, "|": true, "#": true, "~": true, "<<": true, ">>": true,
-	"~~": true, "~~*": true, "!~~": true, "!~~*": true, "~*": true, "!~": true, "!~*": true, "@>": true, "<@": true,
+	"^": true, "|/": true, "||/": true, "@": true, "&": true, "|": true, "#": true, "<<": true, ">>": true,
+	"~~": true, "~~*": true, "!~~": true, "!~~*": true, "@>": true, "<@": true,
 	"&&": true, "->": true, "->>": true, "#>": true, "#>>": true, "?": true,
 }
 

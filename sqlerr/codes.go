@@ -34,6 +34,7 @@ const (
 	InvalidTextRepresentation   = "22P02"
 	InvalidBinaryRepresentation = "22P03"
 	InvalidEscapeSequence       = "22025"
+	InvalidRegularExpression    = "2201B"
 	SubstringError              = "22011"
 	InvalidRowCountInLimit      = "2201W"
 	InvalidRowCountInOffset     = "2201X"
