@@ -21,6 +21,9 @@ func (sc sessionCatalog) ResolveRelation(name planner.QualifiedName) (planner.Re
 	if name.Database != "" && name.Database != db {
 		return planner.Relation{}, sqlerr.New(sqlerr.FeatureNotSupported, "cross-database references are not implemented: %s", name)
 	}
+	if rel, ok := s.resolveBuiltin(name); ok {
+		return rel, nil
+	}
 	if name.Schema != "" {
 		schema = name.Schema
 	}

@@ -464,6 +464,9 @@ func (s *Session) objectFor(kind catalog.Kind, name planner.QualifiedName, cols 
 }
 
 func (s *Session) createTable(ctx context.Context, st *planner.CreateTable, w pgwire.Writer) (result, error) {
+	if err := refuseSystemSchema(st.Name); err != nil {
+		return result{}, err
+	}
 	o := &catalog.Object{Kind: catalog.Table, Name: st.Name.Name, Database: s.database, Schema: catalog.DefaultSchema}
 	if st.Name.Schema != "" {
 		o.Schema = st.Name.Schema
@@ -489,6 +492,9 @@ func (s *Session) createTable(ctx context.Context, st *planner.CreateTable, w pg
 }
 
 func (s *Session) createView(ctx context.Context, st *planner.CreateView, w pgwire.Writer) (result, error) {
+	if err := refuseSystemSchema(st.Name); err != nil {
+		return result{}, err
+	}
 	if expr.ContainsNow(st.Plan) {
 		// A view is maintained over all times; it has no single "now".
 		return result{}, sqlerr.New(sqlerr.FeatureNotSupported, "now() and current_timestamp are not supported in views")
@@ -508,6 +514,15 @@ func (s *Session) createView(ctx context.Context, st *planner.CreateView, w pgwi
 	names := map[uint64]string{}
 	for _, r := range st.Reads {
 		id := uint64(r.ID)
+		if id == 0 {
+			// A built-in relation is no catalog object. A generated
+			// one is written when a statement is planned, so a
+			// dataflow over it would not follow later DDL.
+			if _, ok := generatedViews[r.Name.Name]; ok && st.Materialized {
+				return result{}, sqlerr.New(sqlerr.FeatureNotSupported, "materialized views over %s are not supported", r.Name.Name)
+			}
+			continue
+		}
 		// Reading a view through its index depends on the view.
 		if on, ok := s.engine.indexedRelation(id); ok {
 			id = on
@@ -532,6 +547,9 @@ func (s *Session) createView(ctx context.Context, st *planner.CreateView, w pgwi
 }
 
 func (s *Session) createIndex(ctx context.Context, st *planner.CreateIndex, w pgwire.Writer) (result, error) {
+	if st.OnID == 0 {
+		return result{}, sqlerr.New(sqlerr.InsufficientPrivilege, "permission denied: %q is a system catalog", st.On.Name)
+	}
 	onID := uint64(st.OnID)
 	// The planner reads an indexed view through its index; a second
 	// index is on the view itself.
@@ -643,6 +661,9 @@ func (s *Session) drop(ctx context.Context, st *planner.Drop, w pgwire.Writer) (
 		planner.ObjectMaterializedView: catalog.MaterializedView, planner.ObjectIndex: catalog.Index,
 	}[st.Kind]
 	for _, name := range st.Names {
+		if _, ok := s.resolveBuiltin(name); ok || name.Schema == pgCatalogSchema {
+			return result{}, sqlerr.New(sqlerr.InsufficientPrivilege, "permission denied: %q is a system catalog", name.Name)
+		}
 		// The plan is made and carried out under one catalog version:
 		// nothing can be created over what it drops in between.
 		var skipped *sqlerr.Error

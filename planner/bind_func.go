@@ -75,6 +75,9 @@ func (b *binder) bindFunc(fc *pg.FuncCall, c *exprCtx) (hscalar, error) {
 		}
 		args = append(args, s)
 	}
+	if s, ok, err := bindCatalogFunc(name, args); ok || err != nil {
+		return s, err
+	}
 	if s, ok, err := b.bindSessionFunc(name, args); ok || err != nil {
 		return s, err
 	}

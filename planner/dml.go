@@ -19,6 +19,10 @@ func (p *planner) target(rv *pg.RangeVar, verb string) (Target, Relation, error)
 	if err != nil {
 		return Target{}, Relation{}, errorAt(err, p.b.sql, rv.Location)
 	}
+	if r.Name.Schema == "pg_catalog" {
+		// The system catalogs are the server's; no user writes them.
+		return Target{}, r, errorAt(sqlerr.New(sqlerr.InsufficientPrivilege, "permission denied for table %s", rv.Relname), p.b.sql, rv.Location)
+	}
 	switch r.Kind {
 	case KindTable:
 	case KindMaterializedView:

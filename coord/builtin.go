@@ -1,0 +1,110 @@
+package coord
+
+import (
+	"freshet/catalog"
+	"freshet/expr"
+	"freshet/planner"
+	"freshet/repr"
+	"freshet/sqlerr"
+)
+
+// oidType is the type of every OID column of the built-in relations. It
+// is int8 until the oid type exists; switching is this one line.
+var oidType = repr.Int8
+
+// The fixed OIDs of the objects every database has. They match
+// PostgreSQL's, so clients that compare against them work.
+const (
+	pgCatalogNamespaceOID = 11
+	publicNamespaceOID    = 2200
+	bootstrapRoleOID      = 10
+	heapAccessMethodOID   = 2
+	btreeAccessMethodOID  = 403
+)
+
+// pgCatalogSchema is the schema of the built-in relations. It exists in
+// every database and no user can create, write or drop anything in it.
+const pgCatalogSchema = "pg_catalog"
+
+// builtinView is a pg_catalog relation defined by a constant query. Its
+// ID is zero: it is no catalog object, so it is never a dependency,
+// never dropped, and invisible to the engine's Audit.
+type builtinView struct {
+	columns []planner.RelationColumn
+	sql     string
+}
+
+func col(name string, t repr.Type, nullable bool) planner.RelationColumn {
+	return planner.RelationColumn{Name: name, Type: expr.ColumnType{Type: t, Nullable: nullable}}
+}
+
+// builtinViews are the constant pg_catalog relations, by name.
+var builtinViews = map[string]builtinView{
+	"pg_namespace": {
+		columns: []planner.RelationColumn{
+			col("oid", oidType, false), col("nspname", repr.Text, false),
+			col("nspowner", oidType, false), col("nspacl", repr.Text, true),
+		},
+		sql: `SELECT * FROM (VALUES (11::int8, 'pg_catalog', 10::int8, NULL::text), (2200::int8, 'public', 10::int8, NULL::text)) AS t (oid, nspname, nspowner, nspacl)`,
+	},
+	"pg_am": {
+		columns: []planner.RelationColumn{
+			col("oid", oidType, false), col("amname", repr.Text, false),
+			col("amhandler", repr.Text, false), col("amtype", repr.Text, false),
+		},
+		sql: `SELECT * FROM (VALUES (2::int8, 'heap', 'heap_tableam_handler', 't'), (403::int8, 'btree', 'bthandler', 'i')) AS t (oid, amname, amhandler, amtype)`,
+	},
+}
+
+// resolveBuiltin returns the built-in pg_catalog relation name, if there
+// is one. An unqualified name is looked up here before the search path,
+// as PostgreSQL searches pg_catalog implicitly first.
+func (s *Session) resolveBuiltin(name planner.QualifiedName) (planner.Relation, bool) {
+	db := s.database
+	if name.Schema != "" && name.Schema != pgCatalogSchema {
+		return planner.Relation{}, false
+	}
+	v, ok := builtinViews[name.Name]
+	if g, found := generatedViews[name.Name]; found {
+		// A generated relation is written from the catalog as the
+		// statement is planned: a read after a DDL is planned after it.
+		v, ok = builtinView{columns: g.columns}, true
+		_ = s.engine.Catalog(func(c *catalog.Catalog) error {
+			v.sql = g.sql(c, db)
+			return nil
+		})
+	}
+	if !ok {
+		return planner.Relation{}, false
+	}
+	return planner.Relation{
+		Name:    planner.QualifiedName{Database: db, Schema: pgCatalogSchema, Name: name.Name},
+		Kind:    planner.KindView,
+		Columns: v.columns,
+		SQL:     v.sql,
+	}, true
+}
+
+// refuseSystemSchema refuses to create an object in pg_catalog.
+func refuseSystemSchema(name planner.QualifiedName) error {
+	if name.Schema == pgCatalogSchema {
+		return sqlerr.New(sqlerr.InsufficientPrivilege, "permission denied to create %q", name.String())
+	}
+	return nil
+}
+
+// generatedView is a pg_catalog relation whose rows are written from the
+// catalog when a statement that reads it is planned.
+type generatedView struct {
+	columns []planner.RelationColumn
+	sql     func(c *catalog.Catalog, db string) string
+}
+
+// generatedViews are the generated pg_catalog relations, by name. A
+// dataflow over one would not follow later DDL, so materialized views
+// over them are refused.
+var generatedViews = map[string]generatedView{
+	"pg_class":    {pgClassColumns, pgClassSQL},
+	"pg_database": {pgDatabaseColumns, func(c *catalog.Catalog, _ string) string { return pgDatabaseSQL(c) }},
+	"pg_views":    {pgViewsColumns, pgViewsSQL},
+}

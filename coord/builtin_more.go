@@ -1,0 +1,92 @@
+package coord
+
+import (
+	"fmt"
+	"strings"
+
+	"freshet/catalog"
+	"freshet/planner"
+	"freshet/repr"
+)
+
+// bootstrapRoleName is the one role Freshet reports: it owns everything.
+const bootstrapRoleName = "freshet"
+
+func init() {
+	role := fmt.Sprintf("'%s', true, true, true, true, true, true, -1, '********', NULL::text, true, NULL::text, %d::int8", bootstrapRoleName, bootstrapRoleOID)
+	builtinViews["pg_roles"] = builtinView{
+		columns: []planner.RelationColumn{
+			col("rolname", repr.Text, false), col("rolsuper", repr.Bool, false),
+			col("rolinherit", repr.Bool, false), col("rolcreaterole", repr.Bool, false),
+			col("rolcreatedb", repr.Bool, false), col("rolcanlogin", repr.Bool, false),
+			col("rolreplication", repr.Bool, false), col("rolconnlimit", repr.Int4, false),
+			col("rolpassword", repr.Text, false), col("rolvaliduntil", repr.Text, true),
+			col("rolbypassrls", repr.Bool, false), col("rolconfig", repr.Text, true),
+			col("oid", oidType, false),
+		},
+		sql: "SELECT * FROM (VALUES (" + role + ")) AS t (rolname, rolsuper, rolinherit, rolcreaterole, rolcreatedb, rolcanlogin, rolreplication, rolconnlimit, rolpassword, rolvaliduntil, rolbypassrls, rolconfig, oid)",
+	}
+	builtinViews["pg_user"] = builtinView{
+		columns: []planner.RelationColumn{
+			col("usename", repr.Text, false), col("usesysid", oidType, false),
+			col("usecreatedb", repr.Bool, false), col("usesuper", repr.Bool, false),
+			col("userepl", repr.Bool, false), col("usebypassrls", repr.Bool, false),
+			col("passwd", repr.Text, false), col("valuntil", repr.Text, true),
+			col("useconfig", repr.Text, true),
+		},
+		sql: "SELECT rolname AS usename, oid AS usesysid, rolcreatedb AS usecreatedb, rolsuper AS usesuper, rolreplication AS userepl, rolbypassrls AS usebypassrls, rolpassword AS passwd, rolvaliduntil AS valuntil, rolconfig AS useconfig FROM pg_catalog.pg_roles",
+	}
+	builtinViews["pg_tables"] = builtinView{
+		columns: []planner.RelationColumn{
+			col("schemaname", repr.Text, false), col("tablename", repr.Text, false),
+			col("tableowner", repr.Text, false), col("tablespace", repr.Text, true),
+			col("hasindexes", repr.Bool, false), col("hasrules", repr.Bool, false),
+			col("hastriggers", repr.Bool, false), col("rowsecurity", repr.Bool, false),
+		},
+		sql: "SELECT n.nspname AS schemaname, c.relname AS tablename, '" + bootstrapRoleName + "' AS tableowner, NULL::text AS tablespace, c.relhasindex AS hasindexes, false AS hasrules, false AS hastriggers, false AS rowsecurity FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE c.relkind = 'r'",
+	}
+}
+
+// pgDatabaseColumns are the columns of pg_database that Freshet fills.
+var pgDatabaseColumns = []planner.RelationColumn{
+	col("oid", oidType, false), col("datname", repr.Text, false),
+	col("datdba", oidType, false), col("encoding", repr.Int4, false),
+	col("datlocprovider", repr.Text, false), col("datistemplate", repr.Bool, false),
+	col("datallowconn", repr.Bool, false), col("datconnlimit", repr.Int4, false),
+	col("datcollate", repr.Text, false), col("datctype", repr.Text, false),
+	col("datacl", repr.Text, true),
+}
+
+// pgDatabaseSQL is pg_database as a query over constant rows written
+// from the catalog; every database is UTF8 (encoding 6) with collation C.
+func pgDatabaseSQL(c *catalog.Catalog) string {
+	var b strings.Builder
+	b.WriteString("SELECT * FROM (VALUES (0::int8, '', 0::int8, 6, 'c', false, true, -1, 'C', 'C', NULL::text)")
+	for _, o := range c.Objects() {
+		if o.Kind == catalog.Database {
+			fmt.Fprintf(&b, ", (%d, %s, %d, 6, 'c', false, true, -1, 'C', 'C', NULL)", userOIDBase+o.ID, quoteLiteral(o.Name), bootstrapRoleOID)
+		}
+	}
+	b.WriteString(") AS t (oid, datname, datdba, encoding, datlocprovider, datistemplate, datallowconn, datconnlimit, datcollate, datctype, datacl) WHERE oid <> 0")
+	return b.String()
+}
+
+// pgViewsColumns are pg_views' columns.
+var pgViewsColumns = []planner.RelationColumn{
+	col("schemaname", repr.Text, false), col("viewname", repr.Text, false),
+	col("viewowner", repr.Text, false), col("definition", repr.Text, false),
+}
+
+// pgViewsSQL is pg_views for database db; definition is the CREATE VIEW
+// statement's text, not PostgreSQL's reconstructed query.
+func pgViewsSQL(c *catalog.Catalog, db string) string {
+	var b strings.Builder
+	b.WriteString("SELECT * FROM (VALUES ('', '', '', '')")
+	for _, o := range c.Objects() {
+		if o.Database == db && o.Kind == catalog.View {
+			fmt.Fprintf(&b, ", (%s, %s, '%s', %s)", quoteLiteral(o.Schema), quoteLiteral(o.Name), bootstrapRoleName, quoteLiteral(o.SQL))
+		}
+	}
+	b.WriteString(") AS t (schemaname, viewname, viewowner, definition) WHERE viewname <> ''")
+	return b.String()
+}

@@ -1,0 +1,108 @@
+package coord
+
+import "testing"
+
+// The constant pg_catalog relations resolve qualified and unqualified,
+// can be read by views, and cannot be written or dropped.
+func TestBuiltinViews(t *testing.T) {
+	env := openSQL(t, t.TempDir())
+	defer env.e.Close()
+	s := env.session()
+	if got := env.query(s, "SELECT nspname FROM pg_catalog.pg_namespace WHERE oid = 2200"); got != "public" {
+		t.Fatalf("pg_catalog.pg_namespace: %q", got)
+	}
+	if got := env.query(s, "SELECT count(*) FROM pg_namespace"); got != "2" {
+		t.Fatalf("pg_namespace: %q", got)
+	}
+	if got := env.query(s, "SELECT amname FROM pg_am WHERE oid = 403"); got != "btree" {
+		t.Fatalf("pg_am: %q", got)
+	}
+	env.exec(s, "CREATE VIEW ns AS SELECT nspname FROM pg_namespace")
+	if got := env.query(s, "SELECT count(*) FROM ns"); got != "2" {
+		t.Fatalf("view over pg_namespace: %q", got)
+	}
+	env.failsWith(s, "DROP VIEW pg_catalog.pg_namespace", "42501")
+	env.failsWith(s, "INSERT INTO pg_namespace VALUES (1, 'x', 10, NULL)", "42501")
+	env.failsWith(s, "SELECT * FROM pg_catalog.no_such", "42P01")
+	env.failsWith(s, "CREATE TABLE pg_catalog.t (a int)", "42501")
+	env.failsWith(s, "CREATE VIEW pg_catalog.v AS SELECT 1", "42501")
+	env.failsWith(s, "CREATE INDEX ON pg_am (amname)", "42501")
+}
+
+// pg_class follows DDL at once, and its OIDs survive a restart.
+func TestPgClassFollowsDDL(t *testing.T) {
+	dir := t.TempDir()
+	env := openSQL(t, dir)
+	defer func() { env.e.Close() }()
+	s := env.session()
+	const q = "SELECT relname || ' ' || relkind || ' ' || relhasindex::text FROM pg_catalog.pg_class"
+	env.exec(s, "CREATE TABLE t (a int PRIMARY KEY, b text)")
+	env.exec(s, "CREATE VIEW v AS SELECT a FROM t")
+	env.exec(s, "CREATE MATERIALIZED VIEW m AS SELECT b FROM t")
+	env.exec(s, "CREATE INDEX ti ON t (b)")
+	if got, want := env.query(s, q), "m m false t r true ti i false v v false"; got != want {
+		t.Fatalf("pg_class: %q, want %q", got, want)
+	}
+	const oidq = "SELECT relname || ' ' || oid::text FROM pg_class WHERE relname <> 'v'"
+	oids := env.query(s, oidq)
+	env.exec(s, "DROP VIEW v")
+	if got, want := env.query(s, q), "m m false t r true ti i false"; got != want {
+		t.Fatalf("pg_class after DROP VIEW: %q, want %q", got, want)
+	}
+	env.exec(s, "CREATE VIEW v AS SELECT a FROM t")
+	env.exec(s, "DROP VIEW v")
+	env.restart()
+	s = env.session()
+	if got := env.query(s, oidq); got != oids {
+		t.Fatalf("oids after restart: %q, before: %q", got, oids)
+	}
+	env.failsWith(s, "CREATE MATERIALIZED VIEW mc AS SELECT relname FROM pg_class", "0A000")
+}
+
+// pg_database, pg_roles, pg_user and pg_tables.
+func TestBuiltinRolesAndTables(t *testing.T) {
+	env := openSQL(t, t.TempDir())
+	defer env.e.Close()
+	s := env.session()
+	env.exec(s, "CREATE TABLE t (a int PRIMARY KEY)")
+	env.exec(s, "CREATE VIEW v AS SELECT a FROM t")
+	for _, tc := range []struct{ q, want string }{
+		{"SELECT datname FROM pg_database", "freshet postgres"},
+		{"SELECT rolname || ' ' || oid::text FROM pg_roles", "freshet 10"},
+		{"SELECT usename FROM pg_user", "freshet"},
+		{"SELECT schemaname || '.' || tablename || ' ' || tableowner || ' ' || hasindexes::text FROM pg_tables", "public.t freshet true"},
+	} {
+		if got := env.query(s, tc.q); got != tc.want {
+			t.Errorf("%s: %q, want %q", tc.q, got, tc.want)
+		}
+	}
+}
+
+// The catalog functions of psql's describe queries.
+func TestCatalogFuncs(t *testing.T) {
+	env := openSQL(t, t.TempDir())
+	defer env.e.Close()
+	s := env.session()
+	env.exec(s, "CREATE TABLE t (a int)")
+	const q = "SELECT c.relname || ' ' || pg_catalog.pg_get_userbyid(c.relowner) || ' ' || pg_catalog.pg_table_is_visible(c.oid)::text || ' ' || coalesce(obj_description(c.oid, 'pg_class'), '-') FROM pg_catalog.pg_class c"
+	if got, want := env.query(s, q), "t freshet true -"; got != want {
+		t.Fatalf("%q, want %q", got, want)
+	}
+	env.failsWith(s, "SELECT pg_table_is_visible()", "42883")
+}
+
+// pg_views lists the views with their definitions.
+func TestPgViews(t *testing.T) {
+	env := openSQL(t, t.TempDir())
+	defer env.e.Close()
+	s := env.session()
+	env.exec(s, "CREATE TABLE t (a int)")
+	env.exec(s, "CREATE VIEW v AS SELECT a FROM t")
+	if got := env.query(s, "SELECT schemaname || '.' || viewname || ' ' || viewowner FROM pg_views"); got != "public.v freshet" {
+		t.Fatalf("pg_views: %q", got)
+	}
+	if got := env.query(s, "SELECT count(*) FROM pg_views WHERE definition <> ''"); got != "1" {
+		t.Fatalf("pg_views definition: %q", got)
+	}
+	env.failsWith(s, "CREATE MATERIALIZED VIEW mv AS SELECT viewname FROM pg_views", "0A000")
+}
