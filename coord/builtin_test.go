@@ -1,6 +1,10 @@
 package coord
 
-import "testing"
+import (
+	"context"
+	"strings"
+	"testing"
+)
 
 // The constant pg_catalog relations resolve qualified and unqualified,
 // can be read by views, and cannot be written or dropped.
@@ -105,4 +109,44 @@ func TestPgViews(t *testing.T) {
 		t.Fatalf("pg_views definition: %q", got)
 	}
 	env.failsWith(s, "CREATE MATERIALIZED VIEW mv AS SELECT viewname FROM pg_views", "0A000")
+}
+
+// A relation written from the catalog as a statement is planned must
+// never be held past that statement: a prepared statement over pg_class
+// sees a table created after it was prepared, and an index on a view
+// over pg_class, whose dataflow would hold the catalog of its creation,
+// is refused.
+func TestGeneratedRelationsNeverGoStale(t *testing.T) {
+	env := openSQL(t, t.TempDir())
+	defer env.e.Close()
+	s := env.session()
+	ctx := context.Background()
+	ps, err := s.Parse(ctx, "SELECT relname FROM pg_class WHERE relkind = $1", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func() string {
+		t.Helper()
+		p, err := ps.Bind(ctx, [][]byte{[]byte("r")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := &recorder{}
+		if _, err := p.Execute(ctx, 0, r); err != nil {
+			t.Fatal(err)
+		}
+		return strings.Join(sortedCopy(r.rows), " ")
+	}
+	if got := run(); got != "" {
+		t.Fatalf("tables before any was created: %q", got)
+	}
+	env.exec(s, "CREATE TABLE later (a int)")
+	if got := run(); got != "later" {
+		t.Fatalf("the prepared statement after CREATE TABLE: %q, want later", got)
+	}
+	env.exec(s, "CREATE VIEW rels AS SELECT relname, relkind FROM pg_class")
+	env.failsWith(s, "CREATE INDEX rels_name ON rels (relname)", "0A000", "indexes on views over")
+	if got := env.query(s, "SELECT relname FROM rels WHERE relkind = 'v'"); got != "rels" {
+		t.Fatalf("the plain view over pg_class: %q", got)
+	}
 }

@@ -10,9 +10,21 @@ import (
 // sessionCatalog is the planner's view of the catalog for one session:
 // unqualified names resolve in the session's database and the public
 // schema.
-type sessionCatalog struct{ s *Session }
+type sessionCatalog struct {
+	s *Session
+	// generated, when set, is set to true once a relation written from
+	// the catalog as the statement is planned (generatedViews) is
+	// resolved: such a plan holds the catalog of its planning time.
+	generated *bool
+}
 
-func (s *Session) catalog() planner.Catalog { return sessionCatalog{s} }
+func (s *Session) catalog() planner.Catalog { return sessionCatalog{s: s} }
+
+// recordingCatalog is the session's catalog, reporting through
+// generated whether the plan read a generated relation.
+func (s *Session) recordingCatalog(generated *bool) planner.Catalog {
+	return sessionCatalog{s: s, generated: generated}
+}
 
 // ResolveRelation implements planner.Catalog.
 func (sc sessionCatalog) ResolveRelation(name planner.QualifiedName) (planner.Relation, error) {
@@ -22,6 +34,9 @@ func (sc sessionCatalog) ResolveRelation(name planner.QualifiedName) (planner.Re
 		return planner.Relation{}, sqlerr.New(sqlerr.FeatureNotSupported, "cross-database references are not implemented: %s", name)
 	}
 	if rel, ok := s.resolveBuiltin(name); ok {
+		if _, gen := generatedViews[rel.Name.Name]; gen && sc.generated != nil {
+			*sc.generated = true
+		}
 		return rel, nil
 	}
 	if name.Schema != "" {

@@ -24,11 +24,12 @@ func (s *Session) Parse(ctx context.Context, sql string, paramOIDs []uint32) (pg
 		}
 		given[i] = t
 	}
-	st, types, err := planner.PlanWithParams(s.catalog(), sql, given)
+	var generated bool
+	st, types, err := planner.PlanWithParams(s.recordingCatalog(&generated), sql, given)
 	if err != nil {
 		return nil, err
 	}
-	ps := &preparedStatement{s: s, sql: sql, stmt: st, types: types}
+	ps := &preparedStatement{s: s, sql: sql, stmt: st, types: types, generated: generated}
 	switch st := st.(type) {
 	case *planner.Select:
 		ps.columns = describe(st.Columns)
@@ -47,6 +48,10 @@ type preparedStatement struct {
 	stmt    planner.Statement // nil for the empty statement
 	types   []repr.Type
 	columns []pgwire.Column
+	// generated says the plan read a relation written from the catalog
+	// when it was planned: each Bind plans it again, so that an
+	// execution after a DDL sees it.
+	generated bool
 }
 
 // ParamOIDs implements pgwire.Statement.
@@ -78,6 +83,13 @@ func (p *preparedStatement) Bind(ctx context.Context, params [][]byte) (pgwire.P
 		vals[i] = v
 	}
 	st := p.stmt
+	if p.generated {
+		again, _, err := planner.PlanWithParams(p.s.catalog(), p.sql, p.types)
+		if err != nil {
+			return nil, err
+		}
+		st = again
+	}
 	if st != nil && len(vals) > 0 {
 		var err error
 		if st, err = planner.BindParams(st, vals); err != nil {

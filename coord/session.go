@@ -577,9 +577,13 @@ func (s *Session) createIndex(ctx context.Context, st *planner.CreateIndex, w pg
 			o.KeyColumns = append(o.KeyColumns, c.Index)
 		}
 	}
-	onPlan, err := s.relationPlan(on)
+	onPlan, generated, err := s.relationPlanOf(on)
 	if err != nil {
 		return result{}, err
+	}
+	if generated {
+		// The index's dataflow would hold the catalog of this moment.
+		return result{}, sqlerr.New(sqlerr.FeatureNotSupported, "indexes on views over pg_class, pg_database or pg_views are not supported")
 	}
 	err = s.engine.CreateIndex(ctx, o, onPlan, st.Keys, on.Name)
 	err = s.engine.createError(ctx, o.DependsOn, err)
@@ -725,16 +729,24 @@ func (s *Session) dropDatabase(ctx context.Context, st *planner.DropDatabase, w 
 // relationPlan is the plan that reads relation on: its export, or for a
 // view that is not materialized its definition.
 func (s *Session) relationPlan(on *catalog.Object) (expr.Relation, error) {
+	plan, _, err := s.relationPlanOf(on)
+	return plan, err
+}
+
+// relationPlanOf is relationPlan, and reports whether the plan read a
+// relation written from the catalog as it was planned.
+func (s *Session) relationPlanOf(on *catalog.Object) (expr.Relation, bool, error) {
 	if on.Kind != catalog.View {
-		return expr.Get{ID: expr.GlobalID(on.ID), Name: on.Name, Types: on.ColumnTypes()}, nil
+		return expr.Get{ID: expr.GlobalID(on.ID), Name: on.Name, Types: on.ColumnTypes()}, false, nil
 	}
-	stmts, err := planner.Plan(s.catalog(), on.SQL)
+	var generated bool
+	stmts, err := planner.Plan(s.recordingCatalog(&generated), on.SQL)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	sel, ok := stmts[0].(*planner.Select)
 	if !ok || len(stmts) != 1 {
-		return nil, sqlerr.AssertionFailedf("view %s planned as %T", on.Name, stmts[0])
+		return nil, false, sqlerr.AssertionFailedf("view %s planned as %T", on.Name, stmts[0])
 	}
-	return sel.Plan, nil
+	return sel.Plan, generated, nil
 }
