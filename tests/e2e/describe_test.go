@@ -1,0 +1,88 @@
+package e2e
+
+import (
+	"net"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// TestPsqlDescribe runs psql's describe commands that Freshet's catalog
+// answers today against the binary, and compares their output with what
+// psql prints against PostgreSQL 15 for the same schema (checked with
+// PostgreSQL 15.18: the same rows, but there the owner is the creating
+// role, and public's owner is pg_database_owner; here one role, freshet,
+// owns everything).
+func TestPsqlDescribe(t *testing.T) {
+	if _, err := exec.LookPath("psql"); err != nil {
+		t.Fatal("psql is required (apt-get install postgresql-client)")
+	}
+	s := &server{t: t, bin: buildServer(t), dataDir: t.TempDir(), addr: freeAddr(t)}
+	s.start()
+	defer func() {
+		if s.running {
+			s.cmd.Process.Kill()
+			<-s.exited
+		}
+	}()
+	s.must("CREATE TABLE orders (id int PRIMARY KEY, amount numeric(10,2))")
+	s.must("CREATE VIEW big AS SELECT * FROM orders WHERE amount > 100")
+	s.must("CREATE MATERIALIZED VIEW tot AS SELECT count(*) FROM orders")
+	host, port, _ := net.SplitHostPort(s.addr)
+	for _, tc := range []struct{ cmd, want string }{
+		{`\dt`, `
+        List of relations
+ Schema |  Name  | Type  |  Owner  
+--------+--------+-------+---------
+ public | orders | table | freshet
+(1 row)`},
+		{`\dv`, `
+      List of relations
+ Schema | Name | Type |  Owner  
+--------+------+------+---------
+ public | big  | view | freshet
+(1 row)`},
+		{`\dm`, `
+             List of relations
+ Schema | Name |       Type        |  Owner  
+--------+------+-------------------+---------
+ public | tot  | materialized view | freshet
+(1 row)`},
+		{`\dn`, `
+List of schemas
+  Name  |  Owner  
+--------+---------
+ public | freshet
+(1 row)`},
+		{`\d`, `
+              List of relations
+ Schema |  Name  |       Type        |  Owner  
+--------+--------+-------------------+---------
+ public | big    | view              | freshet
+ public | orders | table             | freshet
+ public | tot    | materialized view | freshet
+(3 rows)`},
+	} {
+		cmd := exec.Command("psql", "-X", "-h", host, "-p", port, "-U", "u", "-d", "freshet", "-c", tc.cmd)
+		cmd.Env = append(os.Environ(), "PGCONNECT_TIMEOUT=10")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("psql %s: %v\n%s", tc.cmd, err, out)
+		}
+		got := strings.TrimRight(string(out), "\n")
+		want := strings.TrimPrefix(tc.want, "\n")
+		if trimLines(got) != trimLines(want) {
+			t.Errorf("psql %s:\n got:\n%s\nwant:\n%s", tc.cmd, got, want)
+		}
+	}
+}
+
+// trimLines drops the spaces psql pads its titles and last columns with.
+func trimLines(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimSpace(l)
+	}
+	return strings.Join(lines, "\n")
+}
