@@ -107,4 +107,5 @@ var generatedViews = map[string]generatedView{
 	"pg_class":    {pgClassColumns, pgClassSQL},
 	"pg_database": {pgDatabaseColumns, func(c *catalog.Catalog, _ string) string { return pgDatabaseSQL(c) }},
 	"pg_views":    {pgViewsColumns, pgViewsSQL},
+	"pg_index":    {pgIndexColumns, pgIndexSQL},
 }

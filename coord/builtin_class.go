@@ -1,6 +1,7 @@
 package coord
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -67,3 +68,58 @@ func pgClassSQL(c *catalog.Catalog, db string) string {
 
 // quoteLiteral quotes s as an SQL string literal.
 func quoteLiteral(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+
+// pgIndexColumns are the columns of pg_index, with PostgreSQL 15's names.
+// indkey, an int2vector in PostgreSQL, is its text form here ("1 2")
+// until Freshet has vector types.
+var pgIndexColumns = []planner.RelationColumn{
+	col("indexrelid", oidType, false), col("indrelid", oidType, false),
+	col("indnatts", repr.Int2, false), col("indnkeyatts", repr.Int2, false),
+	col("indisunique", repr.Bool, false), col("indnullsnotdistinct", repr.Bool, false),
+	col("indisprimary", repr.Bool, false), col("indisexclusion", repr.Bool, false),
+	col("indimmediate", repr.Bool, false), col("indisclustered", repr.Bool, false),
+	col("indisvalid", repr.Bool, false), col("indcheckxmin", repr.Bool, false),
+	col("indisready", repr.Bool, false), col("indislive", repr.Bool, false),
+	col("indisreplident", repr.Bool, false), col("indkey", repr.Text, false),
+	col("indexprs", repr.Text, true), col("indpred", repr.Text, true),
+}
+
+// pgIndexSQL is pg_index for database db: one row per CREATE INDEX, as a
+// query over constant rows written from the catalog when the reading
+// statement is planned. The indexes behind PRIMARY KEY and UNIQUE
+// constraints have no pg_class row yet, so they have none here either.
+func pgIndexSQL(c *catalog.Catalog, db string) string {
+	var b strings.Builder
+	b.WriteString("SELECT * FROM (VALUES (0::int8, 0::int8, 0::int2, 0::int2, false, false, false, false, true, false, true, false, true, true, false, '', NULL::text, NULL::text)")
+	for _, o := range c.Objects() {
+		if o.Database != db || o.Kind != catalog.Index {
+			continue
+		}
+		on := c.Get(o.On)
+		var keys []string
+		_ = json.Unmarshal([]byte(o.SQL), &keys)
+		attnums := make([]string, len(keys))
+		exprs := false
+		for i, k := range keys {
+			attnums[i] = "0"
+			if on != nil {
+				for j, col := range on.Columns {
+					if col.Name == k {
+						attnums[i] = fmt.Sprint(j + 1)
+					}
+				}
+			}
+			exprs = exprs || attnums[i] == "0"
+		}
+		indexprs := "NULL"
+		if exprs {
+			// The key expressions as Freshet keeps them, not PostgreSQL's
+			// node trees.
+			indexprs = quoteLiteral(o.SQL)
+		}
+		fmt.Fprintf(&b, ", (%d, %d, %d, %d, %t, false, false, false, true, false, true, false, true, true, false, %s, %s, NULL)",
+			userOIDBase+o.ID, userOIDBase+o.On, len(keys), len(keys), o.Unique, quoteLiteral(strings.Join(attnums, " ")), indexprs)
+	}
+	b.WriteString(") AS t (indexrelid, indrelid, indnatts, indnkeyatts, indisunique, indnullsnotdistinct, indisprimary, indisexclusion, indimmediate, indisclustered, indisvalid, indcheckxmin, indisready, indislive, indisreplident, indkey, indexprs, indpred) WHERE indexrelid <> 0")
+	return b.String()
+}

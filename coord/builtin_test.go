@@ -150,3 +150,21 @@ func TestGeneratedRelationsNeverGoStale(t *testing.T) {
 		t.Fatalf("the plain view over pg_class: %q", got)
 	}
 }
+
+// pg_index has a row per CREATE INDEX, with its key columns' numbers.
+func TestPgIndex(t *testing.T) {
+	env := openSQL(t, t.TempDir())
+	defer env.e.Close()
+	s := env.session()
+	env.exec(s, "CREATE TABLE t (a int, b int, c text)")
+	env.exec(s, "CREATE INDEX t_cb ON t (c, b)")
+	env.exec(s, "CREATE UNIQUE INDEX t_a ON t (a)")
+	q := "SELECT c.relname, t.relname, i.indkey, i.indisunique, i.indnatts FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_class t ON t.oid = i.indrelid"
+	if got, want := env.query(s, q), "t_a,t,1,t,1 t_cb,t,3 2,f,2"; got != want {
+		t.Fatalf("pg_index: %q, want %q", got, want)
+	}
+	env.exec(s, "DROP INDEX t_cb")
+	if got, want := env.query(s, q), "t_a,t,1,t,1"; got != want {
+		t.Fatalf("pg_index after DROP INDEX: %q, want %q", got, want)
+	}
+}

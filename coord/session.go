@@ -583,7 +583,7 @@ func (s *Session) createIndex(ctx context.Context, st *planner.CreateIndex, w pg
 	}
 	if generated {
 		// The index's dataflow would hold the catalog of this moment.
-		return result{}, sqlerr.New(sqlerr.FeatureNotSupported, "indexes on views over pg_class, pg_database or pg_views are not supported")
+		return result{}, sqlerr.New(sqlerr.FeatureNotSupported, "indexes on views over pg_class, pg_database, pg_index or pg_views are not supported")
 	}
 	err = s.engine.CreateIndex(ctx, o, onPlan, st.Keys, on.Name)
 	err = s.engine.createError(ctx, o.DependsOn, err)

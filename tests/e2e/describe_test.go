@@ -26,7 +26,10 @@ func TestPsqlDescribe(t *testing.T) {
 			<-s.exited
 		}
 	}()
-	s.must("CREATE TABLE orders (id int PRIMARY KEY, amount numeric(10,2))")
+	// No PRIMARY KEY: its index is not in pg_class yet (docs/catalog.md),
+	// and PostgreSQL's \di would list it.
+	s.must("CREATE TABLE orders (id int, customer int, amount numeric(10,2))")
+	s.must("CREATE INDEX orders_customer_idx ON orders (customer)")
 	s.must("CREATE VIEW big AS SELECT * FROM orders WHERE amount > 100")
 	s.must("CREATE MATERIALIZED VIEW tot AS SELECT count(*) FROM orders")
 	host, port, _ := net.SplitHostPort(s.addr)
@@ -48,6 +51,12 @@ func TestPsqlDescribe(t *testing.T) {
  Schema | Name |       Type        |  Owner  
 --------+------+-------------------+---------
  public | tot  | materialized view | freshet
+(1 row)`},
+		{`\di`, `
+                   List of relations
+ Schema |        Name         | Type  |  Owner  | Table
+--------+---------------------+-------+---------+--------
+ public | orders_customer_idx | index | freshet | orders
 (1 row)`},
 		{`\dn`, `
 List of schemas
