@@ -56,6 +56,10 @@ var builtinViews = map[string]builtinView{
 	},
 }
 
+func init() {
+	builtinViews["pg_type"] = builtinView{columns: pgTypeColumns, sql: pgTypeSQL()}
+}
+
 // resolveBuiltin returns the built-in pg_catalog relation name, if there
 // is one. An unqualified name is looked up here before the search path,
 // as PostgreSQL searches pg_catalog implicitly first.
@@ -104,8 +108,9 @@ type generatedView struct {
 // dataflow over one would not follow later DDL, so materialized views
 // over them are refused.
 var generatedViews = map[string]generatedView{
-	"pg_class":    {pgClassColumns, pgClassSQL},
-	"pg_database": {pgDatabaseColumns, func(c *catalog.Catalog, _ string) string { return pgDatabaseSQL(c) }},
-	"pg_views":    {pgViewsColumns, pgViewsSQL},
-	"pg_index":    {pgIndexColumns, pgIndexSQL},
+	"pg_class":     {pgClassColumns, pgClassSQL},
+	"pg_database":  {pgDatabaseColumns, func(c *catalog.Catalog, _ string) string { return pgDatabaseSQL(c) }},
+	"pg_views":     {pgViewsColumns, pgViewsSQL},
+	"pg_index":     {pgIndexColumns, pgIndexSQL},
+	"pg_attribute": {pgAttributeColumns, pgAttributeSQL},
 }

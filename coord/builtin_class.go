@@ -96,8 +96,7 @@ func pgIndexSQL(c *catalog.Catalog, db string) string {
 			continue
 		}
 		on := c.Get(o.On)
-		var keys []string
-		_ = json.Unmarshal([]byte(o.SQL), &keys)
+		keys := indexKeyNames(o)
 		attnums := make([]string, len(keys))
 		exprs := false
 		for i, k := range keys {
@@ -122,4 +121,12 @@ func pgIndexSQL(c *catalog.Catalog, db string) string {
 	}
 	b.WriteString(") AS t (indexrelid, indrelid, indnatts, indnkeyatts, indisunique, indnullsnotdistinct, indisprimary, indisexclusion, indimmediate, indisclustered, indisvalid, indcheckxmin, indisready, indislive, indisreplident, indkey, indexprs, indpred) WHERE indexrelid <> 0")
 	return b.String()
+}
+
+// indexKeyNames returns index o's keys as Freshet keeps them: a column's
+// name, or an expression's text.
+func indexKeyNames(o *catalog.Object) []string {
+	var keys []string
+	_ = json.Unmarshal([]byte(o.SQL), &keys)
+	return keys
 }

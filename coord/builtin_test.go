@@ -168,3 +168,29 @@ func TestPgIndex(t *testing.T) {
 		t.Fatalf("pg_index after DROP INDEX: %q, want %q", got, want)
 	}
 }
+
+// pg_attribute has a row per column with PostgreSQL's typmods and
+// format_type names; pg_type has every type and its array, and answers
+// the type probe SQLAlchemy's psycopg2 dialect sends on connecting.
+func TestPgAttributeAndType(t *testing.T) {
+	env := openSQL(t, t.TempDir())
+	defer env.e.Close()
+	s := env.session()
+	env.exec(s, "CREATE TABLE orders (id int NOT NULL, note varchar(20) DEFAULT 'x', amount numeric(10,2), placed timestamptz)")
+	q := "SELECT a.attnum, a.attname, a.attnotnull, a.atthasdef, format_type(a.atttypid, a.atttypmod) FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid WHERE c.relname = 'orders'"
+	want := "1,id,t,f,integer 2,note,f,t,character varying(20) 3,amount,f,f,numeric(10,2) 4,placed,f,f,timestamp with time zone"
+	if got := env.query(s, q); got != want {
+		t.Fatalf("pg_attribute:\n got %q\nwant %q", got, want)
+	}
+	for _, tc := range []struct{ q, want string }{
+		{"SELECT t.oid, typarray FROM pg_type t JOIN pg_namespace ns ON typnamespace = ns.oid WHERE typname = 'hstore'", ""},
+		{"SELECT oid, typarray, typcategory FROM pg_type WHERE typname = 'int4'", "23,1007,N"},
+		{"SELECT typname, typelem, typcategory FROM pg_type WHERE oid = 1231", "_numeric,1700,A"},
+		{"SELECT count(*) FROM pg_type WHERE typnamespace = 11", "29"},
+		{"SELECT format_type(1015, 14), format_type(23, NULL), format_type(99999, -1)", "character varying(10)[],integer,???"},
+	} {
+		if got := env.query(s, tc.q); got != tc.want {
+			t.Errorf("%s: %q, want %q", tc.q, got, tc.want)
+		}
+	}
+}

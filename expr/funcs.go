@@ -161,6 +161,9 @@ const (
 	// whether there was such a session.
 	CancelBackend
 	TerminateBackend
+	// FormatType(oid, typmod) is format_type: a type's SQL name with its
+	// modifier (none for a NULL typmod), NULL for a NULL oid.
+	FormatType
 )
 
 var variadicNames = map[VariadicFunc]string{Coalesce: "coalesce", Greatest: "greatest", Least: "least",
@@ -171,6 +174,6 @@ var variadicNames = map[VariadicFunc]string{Coalesce: "coalesce", Greatest: "gre
 	CurrentSchema: "current_schema", CurrentSetting: "current_setting", SetConfig: "set_config",
 	BackendPID: "pg_backend_pid", PostmasterStartTime: "pg_postmaster_start_time",
 	EncodingToChar: "pg_encoding_to_char", QuoteIdent: "quote_ident",
-	CancelBackend: "pg_cancel_backend", TerminateBackend: "pg_terminate_backend"}
+	CancelBackend: "pg_cancel_backend", TerminateBackend: "pg_terminate_backend", FormatType: "format_type"}
 
 func (f VariadicFunc) String() string { return variadicNames[f] }

@@ -2,6 +2,7 @@ package expr
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"unicode/utf8"
 
@@ -212,6 +213,19 @@ func (c CallBinary) evalLogic(row []repr.Datum) (repr.Datum, error) {
 // Eval implements Scalar.
 func (c CallVariadic) Eval(row []repr.Datum) (repr.Datum, error) {
 	switch c.Func {
+	case FormatType:
+		oid, err := c.Args[0].Eval(row)
+		if err != nil || oid.IsNull() {
+			return repr.Null, err
+		}
+		mod, err := c.Args[1].Eval(row)
+		if err != nil {
+			return repr.Null, err
+		}
+		if oid.Int() < 0 || oid.Int() > math.MaxUint32 {
+			return repr.NewText("???"), nil
+		}
+		return repr.NewText(repr.FormatType(uint32(oid.Int()), int32(mod.Int()), !mod.IsNull())), nil
 	case Coalesce:
 		for _, a := range c.Args {
 			v, err := a.Eval(row)
@@ -434,6 +448,8 @@ func (c CallVariadic) Typ(input []ColumnType) ColumnType {
 		return ColumnType{Type: repr.TimestampTZ}
 	case EncodingToChar, QuoteIdent:
 		t.Type = repr.Text
+	case FormatType:
+		return ColumnType{Type: repr.Text, Nullable: true}
 	case DatePart:
 		t.Type = repr.Float8
 	case Extract:

@@ -202,6 +202,18 @@ func (b *binder) bindFunc(fc *pg.FuncCall, c *exprCtx) (hscalar, error) {
 			t.Nullable = false
 		}
 		return hVariadic{fn: fn, args: targs, t: t}, nil
+	case name == "format_type" && len(args) == 2:
+		// format_type(oid, int4); an oid is an int8 until Freshet has
+		// the oid type.
+		oid, err := b.coerceTo(args[0], repr.Int8)
+		if err != nil {
+			return nil, errNoFunction(name, args)
+		}
+		mod, err := b.coerceTo(args[1], repr.Int4)
+		if err != nil {
+			return nil, errNoFunction(name, args)
+		}
+		return hVariadic{fn: expr.FormatType, args: []hscalar{oid, mod}, t: expr.ColumnType{Type: repr.Text, Nullable: true}}, nil
 	case (name == "now" || name == "transaction_timestamp" || name == "statement_timestamp") && len(args) == 0:
 		// The statement's read time: one value for the whole statement.
 		return hVariadic{fn: expr.Now, t: expr.ColumnType{Type: repr.TimestampTZ}}, nil
