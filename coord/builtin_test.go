@@ -194,3 +194,22 @@ func TestPgAttributeAndType(t *testing.T) {
 		}
 	}
 }
+
+// The relations Freshet has nothing to put in exist with PostgreSQL's
+// columns and no rows, so catalog queries that join them run.
+func TestEmptyCatalogRelations(t *testing.T) {
+	env := openSQL(t, t.TempDir())
+	defer env.e.Close()
+	s := env.session()
+	for name := range emptyRelations {
+		if got := env.query(s, "SELECT count(*) FROM pg_catalog."+name); got != "0" {
+			t.Errorf("%s: %s rows", name, got)
+		}
+	}
+	env.exec(s, "CREATE TABLE t (a int)")
+	q := "SELECT c.relname, d.description FROM pg_class c LEFT JOIN pg_description d ON d.objoid = c.oid AND d.objsubid = 0 WHERE pg_type_is_visible(23) AND pg_function_is_visible(1)"
+	if got := env.query(s, q); got != "t,NULL" {
+		t.Fatalf("a join with pg_description: %q", got)
+	}
+	env.failsWith(s, "INSERT INTO pg_description VALUES (1, 1, 0, 'x')", "42501")
+}

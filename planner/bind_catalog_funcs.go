@@ -12,13 +12,15 @@ var catalogFuncs = map[string]struct {
 	value repr.Datum
 	typ   repr.Type
 }{
-	"pg_get_userbyid":      {[]int{1}, repr.NewText("freshet"), repr.Text},
-	"pg_table_is_visible":  {[]int{1}, repr.NewBool(true), repr.Bool},
-	"obj_description":      {[]int{1, 2}, repr.Null, repr.Text},
-	"col_description":      {[]int{2}, repr.Null, repr.Text},
-	"shobj_description":    {[]int{2}, repr.Null, repr.Text},
-	"has_table_privilege":  {[]int{2, 3}, repr.NewBool(true), repr.Bool},
-	"has_schema_privilege": {[]int{2, 3}, repr.NewBool(true), repr.Bool},
+	"pg_get_userbyid":        {[]int{1}, repr.NewText("freshet"), repr.Text},
+	"pg_table_is_visible":    {[]int{1}, repr.NewBool(true), repr.Bool},
+	"pg_type_is_visible":     {[]int{1}, repr.NewBool(true), repr.Bool},
+	"pg_function_is_visible": {[]int{1}, repr.NewBool(true), repr.Bool},
+	"obj_description":        {[]int{1, 2}, repr.Null, repr.Text},
+	"col_description":        {[]int{2}, repr.Null, repr.Text},
+	"shobj_description":      {[]int{2}, repr.Null, repr.Text},
+	"has_table_privilege":    {[]int{2, 3}, repr.NewBool(true), repr.Bool},
+	"has_schema_privilege":   {[]int{2, 3}, repr.NewBool(true), repr.Bool},
 }
 
 // bindCatalogFunc binds a function of catalogFuncs; ok is false for any

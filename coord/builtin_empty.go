@@ -1,0 +1,63 @@
+package coord
+
+import (
+	"fmt"
+	"strings"
+
+	"freshet/planner"
+	"freshet/repr"
+)
+
+// emptyRelations are the pg_catalog relations Freshet has nothing to put
+// in (no comments, enums, ranges, inheritance, policies, extensions,
+// triggers, publications, role memberships, sequences, rules, foreign
+// tables, partitions, event triggers, extended statistics, conversions)
+// with PostgreSQL 15's columns, so that the catalog queries of psql,
+// drivers and BI tools that join them run and find no rows. A column is
+// "name:type", the type one of o (an OID, int8 until Freshet has oid),
+// t, b, c (int2), i (int4), f (float4); a list column is text.
+var emptyRelations = map[string]string{
+	"pg_description":           "objoid:o classoid:o objsubid:i description:t",
+	"pg_shdescription":         "objoid:o classoid:o description:t",
+	"pg_enum":                  "oid:o enumtypid:o enumsortorder:f enumlabel:t",
+	"pg_range":                 "rngtypid:o rngsubtype:o rngmultitypid:o rngcollation:o rngsubopc:o rngcanonical:t rngsubdiff:t",
+	"pg_inherits":              "inhrelid:o inhparent:o inhseqno:i inhdetachpending:b",
+	"pg_collation":             "oid:o collname:t collnamespace:o collowner:o collprovider:t collisdeterministic:b collencoding:i collcollate:t collctype:t colliculocale:t collversion:t",
+	"pg_policy":                "oid:o polname:t polrelid:o polcmd:t polpermissive:b polroles:t polqual:t polwithcheck:t",
+	"pg_extension":             "oid:o extname:t extowner:o extnamespace:o extrelocatable:b extversion:t extconfig:t extcondition:t",
+	"pg_trigger":               "oid:o tgrelid:o tgparentid:o tgname:t tgfoid:o tgtype:c tgenabled:t tgisinternal:b tgconstrrelid:o tgconstrindid:o tgconstraint:o tgdeferrable:b tginitdeferred:b tgnargs:c tgattr:t tgargs:t tgqual:t tgoldtable:t tgnewtable:t",
+	"pg_statistic_ext":         "oid:o stxrelid:o stxname:t stxnamespace:o stxowner:o stxstattarget:i stxkeys:t stxkind:t stxexprs:t",
+	"pg_publication":           "oid:o pubname:t pubowner:o puballtables:b pubinsert:b pubupdate:b pubdelete:b pubtruncate:b pubviaroot:b",
+	"pg_publication_rel":       "oid:o prpubid:o prrelid:o prqual:t prattrs:t",
+	"pg_publication_namespace": "oid:o pnpubid:o pnnspid:o",
+	"pg_auth_members":          "roleid:o member:o grantor:o admin_option:b",
+	"pg_sequence":              "seqrelid:o seqtypid:o seqstart:o seqincrement:o seqmax:o seqmin:o seqcache:o seqcycle:b",
+	"pg_rewrite":               "oid:o rulename:t ev_class:o ev_type:t ev_enabled:t is_instead:b ev_qual:t ev_action:t",
+	"pg_foreign_table":         "ftrelid:o ftserver:o ftoptions:t",
+	"pg_partitioned_table":     "partrelid:o partstrat:t partnatts:c partdefid:o partattrs:t partclass:t partcollation:t partexprs:t",
+	"pg_event_trigger":         "oid:o evtname:t evtevent:t evtowner:o evtfoid:o evtenabled:t evttags:t",
+	"pg_conversion":            "oid:o conname:t connamespace:o conowner:o conforencoding:i contoencoding:i conproc:t condefault:b",
+	"pg_tablespace":            "oid:o spcname:t spcowner:o spcacl:t spcoptions:t",
+}
+
+func init() {
+	types := map[string]repr.Type{"o": oidType, "t": repr.Text, "b": repr.Bool, "c": repr.Int2, "i": repr.Int4, "f": repr.Float4}
+	for name, spec := range emptyRelations {
+		var cols []planner.RelationColumn
+		var nulls, names []string
+		for _, c := range strings.Fields(spec) {
+			n, k, _ := strings.Cut(c, ":")
+			t, ok := types[k]
+			if !ok {
+				panic(fmt.Sprintf("emptyRelations: %s.%s has type %q", name, n, k))
+			}
+			cols = append(cols, col(n, t, true))
+			nulls = append(nulls, "NULL::"+t.Name())
+			names = append(names, n)
+		}
+		builtinViews[name] = builtinView{
+			columns: cols,
+			sql:     fmt.Sprintf("SELECT * FROM (VALUES (%s)) AS t (%s) WHERE false", strings.Join(nulls, ", "), strings.Join(names, ", ")),
+		}
+	}
+}
