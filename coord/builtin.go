@@ -65,6 +65,18 @@ func init() {
 // as PostgreSQL searches pg_catalog implicitly first.
 func (s *Session) resolveBuiltin(name planner.QualifiedName) (planner.Relation, bool) {
 	db := s.database
+	if name.Schema == infoSchema {
+		v, ok := infoSchemaViews[name.Name]
+		if !ok {
+			return planner.Relation{}, false
+		}
+		return planner.Relation{
+			Name:    planner.QualifiedName{Database: db, Schema: infoSchema, Name: name.Name},
+			Kind:    planner.KindView,
+			Columns: v.columns,
+			SQL:     v.sql,
+		}, true
+	}
 	if name.Schema != "" && name.Schema != pgCatalogSchema {
 		return planner.Relation{}, false
 	}

@@ -213,3 +213,27 @@ func TestEmptyCatalogRelations(t *testing.T) {
 	}
 	env.failsWith(s, "INSERT INTO pg_description VALUES (1, 1, 0, 'x')", "42501")
 }
+
+// information_schema's tables, columns, views and schemata follow the
+// catalog, with PostgreSQL's types, lengths, precisions and defaults.
+func TestInformationSchema(t *testing.T) {
+	env := openSQL(t, t.TempDir())
+	defer env.e.Close()
+	s := env.session()
+	env.exec(s, "CREATE TABLE orders (id int NOT NULL, name varchar(50), amount numeric(10,2), placed timestamptz, note text DEFAULT 'none')")
+	env.exec(s, "CREATE VIEW big AS SELECT id FROM orders WHERE amount > 100")
+	env.exec(s, "CREATE MATERIALIZED VIEW tot AS SELECT count(*) AS n FROM orders")
+	for _, tc := range []struct{ q, want string }{
+		{"SELECT table_name, table_type FROM information_schema.tables", "big,VIEW orders,BASE TABLE"},
+		{"SELECT table_name, view_definition FROM information_schema.views", "big,SELECT id FROM orders WHERE amount > 100"},
+		{"SELECT schema_name FROM information_schema.schemata", "pg_catalog public"},
+		{"SELECT ordinal_position, column_name, is_nullable, data_type, character_maximum_length, numeric_precision, numeric_scale, column_default, udt_name FROM information_schema.columns WHERE table_name = 'orders'",
+			"1,id,NO,integer,NULL,32,0,NULL,int4 2,name,YES,character varying,50,NULL,NULL,NULL,varchar 3,amount,YES,numeric,NULL,10,2,NULL,numeric 4,placed,YES,timestamp with time zone,NULL,NULL,NULL,NULL,timestamptz 5,note,YES,text,NULL,NULL,NULL,'none',text"},
+		{"SELECT pg_get_expr(adbin, adrelid) FROM pg_attrdef", "'none'"},
+	} {
+		if got := env.query(s, tc.q); got != tc.want {
+			t.Errorf("%s:\n got %q\nwant %q", tc.q, got, tc.want)
+		}
+	}
+	env.failsWith(s, "SELECT * FROM tables", "42P01")
+}

@@ -202,6 +202,14 @@ func (b *binder) bindFunc(fc *pg.FuncCall, c *exprCtx) (hscalar, error) {
 			t.Nullable = false
 		}
 		return hVariadic{fn: fn, args: targs, t: t}, nil
+	case name == "pg_get_expr" && (len(args) == 2 || len(args) == 3):
+		// pg_catalog keeps expressions (adbin, indexprs) as their SQL
+		// text, so showing one is returning it.
+		e, err := b.coerceTo(args[0], repr.Text)
+		if err != nil {
+			return nil, errNoFunction(name, args)
+		}
+		return e, nil
 	case name == "format_type" && len(args) == 2:
 		// format_type(oid, int4); an oid is an int8 until Freshet has
 		// the oid type.
