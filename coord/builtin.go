@@ -65,36 +65,31 @@ func init() {
 // as PostgreSQL searches pg_catalog implicitly first.
 func (s *Session) resolveBuiltin(name planner.QualifiedName) (planner.Relation, bool) {
 	db := s.database
-	if name.Schema == infoSchema {
-		v, ok := infoSchemaViews[name.Name]
-		if !ok {
-			return planner.Relation{}, false
+	var v builtinView
+	var ok bool
+	schema := pgCatalogSchema
+	switch name.Schema {
+	case infoSchema:
+		schema = infoSchema
+		v, ok = infoSchemaViews[name.Name]
+	case "", pgCatalogSchema:
+		v, ok = builtinViews[name.Name]
+		if g, found := generatedViews[name.Name]; found {
+			// A generated relation is written from the catalog as the
+			// statement is planned: a read after a DDL is planned after
+			// it.
+			v, ok = builtinView{columns: g.columns}, true
+			_ = s.engine.Catalog(func(c *catalog.Catalog) error {
+				v.sql = g.sql(c, db)
+				return nil
+			})
 		}
-		return planner.Relation{
-			Name:    planner.QualifiedName{Database: db, Schema: infoSchema, Name: name.Name},
-			Kind:    planner.KindView,
-			Columns: v.columns,
-			SQL:     v.sql,
-		}, true
-	}
-	if name.Schema != "" && name.Schema != pgCatalogSchema {
-		return planner.Relation{}, false
-	}
-	v, ok := builtinViews[name.Name]
-	if g, found := generatedViews[name.Name]; found {
-		// A generated relation is written from the catalog as the
-		// statement is planned: a read after a DDL is planned after it.
-		v, ok = builtinView{columns: g.columns}, true
-		_ = s.engine.Catalog(func(c *catalog.Catalog) error {
-			v.sql = g.sql(c, db)
-			return nil
-		})
 	}
 	if !ok {
 		return planner.Relation{}, false
 	}
 	return planner.Relation{
-		Name:    planner.QualifiedName{Database: db, Schema: pgCatalogSchema, Name: name.Name},
+		Name:    planner.QualifiedName{Database: db, Schema: schema, Name: name.Name},
 		Kind:    planner.KindView,
 		Columns: v.columns,
 		SQL:     v.sql,

@@ -19,14 +19,7 @@ import (
 // SQLSTATE or its answer, and the server keeps serving on the same
 // connection.
 func TestPathologicalStatements(t *testing.T) {
-	s := &server{t: t, bin: buildServer(t), dataDir: t.TempDir(), addr: freeAddr(t)}
-	s.start()
-	defer func() {
-		if s.running {
-			s.cmd.Process.Kill()
-			<-s.exited
-		}
-	}()
+	s := startBinary(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	conn, err := pgx.Connect(ctx, fmt.Sprintf("postgres://u@%s/freshet?sslmode=disable", s.addr))

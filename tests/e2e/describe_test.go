@@ -18,14 +18,7 @@ func TestPsqlDescribe(t *testing.T) {
 	if _, err := exec.LookPath("psql"); err != nil {
 		t.Fatal("psql is required (apt-get install postgresql-client)")
 	}
-	s := &server{t: t, bin: buildServer(t), dataDir: t.TempDir(), addr: freeAddr(t)}
-	s.start()
-	defer func() {
-		if s.running {
-			s.cmd.Process.Kill()
-			<-s.exited
-		}
-	}()
+	s := startBinary(t)
 	// No PRIMARY KEY: its index is not in pg_class yet (docs/catalog.md),
 	// and PostgreSQL's \di would list it.
 	s.must("CREATE TABLE orders (id int, customer int, amount numeric(10,2))")

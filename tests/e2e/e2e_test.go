@@ -55,6 +55,21 @@ func freeAddr(t *testing.T) string {
 	return addr
 }
 
+// startBinary builds the server and starts it on a fresh directory with
+// flags; the test's cleanup kills it if it still runs.
+func startBinary(t *testing.T, flags ...string) *server {
+	t.Helper()
+	s := &server{t: t, bin: buildServer(t), dataDir: t.TempDir(), addr: freeAddr(t), flags: flags}
+	s.start()
+	t.Cleanup(func() {
+		if s.running {
+			s.cmd.Process.Kill()
+			<-s.exited
+		}
+	})
+	return s
+}
+
 func (s *server) start() {
 	s.t.Helper()
 	s.logs = &strings.Builder{}
@@ -134,14 +149,7 @@ func TestPsqlEndToEnd(t *testing.T) {
 	if _, err := exec.LookPath("psql"); err != nil {
 		t.Fatal("psql is required (apt-get install postgresql-client)")
 	}
-	s := &server{t: t, bin: buildServer(t), dataDir: t.TempDir(), addr: freeAddr(t)}
-	s.start()
-	defer func() {
-		if s.running {
-			s.cmd.Process.Kill()
-			<-s.exited
-		}
-	}()
+	s := startBinary(t)
 
 	s.must("CREATE TABLE customers (id int NOT NULL, name text)")
 	s.must("CREATE TABLE orders (id int, customer int, amount int)")

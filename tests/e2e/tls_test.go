@@ -59,15 +59,7 @@ func TestPsqlOverTLS(t *testing.T) {
 	}
 	dir := t.TempDir()
 	cert, key := writeCertificate(t, dir)
-	s := &server{t: t, bin: buildServer(t), dataDir: t.TempDir(), addr: freeAddr(t),
-		flags: []string{"--tls-cert", cert, "--tls-key", key, "--tls-required"}}
-	s.start()
-	defer func() {
-		if s.running {
-			s.cmd.Process.Kill()
-			<-s.exited
-		}
-	}()
+	s := startBinary(t, "--tls-cert", cert, "--tls-key", key, "--tls-required")
 	s.env = []string{"PGSSLMODE=require"}
 	s.expect("SELECT 1", "1")
 	s.env = []string{"PGSSLMODE=verify-ca", "PGSSLROOTCERT=" + cert}
