@@ -79,10 +79,14 @@ func (s *Session) resolveBuiltin(name planner.QualifiedName) (planner.Relation, 
 			// statement is planned: a read after a DDL is planned after
 			// it.
 			v, ok = builtinView{columns: g.columns}, true
-			_ = s.engine.Catalog(func(c *catalog.Catalog) error {
-				v.sql = g.sql(c, db)
-				return nil
-			})
+			if g.session != nil {
+				v.sql = g.session(s)
+			} else {
+				_ = s.engine.Catalog(func(c *catalog.Catalog) error {
+					v.sql = g.sql(c, db)
+					return nil
+				})
+			}
 		}
 	}
 	if !ok {
@@ -105,19 +109,23 @@ func refuseSystemSchema(name planner.QualifiedName) error {
 }
 
 // generatedView is a pg_catalog relation whose rows are written from the
-// catalog when a statement that reads it is planned.
+// catalog, or from the session's state, when a statement that reads it
+// is planned.
 type generatedView struct {
 	columns []planner.RelationColumn
 	sql     func(c *catalog.Catalog, db string) string
+	// session, if set, writes the rows instead of sql.
+	session func(s *Session) string
 }
 
 // generatedViews are the generated pg_catalog relations, by name. A
 // dataflow over one would not follow later DDL, so materialized views
 // over them are refused.
 var generatedViews = map[string]generatedView{
-	"pg_class":     {pgClassColumns, pgClassSQL},
-	"pg_database":  {pgDatabaseColumns, func(c *catalog.Catalog, _ string) string { return pgDatabaseSQL(c) }},
-	"pg_views":     {pgViewsColumns, pgViewsSQL},
-	"pg_index":     {pgIndexColumns, pgIndexSQL},
-	"pg_attribute": {pgAttributeColumns, pgAttributeSQL},
+	"pg_class":     {pgClassColumns, pgClassSQL, nil},
+	"pg_database":  {pgDatabaseColumns, func(c *catalog.Catalog, _ string) string { return pgDatabaseSQL(c) }, nil},
+	"pg_views":     {pgViewsColumns, pgViewsSQL, nil},
+	"pg_index":     {pgIndexColumns, pgIndexSQL, nil},
+	"pg_attribute": {pgAttributeColumns, pgAttributeSQL, nil},
+	"pg_settings":  {pgSettingsColumns, nil, (*Session).pgSettingsSQL},
 }

@@ -14,21 +14,33 @@ import (
 // object's OID is userOIDBase plus its id, so OIDs survive a restart.
 const userOIDBase = 16384
 
-// pgClassColumns are the columns of pg_class that Freshet fills, with
-// PostgreSQL 15's names.
+// pgClassColumns are pg_class's columns, PostgreSQL 15's, in its order.
+// The "char" columns are text, xid columns int8, and the array and node
+// tree columns (relacl, reloptions, relpartbound) text, always NULL.
 var pgClassColumns = []planner.RelationColumn{
 	col("oid", oidType, false), col("relname", repr.Text, false),
-	col("relnamespace", oidType, false), col("relkind", repr.Text, false),
-	col("relowner", oidType, false), col("relam", oidType, false),
-	col("relhasindex", repr.Bool, false), col("reltuples", repr.Float4, false),
-	col("relpages", repr.Int4, false), col("relpersistence", repr.Text, false),
-	col("relispartition", repr.Bool, false), col("reloptions", repr.Text, true),
-	col("relchecks", repr.Int2, false),
+	col("relnamespace", oidType, false), col("reltype", oidType, false),
+	col("reloftype", oidType, false), col("relowner", oidType, false),
+	col("relam", oidType, false), col("relfilenode", oidType, false),
+	col("reltablespace", oidType, false), col("relpages", repr.Int4, false),
+	col("reltuples", repr.Float4, false), col("relallvisible", repr.Int4, false),
+	col("reltoastrelid", oidType, false), col("relhasindex", repr.Bool, false),
+	col("relisshared", repr.Bool, false), col("relpersistence", repr.Text, false),
+	col("relkind", repr.Text, false), col("relnatts", repr.Int2, false),
+	col("relchecks", repr.Int2, false), col("relhasrules", repr.Bool, false),
+	col("relhastriggers", repr.Bool, false), col("relhassubclass", repr.Bool, false),
+	col("relrowsecurity", repr.Bool, false), col("relforcerowsecurity", repr.Bool, false),
+	col("relispopulated", repr.Bool, false), col("relreplident", repr.Text, false),
+	col("relispartition", repr.Bool, false), col("relrewrite", oidType, false),
+	col("relfrozenxid", repr.Int8, false), col("relminmxid", repr.Int8, false),
+	col("relacl", repr.Text, true), col("reloptions", repr.Text, true),
+	col("relpartbound", repr.Text, true),
 }
 
 // pgClassSQL is pg_class for database db as a query over constant rows,
-// written from the catalog when the reading statement is planned. The
-// first row is a placeholder so that the VALUES list is never empty.
+// written from the catalog when the reading statement is planned: one row
+// per table, view, materialized view and index, and one per index behind
+// a PRIMARY KEY or UNIQUE constraint.
 func pgClassSQL(c *catalog.Catalog, db string) string {
 	hasIndex := map[uint64]bool{}
 	for _, o := range c.Objects() {
@@ -40,38 +52,53 @@ func pgClassSQL(c *catalog.Catalog, db string) string {
 			hasIndex[o.ID] = true
 		}
 	}
-	var b strings.Builder
-	b.WriteString("SELECT * FROM (VALUES (0::int8, '', 0::int8, '', 0::int8, 0::int8, false, 0::float4, 0, 'p', false, NULL::text, 0::int2)")
+	var rows [][]string
+	row := func(oid uint64, name, kind string, am, natts int, hasIndex bool) {
+		filenode, replident := oid, "d"
+		if kind == "v" {
+			filenode = 0
+		}
+		if kind == "v" || kind == "i" {
+			replident = "n"
+		}
+		rows = append(rows, []string{
+			sqlInt(oid), sqlText(name), sqlInt(publicNamespaceOID), "0", "0", sqlInt(bootstrapRoleOID),
+			sqlInt(am), sqlInt(filenode), "0", "0", "-1", "0",
+			"0", sqlBool(hasIndex), "false", "'p'",
+			sqlText(kind), sqlInt(natts), "0", sqlBool(kind == "v"),
+			"false", "false", "false", "false",
+			"true", sqlText(replident), "false", "0",
+			"0", "0", sqlNull, sqlNull, sqlNull,
+		})
+	}
 	for _, o := range c.Objects() {
 		if o.Database != db {
 			continue
 		}
-		kind, am := "", 0
 		switch o.Kind {
 		case catalog.Table:
-			kind, am = "r", heapAccessMethodOID
+			row(relationOID(o.ID), o.Name, "r", heapAccessMethodOID, len(o.Columns), hasIndex[o.ID])
+			for i, k := range o.UniqueKeys {
+				row(subOID(o.ID, subConstraintIndex, i), k.Name, "i", btreeAccessMethodOID, len(k.Columns), false)
+			}
 		case catalog.View:
-			kind = "v"
+			row(relationOID(o.ID), o.Name, "v", 0, len(o.Columns), false)
 		case catalog.MaterializedView:
-			kind, am = "m", heapAccessMethodOID
+			row(relationOID(o.ID), o.Name, "m", heapAccessMethodOID, len(o.Columns), hasIndex[o.ID])
 		case catalog.Index:
-			kind, am = "i", btreeAccessMethodOID
-		default:
-			continue
+			row(relationOID(o.ID), o.Name, "i", btreeAccessMethodOID, len(indexKeyNames(o)), false)
 		}
-		fmt.Fprintf(&b, ", (%d, %s, %d, '%s', %d, %d, %t, -1, 0, 'p', false, NULL, 0)",
-			userOIDBase+o.ID, quoteLiteral(o.Name), publicNamespaceOID, kind, bootstrapRoleOID, am, hasIndex[o.ID])
 	}
-	b.WriteString(") AS t (oid, relname, relnamespace, relkind, relowner, relam, relhasindex, reltuples, relpages, relpersistence, relispartition, reloptions, relchecks) WHERE oid <> 0")
-	return b.String()
+	return constRowsSQL(pgClassColumns, rows)
 }
 
 // quoteLiteral quotes s as an SQL string literal.
 func quoteLiteral(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
 
-// pgIndexColumns are the columns of pg_index, with PostgreSQL 15's names.
-// indkey, an int2vector in PostgreSQL, is its text form here ("1 2")
-// until Freshet has vector types.
+// pgIndexColumns are pg_index's columns, PostgreSQL 15's, in its order.
+// The vector columns (indkey, indcollation, indclass, indoption) are the
+// text of their int2vector or oidvector ("1 2") until Freshet has vector
+// types; indexprs and indpred, node trees in PostgreSQL, are text.
 var pgIndexColumns = []planner.RelationColumn{
 	col("indexrelid", oidType, false), col("indrelid", oidType, false),
 	col("indnatts", repr.Int2, false), col("indnkeyatts", repr.Int2, false),
@@ -81,18 +108,39 @@ var pgIndexColumns = []planner.RelationColumn{
 	col("indisvalid", repr.Bool, false), col("indcheckxmin", repr.Bool, false),
 	col("indisready", repr.Bool, false), col("indislive", repr.Bool, false),
 	col("indisreplident", repr.Bool, false), col("indkey", repr.Text, false),
-	col("indexprs", repr.Text, true), col("indpred", repr.Text, true),
+	col("indcollation", repr.Text, false), col("indclass", repr.Text, false),
+	col("indoption", repr.Text, false), col("indexprs", repr.Text, true),
+	col("indpred", repr.Text, true),
 }
 
-// pgIndexSQL is pg_index for database db: one row per CREATE INDEX, as a
-// query over constant rows written from the catalog when the reading
-// statement is planned. The indexes behind PRIMARY KEY and UNIQUE
-// constraints have no pg_class row yet, so they have none here either.
+// pgIndexSQL is pg_index for database db: one row per CREATE INDEX and
+// per PRIMARY KEY or UNIQUE constraint, as a query over constant rows
+// written from the catalog when the reading statement is planned.
 func pgIndexSQL(c *catalog.Catalog, db string) string {
-	var b strings.Builder
-	b.WriteString("SELECT * FROM (VALUES (0::int8, 0::int8, 0::int2, 0::int2, false, false, false, false, true, false, true, false, true, true, false, '', NULL::text, NULL::text)")
+	var rows [][]string
+	row := func(oid, on uint64, attnums []string, unique, primary bool, indexprs string) {
+		zeros := strings.TrimSpace(strings.Repeat("0 ", len(attnums)))
+		rows = append(rows, []string{
+			sqlInt(oid), sqlInt(on), sqlInt(len(attnums)), sqlInt(len(attnums)),
+			sqlBool(unique), "false", sqlBool(primary), "false",
+			"true", "false", "true", "false",
+			"true", "true", "false", sqlText(strings.Join(attnums, " ")),
+			sqlText(zeros), sqlText(zeros), sqlText(zeros), indexprs,
+			sqlNull,
+		})
+	}
 	for _, o := range c.Objects() {
-		if o.Database != db || o.Kind != catalog.Index {
+		if o.Database != db {
+			continue
+		}
+		for i, k := range o.UniqueKeys {
+			attnums := make([]string, len(k.Columns))
+			for j, n := range k.Columns {
+				attnums[j] = fmt.Sprint(n + 1)
+			}
+			row(subOID(o.ID, subConstraintIndex, i), relationOID(o.ID), attnums, true, k.Primary, sqlNull)
+		}
+		if o.Kind != catalog.Index {
 			continue
 		}
 		on := c.Get(o.On)
@@ -110,17 +158,15 @@ func pgIndexSQL(c *catalog.Catalog, db string) string {
 			}
 			exprs = exprs || attnums[i] == "0"
 		}
-		indexprs := "NULL"
+		indexprs := sqlNull
 		if exprs {
 			// The key expressions as Freshet keeps them, not PostgreSQL's
 			// node trees.
-			indexprs = quoteLiteral(o.SQL)
+			indexprs = sqlText(o.SQL)
 		}
-		fmt.Fprintf(&b, ", (%d, %d, %d, %d, %t, false, false, false, true, false, true, false, true, true, false, %s, %s, NULL)",
-			userOIDBase+o.ID, userOIDBase+o.On, len(keys), len(keys), o.Unique, quoteLiteral(strings.Join(attnums, " ")), indexprs)
+		row(relationOID(o.ID), relationOID(o.On), attnums, o.Unique, false, indexprs)
 	}
-	b.WriteString(") AS t (indexrelid, indrelid, indnatts, indnkeyatts, indisunique, indnullsnotdistinct, indisprimary, indisexclusion, indimmediate, indisclustered, indisvalid, indcheckxmin, indisready, indislive, indisreplident, indkey, indexprs, indpred) WHERE indexrelid <> 0")
-	return b.String()
+	return constRowsSQL(pgIndexColumns, rows)
 }
 
 // indexKeyNames returns index o's keys as Freshet keeps them: a column's

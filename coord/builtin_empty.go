@@ -15,7 +15,8 @@ import (
 // with PostgreSQL 15's columns, so that the catalog queries of psql,
 // drivers and BI tools that join them run and find no rows. A column is
 // "name:type", the type one of o (an OID, int8 until Freshet has oid),
-// t, b, c (int2), i (int4), f (float4); a list column is text.
+// t, b, c (int2), i (int4), l (int8), f (float4), z (timestamptz); a
+// list column is text.
 var emptyRelations = map[string]string{
 	"pg_description":           "objoid:o classoid:o objsubid:i description:t",
 	"pg_shdescription":         "objoid:o classoid:o description:t",
@@ -38,10 +39,15 @@ var emptyRelations = map[string]string{
 	"pg_event_trigger":         "oid:o evtname:t evtevent:t evtowner:o evtfoid:o evtenabled:t evttags:t",
 	"pg_conversion":            "oid:o conname:t connamespace:o conowner:o conforencoding:i contoencoding:i conproc:t condefault:b",
 	"pg_tablespace":            "oid:o spcname:t spcowner:o spcacl:t spcoptions:t",
+	// Freshet has no user-defined functions, and does not list its
+	// built-in ones yet.
+	"pg_proc": "oid:o proname:t pronamespace:o proowner:o prolang:o procost:f prorows:f provariadic:o prosupport:t prokind:t prosecdef:b proleakproof:b proisstrict:b proretset:b provolatile:t proparallel:t pronargs:c pronargdefaults:c prorettype:o proargtypes:t proallargtypes:t proargmodes:t proargnames:t proargdefaults:t protrftypes:t prosrc:t probin:t prosqlbody:t proconfig:t proacl:t",
+	// Freshet keeps no access statistics.
+	"pg_stat_user_tables": "relid:o schemaname:t relname:t seq_scan:l seq_tup_read:l idx_scan:l idx_tup_fetch:l n_tup_ins:l n_tup_upd:l n_tup_del:l n_tup_hot_upd:l n_live_tup:l n_dead_tup:l n_mod_since_analyze:l n_ins_since_vacuum:l last_vacuum:z last_autovacuum:z last_analyze:z last_autoanalyze:z vacuum_count:l autovacuum_count:l analyze_count:l autoanalyze_count:l",
 }
 
 func init() {
-	types := map[string]repr.Type{"o": oidType, "t": repr.Text, "b": repr.Bool, "c": repr.Int2, "i": repr.Int4, "f": repr.Float4}
+	types := map[string]repr.Type{"o": oidType, "t": repr.Text, "b": repr.Bool, "c": repr.Int2, "i": repr.Int4, "l": repr.Int8, "f": repr.Float4, "z": repr.TimestampTZ}
 	for name, spec := range emptyRelations {
 		var cols []planner.RelationColumn
 		var nulls, names []string

@@ -28,8 +28,7 @@ var pgAttrdefColumns = []planner.RelationColumn{
 
 // pgAttrdefSQL is pg_attrdef for database db: one row per column with a
 // DEFAULT, written from the catalog when the reading statement is
-// planned. A default's oid is its table's oid times 1,000 plus its
-// column number, never a catalog object's.
+// planned. A default's oid is derived from its table's (subOID).
 func pgAttrdefSQL(c *catalog.Catalog, db string) string {
 	var b strings.Builder
 	b.WriteString("SELECT * FROM (VALUES (0::int8, 0::int8, 0::int2, '')")
@@ -39,7 +38,7 @@ func pgAttrdefSQL(c *catalog.Catalog, db string) string {
 		}
 		for i, col := range o.Columns {
 			if col.Default != "" {
-				fmt.Fprintf(&b, ", (%d, %d, %d, %s)", (userOIDBase+o.ID)*1000+uint64(i+1), userOIDBase+o.ID, i+1, quoteLiteral(col.Default))
+				fmt.Fprintf(&b, ", (%d, %d, %d, %s)", subOID(o.ID, subColumnDefault, i+1), relationOID(o.ID), i+1, quoteLiteral(col.Default))
 			}
 		}
 	}
@@ -48,7 +47,7 @@ func pgAttrdefSQL(c *catalog.Catalog, db string) string {
 }
 
 func init() {
-	generatedViews["pg_attrdef"] = generatedView{pgAttrdefColumns, pgAttrdefSQL}
+	generatedViews["pg_attrdef"] = generatedView{pgAttrdefColumns, pgAttrdefSQL, nil}
 	text := func(names ...string) []planner.RelationColumn {
 		var cols []planner.RelationColumn
 		for _, n := range names {

@@ -126,14 +126,14 @@ var pgAttributeColumns = []planner.RelationColumn{
 func pgAttributeSQL(c *catalog.Catalog, db string) string {
 	var b strings.Builder
 	b.WriteString("SELECT * FROM (VALUES (0::int8, '', 0::int8, -1, 0::int2, 0::int2, 0, -1, -1, false, 'c', 'p', '', false, false, false, '', '', false, true, 0, 0::int8, NULL::text, NULL::text, NULL::text, NULL::text)")
-	attr := func(rel uint64, num int, name string, t repr.Type, notNull, hasDefault bool) {
+	attr := func(oid uint64, num int, name string, t repr.Type, notNull, hasDefault bool) {
 		collation := 0
 		if t.Kind().IsString() {
 			collation = textCollationOID
 		}
 		n := t.Typlen()
 		fmt.Fprintf(&b, ", (%d, %s, %d, -1, %d, %d, 0, -1, %d, %t, 'i', 'p', '', %t, %t, false, '', '', false, true, 0, %d, NULL, NULL, NULL, NULL)",
-			userOIDBase+rel, quoteLiteral(name), t.OID(), n, num, t.Typmod(), n > 0 && n <= 8, notNull, hasDefault, collation)
+			oid, quoteLiteral(name), t.OID(), n, num, t.Typmod(), n > 0 && n <= 8, notNull, hasDefault, collation)
 	}
 	for _, o := range c.Objects() {
 		if o.Database != db {
@@ -142,7 +142,13 @@ func pgAttributeSQL(c *catalog.Catalog, db string) string {
 		switch o.Kind {
 		case catalog.Table, catalog.View, catalog.MaterializedView:
 			for i, col := range o.Columns {
-				attr(o.ID, i+1, col.Name, col.Type, col.NotNull, col.Default != "")
+				attr(relationOID(o.ID), i+1, col.Name, col.Type, col.NotNull, col.Default != "")
+			}
+			for k, key := range o.UniqueKeys {
+				for i, n := range key.Columns {
+					col := o.Columns[n]
+					attr(subOID(o.ID, subConstraintIndex, k), i+1, col.Name, col.Type, false, false)
+				}
 			}
 		case catalog.Index:
 			on := c.Get(o.On)
@@ -156,7 +162,7 @@ func pgAttributeSQL(c *catalog.Catalog, db string) string {
 						t = col.Type
 					}
 				}
-				attr(o.ID, i+1, k, t, false, false)
+				attr(relationOID(o.ID), i+1, k, t, false, false)
 			}
 		}
 	}

@@ -29,6 +29,9 @@ func (b *binder) bindExprNode(n *pg.Node, c *exprCtx) (hscalar, error) {
 	case *pg.Node_AConst:
 		return bindConst(x.AConst)
 	case *pg.Node_ParamRef:
+		if b.macroArgs != nil {
+			return b.macroArg(int(x.ParamRef.Number))
+		}
 		return b.param(int(x.ParamRef.Number))
 	case *pg.Node_TypeCast:
 		arg, err := b.bindExpr(x.TypeCast.Arg, c)

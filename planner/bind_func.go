@@ -67,6 +67,9 @@ func (b *binder) bindFunc(fc *pg.FuncCall, c *exprCtx) (hscalar, error) {
 	if fc.AggStar || fc.AggDistinct || fc.AggFilter != nil || len(fc.AggOrder) > 0 {
 		return nil, sqlerr.New(sqlerr.SyntaxError, "%s is not an aggregate function", name)
 	}
+	if s, ok, err := b.bindCatalogMacro(name, fc, c); ok || err != nil {
+		return s, err
+	}
 	var args []hscalar
 	for _, a := range fc.Args {
 		s, err := b.bindExpr(a, c)

@@ -18,6 +18,9 @@ type binder struct {
 	params []repr.Type
 	// ctes is the stack of WITH bindings in effect, innermost last.
 	ctes []cte
+	// macroArgs are the bound arguments of the catalog macro whose
+	// template is being bound: its $n (bind_catalog_macros.go).
+	macroArgs []hscalar
 	// viewDepth counts views being inlined, to stop a cycle.
 	viewDepth int
 	// reads collects every catalog relation the statement reads, views

@@ -19,9 +19,8 @@ func TestPsqlDescribe(t *testing.T) {
 		t.Fatal("psql is required (apt-get install postgresql-client)")
 	}
 	s := startBinary(t)
-	// No PRIMARY KEY: its index is not in pg_class yet (docs/catalog.md),
-	// and PostgreSQL's \di would list it.
-	s.must("CREATE TABLE orders (id int, customer int, amount numeric(10,2))")
+	// The PRIMARY KEY's index is listed by \di, as in PostgreSQL.
+	s.must("CREATE TABLE orders (id int PRIMARY KEY, customer int, amount numeric(10,2))")
 	s.must("CREATE INDEX orders_customer_idx ON orders (customer)")
 	s.must("CREATE VIEW big AS SELECT * FROM orders WHERE amount > 100")
 	s.must("CREATE MATERIALIZED VIEW tot AS SELECT count(*) FROM orders")
@@ -50,7 +49,8 @@ func TestPsqlDescribe(t *testing.T) {
  Schema |        Name         | Type  |  Owner  | Table
 --------+---------------------+-------+---------+--------
  public | orders_customer_idx | index | freshet | orders
-(1 row)`},
+ public | orders_pkey         | index | freshet | orders
+(2 rows)`},
 		{`\dn`, `
 List of schemas
   Name  |  Owner  

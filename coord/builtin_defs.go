@@ -1,0 +1,207 @@
+package coord
+
+import (
+	"fmt"
+	"strings"
+
+	"freshet/catalog"
+	"freshet/planner"
+	"freshet/repr"
+)
+
+// The relations of this file describe constraints and definitions:
+// pg_constraint, pg_matviews, information_schema's table_constraints and
+// key_column_usage, and freshet_definitions, which the pg_get_*def
+// functions read (planner/bind_catalog_macros.go). Like pg_class they
+// are written from the catalog when a statement that reads them is
+// planned.
+
+// pgConstraintColumns are pg_constraint's columns, PostgreSQL 15's, in
+// its order. The "char" columns are text; the array columns (conkey,
+// confkey, …) are the text of the array ("{1,2}") until Freshet has
+// arrays; conbin, a node tree, is text.
+var pgConstraintColumns = []planner.RelationColumn{
+	col("oid", oidType, false), col("conname", repr.Text, false),
+	col("connamespace", oidType, false), col("contype", repr.Text, false),
+	col("condeferrable", repr.Bool, false), col("condeferred", repr.Bool, false),
+	col("convalidated", repr.Bool, false), col("conrelid", oidType, false),
+	col("contypid", oidType, false), col("conindid", oidType, false),
+	col("conparentid", oidType, false), col("confrelid", oidType, false),
+	col("confupdtype", repr.Text, false), col("confdeltype", repr.Text, false),
+	col("confmatchtype", repr.Text, false), col("conislocal", repr.Bool, false),
+	col("coninhcount", repr.Int4, false), col("connoinherit", repr.Bool, false),
+	col("conkey", repr.Text, true), col("confkey", repr.Text, true),
+	col("conpfeqop", repr.Text, true), col("conppeqop", repr.Text, true),
+	col("conffeqop", repr.Text, true), col("confdelsetcols", repr.Text, true),
+	col("conexclop", repr.Text, true), col("conbin", repr.Text, true),
+}
+
+// pgConstraintSQL is pg_constraint for database db: a row per PRIMARY KEY
+// and UNIQUE constraint. NOT NULL is no constraint row in PostgreSQL 15
+// either; Freshet has no CHECK or FOREIGN KEY constraints.
+func pgConstraintSQL(c *catalog.Catalog, db string) string {
+	var rows [][]string
+	for _, o := range c.Objects() {
+		if o.Database != db {
+			continue
+		}
+		for i, k := range o.UniqueKeys {
+			contype := "u"
+			if k.Primary {
+				contype = "p"
+			}
+			attnums := make([]string, len(k.Columns))
+			for j, n := range k.Columns {
+				attnums[j] = fmt.Sprint(n + 1)
+			}
+			rows = append(rows, []string{
+				sqlInt(subOID(o.ID, subConstraint, i)), sqlText(k.Name), sqlInt(publicNamespaceOID), sqlText(contype),
+				"false", "false", "true", sqlInt(relationOID(o.ID)),
+				"0", sqlInt(subOID(o.ID, subConstraintIndex, i)), "0", "0",
+				"' '", "' '", "' '", "true",
+				"0", "true", sqlText("{" + strings.Join(attnums, ",") + "}"), sqlNull,
+				sqlNull, sqlNull, sqlNull, sqlNull,
+				sqlNull, sqlNull,
+			})
+		}
+	}
+	return constRowsSQL(pgConstraintColumns, rows)
+}
+
+// constraintDef is the text pg_get_constraintdef gives for key k of
+// table o: "PRIMARY KEY (id)" or "UNIQUE (a, b)".
+func constraintDef(o *catalog.Object, k catalog.UniqueKey) string {
+	kind := "UNIQUE"
+	if k.Primary {
+		kind = "PRIMARY KEY"
+	}
+	names := make([]string, len(k.Columns))
+	for i, n := range k.Columns {
+		names[i] = quoteIdentIfNeeded(o.Columns[n].Name)
+	}
+	return kind + " (" + strings.Join(names, ", ") + ")"
+}
+
+// definitionsColumns are freshet_definitions' columns: for each object,
+// kind 'v' (a view or materialized view: its query), 'i' (an index: its
+// CREATE INDEX at n = 0 and its k-th key at n = k) or 'c' (a constraint),
+// the text the pg_get_*def functions return.
+var definitionsColumns = []planner.RelationColumn{
+	col("oid", oidType, false), col("kind", repr.Text, false),
+	col("n", repr.Int4, false), col("definition", repr.Text, false),
+}
+
+// definitionsSQL is freshet_definitions for database db.
+func definitionsSQL(c *catalog.Catalog, db string) string {
+	var rows [][]string
+	def := func(oid uint64, kind string, n int, text string) {
+		rows = append(rows, []string{sqlInt(oid), sqlText(kind), sqlInt(n), sqlText(text)})
+	}
+	index := func(oid uint64, name string, on *catalog.Object, unique bool, keys []string) {
+		u := ""
+		if unique {
+			u = "UNIQUE "
+		}
+		def(oid, "i", 0, fmt.Sprintf("CREATE %sINDEX %s ON %s.%s USING btree (%s)", u, quoteIdentIfNeeded(name),
+			quoteIdentIfNeeded(on.Schema), quoteIdentIfNeeded(on.Name), strings.Join(keys, ", ")))
+		for i, k := range keys {
+			def(oid, "i", i+1, k)
+		}
+	}
+	for _, o := range c.Objects() {
+		if o.Database != db {
+			continue
+		}
+		switch o.Kind {
+		case catalog.View, catalog.MaterializedView:
+			def(relationOID(o.ID), "v", 0, o.SQL)
+		case catalog.Table:
+			for i, k := range o.UniqueKeys {
+				def(subOID(o.ID, subConstraint, i), "c", 0, constraintDef(o, k))
+				keys := make([]string, len(k.Columns))
+				for j, n := range k.Columns {
+					keys[j] = quoteIdentIfNeeded(o.Columns[n].Name)
+				}
+				index(subOID(o.ID, subConstraintIndex, i), k.Name, o, true, keys)
+			}
+		case catalog.Index:
+			on := c.Get(o.On)
+			if on == nil {
+				continue
+			}
+			keys := indexKeyNames(o)
+			for i, k := range keys {
+				// A key that is a column's name is quoted as one; an
+				// expression is kept as written, in parentheses.
+				isColumn := false
+				for _, col := range on.Columns {
+					isColumn = isColumn || col.Name == k
+				}
+				if isColumn {
+					keys[i] = quoteIdentIfNeeded(k)
+				} else {
+					keys[i] = "(" + k + ")"
+				}
+			}
+			index(relationOID(o.ID), o.Name, on, o.Unique, keys)
+		}
+	}
+	return constRowsSQL(definitionsColumns, rows)
+}
+
+// pgMatviewsColumns are pg_matviews' columns.
+var pgMatviewsColumns = []planner.RelationColumn{
+	col("schemaname", repr.Text, false), col("matviewname", repr.Text, false),
+	col("matviewowner", repr.Text, false), col("tablespace", repr.Text, true),
+	col("hasindexes", repr.Bool, false), col("ispopulated", repr.Bool, false),
+	col("definition", repr.Text, false),
+}
+
+func init() {
+	generatedViews["pg_constraint"] = generatedView{pgConstraintColumns, pgConstraintSQL, nil}
+	generatedViews["freshet_definitions"] = generatedView{definitionsColumns, definitionsSQL, nil}
+	// pg_matviews, like pg_tables, is a view over pg_class; every
+	// materialized view is populated: it is maintained from its
+	// creation on.
+	builtinViews["pg_matviews"] = builtinView{
+		columns: pgMatviewsColumns,
+		sql: "SELECT n.nspname AS schemaname, c.relname AS matviewname, '" + bootstrapRoleName + "' AS matviewowner, " +
+			"NULL::text AS tablespace, c.relhasindex AS hasindexes, true AS ispopulated, d.definition " +
+			"FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace " +
+			"JOIN pg_catalog.freshet_definitions d ON d.oid = c.oid AND d.kind = 'v' WHERE c.relkind = 'm'",
+	}
+	text := func(names ...string) []planner.RelationColumn {
+		var cols []planner.RelationColumn
+		for _, n := range names {
+			cols = append(cols, col(n, repr.Text, true))
+		}
+		return cols
+	}
+	infoSchemaViews["table_constraints"] = builtinView{
+		columns: text("constraint_catalog", "constraint_schema", "constraint_name", "table_catalog", "table_schema",
+			"table_name", "constraint_type", "is_deferrable", "initially_deferred", "enforced", "nulls_distinct"),
+		// PostgreSQL lists NOT NULL columns here as CHECK constraints
+		// named after internal numbers; Freshet lists its key
+		// constraints only.
+		sql: `SELECT current_database() AS constraint_catalog, n.nspname AS constraint_schema, k.conname AS constraint_name,
+			current_database() AS table_catalog, n.nspname AS table_schema, c.relname AS table_name,
+			CASE k.contype WHEN 'p' THEN 'PRIMARY KEY' WHEN 'u' THEN 'UNIQUE' END AS constraint_type,
+			'NO' AS is_deferrable, 'NO' AS initially_deferred, 'YES' AS enforced, 'YES' AS nulls_distinct
+			FROM pg_catalog.pg_constraint k JOIN pg_catalog.pg_class c ON c.oid = k.conrelid
+			JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace`,
+	}
+	cols := text("constraint_catalog", "constraint_schema", "constraint_name", "table_catalog", "table_schema",
+		"table_name", "column_name")
+	cols = append(cols, col("ordinal_position", repr.Int4, false), col("position_in_unique_constraint", repr.Int4, true))
+	infoSchemaViews["key_column_usage"] = builtinView{
+		columns: cols,
+		// An index's key n is the constraint's key n, and pg_attribute
+		// holds the index's columns, in key order, under its OID.
+		sql: `SELECT current_database() AS constraint_catalog, n.nspname AS constraint_schema, k.conname AS constraint_name,
+			current_database() AS table_catalog, n.nspname AS table_schema, c.relname AS table_name,
+			a.attname AS column_name, a.attnum::int4 AS ordinal_position, NULL::int4 AS position_in_unique_constraint
+			FROM pg_catalog.pg_constraint k JOIN pg_catalog.pg_class c ON c.oid = k.conrelid
+			JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+			JOIN pg_catalog.pg_attribute a ON a.attrelid = k.conindid`,
+	}
+}

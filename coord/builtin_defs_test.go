@@ -1,0 +1,156 @@
+package coord
+
+import (
+	"context"
+	"strings"
+	"testing"
+)
+
+// pg_constraint has a row per PRIMARY KEY and UNIQUE constraint, whose
+// index is in pg_class, pg_index and pg_attribute under conindid, as in
+// PostgreSQL; information_schema's table_constraints and
+// key_column_usage are views of it.
+func TestPgConstraint(t *testing.T) {
+	env := openSQL(t, t.TempDir())
+	defer env.e.Close()
+	s := env.session()
+	env.exec(s, "CREATE TABLE t (a int PRIMARY KEY, b text, c int, UNIQUE (c, b))")
+	env.exec(s, "CREATE TABLE u (x int)")
+	const q = `SELECT k.conname || ' ' || k.contype || ' ' || k.conkey || ' ' || r.relname || ' ' || i.relname || ' ' || x.indisprimary::text
+		FROM pg_constraint k JOIN pg_class r ON r.oid = k.conrelid JOIN pg_class i ON i.oid = k.conindid
+		JOIN pg_index x ON x.indexrelid = k.conindid AND x.indrelid = k.conrelid`
+	if got, want := env.query(s, q), "t_c_b_key u {3,2} t t_c_b_key false t_pkey p {1} t t_pkey true"; got != want {
+		t.Fatalf("pg_constraint: %q, want %q", got, want)
+	}
+	if got, want := env.query(s, "SELECT a.attnum || a.attname FROM pg_constraint k JOIN pg_attribute a ON a.attrelid = k.conindid WHERE k.contype = 'u'"), "1c 2b"; got != want {
+		t.Fatalf("the unique constraint's index columns: %q, want %q", got, want)
+	}
+	if got, want := env.query(s, "SELECT relname || relhasindex::text FROM pg_class WHERE relname IN ('t', 'u')"), "ttrue ufalse"; got != want {
+		t.Fatalf("relhasindex: %q, want %q", got, want)
+	}
+	if got, want := env.query(s, "SELECT table_name || ' ' || constraint_name || ' ' || constraint_type FROM information_schema.table_constraints"),
+		"t t_c_b_key UNIQUE t t_pkey PRIMARY KEY"; got != want {
+		t.Fatalf("table_constraints: %q, want %q", got, want)
+	}
+	if got, want := env.query(s, "SELECT constraint_name || ' ' || column_name || ' ' || ordinal_position FROM information_schema.key_column_usage"),
+		"t_c_b_key b 2 t_c_b_key c 1 t_pkey a 1"; got != want {
+		t.Fatalf("key_column_usage: %q, want %q", got, want)
+	}
+	env.failsWith(s, "CREATE MATERIALIZED VIEW mc AS SELECT conname FROM pg_constraint", "0A000")
+}
+
+// The pg_get_*def functions return the definitions of views, indexes
+// and constraints by OID, NULL for any other OID; their arguments are
+// the caller's, whatever the relation they are read from calls its
+// columns.
+func TestGetDefFunctions(t *testing.T) {
+	env := openSQL(t, t.TempDir())
+	defer env.e.Close()
+	s := env.session()
+	env.exec(s, "CREATE TABLE t (a int PRIMARY KEY, \"B\" text)")
+	env.exec(s, "CREATE VIEW v AS SELECT a FROM t WHERE a > 1")
+	env.exec(s, "CREATE MATERIALIZED VIEW m AS SELECT count(*) AS n FROM t")
+	env.exec(s, `CREATE INDEX t_b ON t ("B", a)`)
+	q := func(sql string) string { t.Helper(); return env.query(s, sql) }
+	if got, want := q("SELECT relname || ': ' || coalesce(pg_get_viewdef(oid), '-') FROM pg_class WHERE relkind IN ('r', 'v', 'm')"),
+		"m: SELECT count(*) AS n FROM t t: - v: SELECT a FROM t WHERE a > 1"; got != want {
+		t.Fatalf("pg_get_viewdef: %q, want %q", got, want)
+	}
+	if got, want := q("SELECT pg_get_viewdef(c.oid, true) FROM pg_class c WHERE c.relname = 'v'"), "SELECT a FROM t WHERE a > 1"; got != want {
+		t.Fatalf("pg_get_viewdef(oid, pretty): %q, want %q", got, want)
+	}
+	if got, want := q("SELECT pg_get_indexdef(oid) FROM pg_class WHERE relname = 't_b'"),
+		`CREATE INDEX t_b ON public.t USING btree ("B", a)`; got != want {
+		t.Fatalf("pg_get_indexdef: %q, want %q", got, want)
+	}
+	if got, want := q("SELECT pg_get_indexdef(oid, 2, true) || ' ' || pg_get_indexdef(oid, 1, false) FROM pg_class WHERE relname = 't_b'"),
+		`a "B"`; got != want {
+		t.Fatalf("pg_get_indexdef(oid, column, pretty): %q, want %q", got, want)
+	}
+	if got, want := q("SELECT pg_get_indexdef(k.conindid) || ' / ' || pg_get_constraintdef(k.oid) || ' / ' || pg_get_constraintdef(k.oid, true) FROM pg_constraint k"),
+		"CREATE UNIQUE INDEX t_pkey ON public.t USING btree (a) / PRIMARY KEY (a) / PRIMARY KEY (a)"; got != want {
+		t.Fatalf("the primary key: %q, want %q", got, want)
+	}
+	if got, want := q("SELECT coalesce(pg_get_viewdef(0), 'null') || ' ' || coalesce(pg_get_constraintdef(NULL), 'null')"), "null null"; got != want {
+		t.Fatalf("no such object: %q, want %q", got, want)
+	}
+	if got, want := q("SELECT matviewname || ' ' || definition FROM pg_matviews"), "m SELECT count(*) AS n FROM t"; got != want {
+		t.Fatalf("pg_matviews: %q, want %q", got, want)
+	}
+	env.failsWith(s, "SELECT pg_get_viewdef(1, true, 3)", "42883")
+	env.failsWith(s, "SELECT pg_get_viewdef(no_such_column)", "42703")
+
+	// A prepared statement's parameter is the macro's argument, and the
+	// statement follows DDL made after it was prepared.
+	ctx := context.Background()
+	ps, err := s.Parse(ctx, "SELECT pg_get_viewdef(oid) FROM pg_class WHERE relname = $1", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(name string) string {
+		t.Helper()
+		p, err := ps.Bind(ctx, [][]byte{[]byte(name)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := &recorder{}
+		if _, err := p.Execute(ctx, 0, r); err != nil {
+			t.Fatal(err)
+		}
+		return strings.Join(sortedCopy(r.rows), " ")
+	}
+	if got, want := run("v"), "SELECT a FROM t WHERE a > 1"; got != want {
+		t.Fatalf("prepared pg_get_viewdef: %q, want %q", got, want)
+	}
+	env.exec(s, "CREATE VIEW w AS SELECT 2 AS two")
+	if got, want := run("w"), "SELECT 2 AS two"; got != want {
+		t.Fatalf("prepared pg_get_viewdef after CREATE VIEW: %q, want %q", got, want)
+	}
+}
+
+// pg_settings shows the session's own values, follows SET, and is never
+// held past a statement; pg_proc and pg_stat_user_tables exist and are
+// empty.
+func TestPgSettings(t *testing.T) {
+	env := openSQL(t, t.TempDir())
+	defer env.e.Close()
+	s := env.session()
+	const q = "SELECT setting || ' ' || source || ' ' || context FROM pg_settings WHERE name = 'statement_timeout'"
+	if got, want := env.query(s, q), "0 default user"; got != want {
+		t.Fatalf("pg_settings: %q, want %q", got, want)
+	}
+	env.exec(s, "SET statement_timeout = '5s'")
+	if got, want := env.query(s, q), "5s session user"; got != want {
+		t.Fatalf("pg_settings after SET: %q, want %q", got, want)
+	}
+	if got, want := env.query(s, "SELECT setting FROM pg_catalog.pg_settings WHERE name='max_index_keys'"), "32"; got != want {
+		t.Fatalf("max_index_keys: %q, want %q", got, want)
+	}
+	if got, want := env.query(env.session(), q), "0 default user"; got != want {
+		t.Fatalf("another session's pg_settings: %q, want %q", got, want)
+	}
+	env.failsWith(s, "CREATE MATERIALIZED VIEW ms AS SELECT name FROM pg_settings", "0A000")
+	for _, rel := range []string{"pg_proc", "pg_stat_user_tables"} {
+		if got := env.query(s, "SELECT count(*) FROM pg_catalog."+rel); got != "0" {
+			t.Fatalf("%s: %q rows", rel, got)
+		}
+	}
+}
+
+// The privilege functions are true (there are no privileges to check),
+// and the function-description functions NULL (pg_proc lists no
+// function); a wrong number of arguments is 42883.
+func TestMorePrivilegeAndFunctionFuncs(t *testing.T) {
+	env := openSQL(t, t.TempDir())
+	defer env.e.Close()
+	s := env.session()
+	env.exec(s, "CREATE TABLE t (a int)")
+	const q = `SELECT has_any_column_privilege(current_user, 't', 'select')::text || ' ' ||
+		has_column_privilege('t', 'a', 'update')::text || ' ' ||
+		has_database_privilege(current_database(), 'connect')::text || ' ' ||
+		coalesce(pg_get_function_result(0), 'null') || ' ' || coalesce(pg_get_function_arguments(1), 'null')`
+	if got, want := env.query(s, q), "true true true null null"; got != want {
+		t.Fatalf("%q, want %q", got, want)
+	}
+	env.failsWith(s, "SELECT has_column_privilege('t', 'select')", "42883")
+}

@@ -1,0 +1,99 @@
+package planner
+
+import (
+	"sync"
+
+	pg "github.com/pganalyze/pg_query_go/v5"
+	"google.golang.org/protobuf/proto"
+
+	"freshet/sqlerr"
+)
+
+// catalogMacros are the catalog functions whose value is read from a
+// built-in relation: a call is bound as the scalar subquery its template
+// gives for its number of arguments, with $1, $2, … standing for the
+// call's arguments. pg_catalog.freshet_definitions holds the texts the
+// pg_get_*def functions return (coord/builtin_defs.go); a name or OID
+// it does not hold gives NULL, as PostgreSQL's functions do for an OID
+// that names no object.
+var catalogMacros = map[string]map[int]string{
+	"pg_get_viewdef": {
+		1: "SELECT definition FROM pg_catalog.freshet_definitions WHERE oid = $1 AND kind = 'v' AND n = 0",
+		// The second argument asks for pretty-printing; Freshet
+		// returns the text the view was created with either way.
+		2: "SELECT definition FROM pg_catalog.freshet_definitions WHERE oid = $1 AND kind = 'v' AND n = 0 AND $2 IS NOT NULL",
+	},
+	"pg_get_indexdef": {
+		1: "SELECT definition FROM pg_catalog.freshet_definitions WHERE oid = $1 AND kind = 'i' AND n = 0",
+		// pg_get_indexdef(index, column, pretty): column 0 is the whole
+		// CREATE INDEX, column k the k-th key.
+		3: "SELECT definition FROM pg_catalog.freshet_definitions WHERE oid = $1 AND kind = 'i' AND n = $2 AND $3 IS NOT NULL",
+	},
+	"pg_get_constraintdef": {
+		1: "SELECT definition FROM pg_catalog.freshet_definitions WHERE oid = $1 AND kind = 'c' AND n = 0",
+		2: "SELECT definition FROM pg_catalog.freshet_definitions WHERE oid = $1 AND kind = 'c' AND n = 0 AND $2 IS NOT NULL",
+	},
+}
+
+var (
+	macroTreesOnce sync.Once
+	macroTrees     map[string]map[int]*pg.SelectStmt
+)
+
+// parseMacros parses every template once.
+func parseMacros() {
+	macroTrees = map[string]map[int]*pg.SelectStmt{}
+	for name, byArgs := range catalogMacros {
+		macroTrees[name] = map[int]*pg.SelectStmt{}
+		for n, sql := range byArgs {
+			tree, err := pg.Parse(sql)
+			if err != nil || len(tree.Stmts) != 1 || tree.Stmts[0].Stmt.GetSelectStmt() == nil {
+				panic("catalog macro " + name + " does not parse: " + sql)
+			}
+			macroTrees[name][n] = tree.Stmts[0].Stmt.GetSelectStmt()
+		}
+	}
+}
+
+// bindCatalogMacro binds a call of a function of catalogMacros as its
+// scalar subquery; ok is false for any other name. The arguments are
+// bound first, in the caller's scope, so that the template's own column
+// names can never capture them; each $n of the template is then the n-th
+// argument, seen from inside the subquery.
+func (b *binder) bindCatalogMacro(name string, fc *pg.FuncCall, c *exprCtx) (s hscalar, ok bool, err error) {
+	if _, known := catalogMacros[name]; !known {
+		return nil, false, nil
+	}
+	args := make([]hscalar, 0, len(fc.Args))
+	for _, a := range fc.Args {
+		s, err := b.bindExpr(a, c)
+		if err != nil {
+			return nil, true, err
+		}
+		args = append(args, s)
+	}
+	macroTreesOnce.Do(parseMacros)
+	tmpl, found := macroTrees[name][len(args)]
+	if !found {
+		return nil, true, errNoFunction(name, args)
+	}
+	link := &pg.Node{Node: &pg.Node_SubLink{SubLink: &pg.SubLink{
+		SubLinkType: pg.SubLinkType_EXPR_SUBLINK,
+		Subselect:   &pg.Node{Node: &pg.Node_SelectStmt{SelectStmt: proto.Clone(tmpl).(*pg.SelectStmt)}},
+		Location:    fc.Location,
+	}}}
+	saved := b.macroArgs
+	b.macroArgs = args
+	defer func() { b.macroArgs = saved }()
+	s, err = b.bindExpr(link, c)
+	return s, true, err
+}
+
+// macroArg is $n of a catalog macro's template: the n-th argument of the
+// call, lifted into the template's subquery.
+func (b *binder) macroArg(n int) (hscalar, error) {
+	if n < 1 || n > len(b.macroArgs) {
+		return nil, sqlerr.AssertionFailedf("catalog macro reads $%d of %d arguments", n, len(b.macroArgs))
+	}
+	return lift(b.macroArgs[n-1]), nil
+}
