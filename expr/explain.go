@@ -45,7 +45,7 @@ func explain(b *strings.Builder, r Relation, depth int) {
 		}
 		fmt.Fprintf(b, "Project (%s)", strings.Join(cols, ", "))
 	case FlatMap:
-		fmt.Fprintf(b, "FlatMap generate_series(%s)", scalars(n.Args))
+		fmt.Fprintf(b, "FlatMap %s(%s)", n.Func, scalars(n.Args))
 	case Join:
 		classes := make([]string, len(n.Equivalences))
 		for i, c := range n.Equivalences {

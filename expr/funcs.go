@@ -164,6 +164,17 @@ const (
 	// FormatType(oid, typmod) is format_type: a type's SQL name with its
 	// modifier (none for a NULL typmod), NULL for a NULL oid.
 	FormatType
+	// The array functions (array_funcs.go).
+	ArrayConstruct
+	ArraySubscript
+	ArrayAny
+	ArrayAll
+	ArrayToString
+	ArrayLength
+	ArrayLower
+	ArrayUpper
+	Cardinality
+	StringToArray
 )
 
 var variadicNames = map[VariadicFunc]string{Coalesce: "coalesce", Greatest: "greatest", Least: "least",
@@ -174,6 +185,9 @@ var variadicNames = map[VariadicFunc]string{Coalesce: "coalesce", Greatest: "gre
 	CurrentSchema: "current_schema", CurrentSetting: "current_setting", SetConfig: "set_config",
 	BackendPID: "pg_backend_pid", PostmasterStartTime: "pg_postmaster_start_time",
 	EncodingToChar: "pg_encoding_to_char", QuoteIdent: "quote_ident",
-	CancelBackend: "pg_cancel_backend", TerminateBackend: "pg_terminate_backend", FormatType: "format_type"}
+	CancelBackend: "pg_cancel_backend", TerminateBackend: "pg_terminate_backend", FormatType: "format_type",
+	ArrayConstruct: "array", ArraySubscript: "subscript", ArrayAny: "any", ArrayAll: "all",
+	ArrayToString: "array_to_string", ArrayLength: "array_length", ArrayLower: "array_lower",
+	ArrayUpper: "array_upper", Cardinality: "cardinality", StringToArray: "string_to_array"}
 
 func (f VariadicFunc) String() string { return variadicNames[f] }

@@ -180,7 +180,7 @@ func (in *interpreter) flatMap(n FlatMap) ([]Row, error) {
 				return nil, err
 			}
 		}
-		vals, err := generateSeries(args, n.Type)
+		vals, err := EvalTableFunc(n.Func, args, n.Type)
 		if err != nil {
 			return nil, err
 		}
@@ -194,10 +194,16 @@ func (in *interpreter) flatMap(n FlatMap) ([]Row, error) {
 // EvalTableFunc evaluates a table function over its arguments and returns
 // the values of the column it appends, one per output row.
 func EvalTableFunc(f TableFunc, args []repr.Datum, t repr.Type) ([]repr.Datum, error) {
-	if f != GenerateSeries {
-		return nil, sqlerr.AssertionFailedf("unknown table function %d", f)
+	switch f {
+	case GenerateSeries:
+		return generateSeries(args, t)
+	case Unnest:
+		if args[0].IsNull() {
+			return nil, nil
+		}
+		return args[0].ArrayElems(t)
 	}
-	return generateSeries(args, t)
+	return nil, sqlerr.AssertionFailedf("unknown table function %d", f)
 }
 
 // generateSeries yields start, start+step, … up to stop inclusive; no
@@ -346,7 +352,7 @@ func aggregate(a Aggregate, rows []Row) (repr.Datum, error) {
 		if err != nil {
 			return repr.Null, err
 		}
-		if v.IsNull() || r.Diff <= 0 {
+		if (v.IsNull() && a.Func != ArrayAgg) || r.Diff <= 0 {
 			continue
 		}
 		n := r.Diff
@@ -414,6 +420,20 @@ func aggregate(a Aggregate, rows []Row) (repr.Datum, error) {
 			}
 		}
 		return best, nil
+	case ArrayAgg:
+		if len(vals) == 0 {
+			return repr.Null, nil
+		}
+		var elems []repr.Datum
+		for _, v := range vals {
+			for i := int64(0); i < v.n; i++ {
+				elems = append(elems, v.v)
+			}
+		}
+		slices.SortFunc(elems, repr.Compare)
+		// NULLs sort last: the first element, if any is not NULL, has
+		// the elements' kind.
+		return repr.NewArray(elems[0].Kind().Type(), elems), nil
 	case StringAgg:
 		if len(vals) == 0 {
 			return repr.Null, nil

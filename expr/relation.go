@@ -70,7 +70,14 @@ type TableFunc uint8
 const (
 	// GenerateSeries(start, stop[, step]) over integers yields one column.
 	GenerateSeries TableFunc = iota + 1
+	// Unnest(array) yields the array's elements, NULLs included, in
+	// order; nothing for a NULL array.
+	Unnest
 )
+
+var tableFuncNames = map[TableFunc]string{GenerateSeries: "generate_series", Unnest: "unnest"}
+
+func (f TableFunc) String() string { return tableFuncNames[f] }
 
 // FlatMap appends the columns of Func(Args) to each input row, one output
 // row per row the function yields.
@@ -107,9 +114,13 @@ const (
 	// them, in bytewise order of the values so that the result does not
 	// depend on arrival order; NULL when there are none.
 	StringAgg
+	// ArrayAgg collects the values, NULLs included, into an array, in
+	// the order of Compare (NULLs last) so that the result does not
+	// depend on arrival order; NULL when there are no rows.
+	ArrayAgg
 )
 
-var aggNames = map[AggregateFunc]string{Count: "count", Sum: "sum", Min: "min", Max: "max", StringAgg: "string_agg"}
+var aggNames = map[AggregateFunc]string{Count: "count", Sum: "sum", Min: "min", Max: "max", StringAgg: "string_agg", ArrayAgg: "array_agg"}
 
 func (f AggregateFunc) String() string { return aggNames[f] }
 
@@ -127,6 +138,8 @@ type Aggregate struct {
 func (a Aggregate) Typ(input []ColumnType) ColumnType {
 	t := a.Expr.Typ(input).Type
 	switch a.Func {
+	case ArrayAgg:
+		return ColumnType{Type: repr.ArrayOf(t), Nullable: true}
 	case Count:
 		return ColumnType{Type: repr.Int8}
 	case Sum:

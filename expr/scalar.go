@@ -329,6 +329,9 @@ func (c CallVariadic) Eval(row []repr.Datum) (repr.Datum, error) {
 		}
 		return repr.NewText(t), nil
 	}
+	if c.Func.isArray() {
+		return c.evalArray(row)
+	}
 	return repr.Null, sqlerr.AssertionFailedf("unknown variadic function %d", c.Func)
 }
 
@@ -411,6 +414,9 @@ var arithOps = map[BinaryFunc]repr.ArithOp{
 
 // Typ implements Scalar.
 func (c CallVariadic) Typ(input []ColumnType) ColumnType {
+	if c.Func.isArray() {
+		return c.arrayTyp(input)
+	}
 	t := ColumnType{Nullable: true}
 	for i, a := range c.Args {
 		at := a.Typ(input)

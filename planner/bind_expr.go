@@ -34,11 +34,15 @@ func (b *binder) bindExprNode(n *pg.Node, c *exprCtx) (hscalar, error) {
 		}
 		return b.param(int(x.ParamRef.Number))
 	case *pg.Node_TypeCast:
-		arg, err := b.bindExpr(x.TypeCast.Arg, c)
+		t, err := b.typeFromName(x.TypeCast.TypeName)
 		if err != nil {
 			return nil, err
 		}
-		t, err := b.typeFromName(x.TypeCast.TypeName)
+		if ae := x.TypeCast.Arg.GetAArrayExpr(); ae != nil && len(ae.Elements) == 0 && t.IsArray() {
+			// ARRAY[]::t is the empty array of t.
+			return hLiteral{v: repr.NewArray(t.Elem(), nil), t: t}, nil
+		}
+		arg, err := b.bindExpr(x.TypeCast.Arg, c)
 		if err != nil {
 			return nil, err
 		}
@@ -94,9 +98,9 @@ func (b *binder) bindExprNode(n *pg.Node, c *exprCtx) (hscalar, error) {
 	case *pg.Node_RowExpr:
 		return nil, unsupported("row constructors")
 	case *pg.Node_AArrayExpr:
-		return nil, unsupported("arrays")
+		return b.bindArrayExpr(x.AArrayExpr, c)
 	case *pg.Node_AIndirection:
-		return nil, unsupported("subscripts and field selection")
+		return b.bindIndirection(x.AIndirection, c)
 	case *pg.Node_CollateClause:
 		return b.bindCollate(x.CollateClause, c)
 	case *pg.Node_GroupingFunc:
@@ -188,9 +192,6 @@ func (b *binder) typeFromName(tn *pg.TypeName) (repr.Type, error) {
 	if tn.Setof || tn.PctType {
 		return repr.Type{}, unsupported("this type name")
 	}
-	if len(tn.ArrayBounds) > 0 {
-		return repr.Type{}, unsupported("array types")
-	}
 	var names []string
 	for _, n := range tn.Names {
 		names = append(names, n.GetString_().GetSval())
@@ -213,6 +214,14 @@ func (b *binder) typeFromName(tn *pg.TypeName) (repr.Type, error) {
 	t, err := repr.TypeFromName(name, mods)
 	if err != nil {
 		return repr.Type{}, errorAt(err, b.sql, tn.Location)
+	}
+	if len(tn.ArrayBounds) > 0 {
+		// int[], int[3] and int[][] are all int[]: PostgreSQL enforces
+		// neither the size nor the number of dimensions.
+		if t.ArrayOID() == 0 && !t.IsArray() {
+			return repr.Type{}, errorAt(sqlerr.New(sqlerr.UndefinedObject, "type %s[] does not exist", t), b.sql, tn.Location)
+		}
+		t = repr.ArrayOf(t)
 	}
 	return t, nil
 }
@@ -295,7 +304,7 @@ func (b *binder) bindAExpr(e *pg.A_Expr, c *exprCtx) (hscalar, error) {
 		}
 		return b.bindLike(op, l, r)
 	case pg.A_Expr_Kind_AEXPR_OP_ANY, pg.A_Expr_Kind_AEXPR_OP_ALL:
-		return nil, unsupported("ANY and ALL over arrays")
+		return b.bindArrayQuantified(e, op, c)
 	}
 	return nil, unsupported("operator expression")
 }
@@ -589,7 +598,7 @@ func (b *binder) bindSubLink(l *pg.SubLink, c *exprCtx) (hscalar, error) {
 	switch l.SubLinkType {
 	case pg.SubLinkType_EXISTS_SUBLINK, pg.SubLinkType_EXPR_SUBLINK, pg.SubLinkType_ANY_SUBLINK, pg.SubLinkType_ALL_SUBLINK:
 	case pg.SubLinkType_ARRAY_SUBLINK:
-		return nil, unsupported("ARRAY subqueries")
+		return b.bindArraySubLink(l, c)
 	default:
 		return nil, unsupported("comparing a row with a subquery")
 	}

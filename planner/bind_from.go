@@ -208,6 +208,9 @@ func (b *binder) bindRangeFunction(rf *pg.RangeFunction, left hrel, sc *scope) (
 	if err != nil {
 		return nil, nil, errorAt(err, b.sql, fc.Location)
 	}
+	if name == "unnest" {
+		return b.bindUnnest(rf, fc, left, sc)
+	}
 	if name != "generate_series" {
 		if knownFunctions[name] || aggregateNames[name] {
 			return nil, nil, errorAt(unsupported("function %s in FROM", name), b.sql, fc.Location)

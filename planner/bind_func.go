@@ -14,6 +14,7 @@ import (
 var aggregateNames = map[string]bool{
 	"count": true, "sum": true, "avg": true, "min": true, "max": true,
 	"bool_and": true, "bool_or": true, "every": true, "string_agg": true,
+	"array_agg": true,
 }
 
 // knownFunctions are PostgreSQL functions that exist but that the
@@ -27,11 +28,11 @@ var knownFunctions = map[string]bool{
 	"to_timestamp": true, "age": true,
 	"current_timestamp": true, "clock_timestamp": true, "statement_timestamp": true,
 	"random": true, "trunc": true, "sqrt": true, "power": true, "pow": true, "exp": true, "ln": true,
-	"log": true, "sign": true, "array_agg": true, "json_agg": true, "jsonb_agg": true,
+	"log": true, "sign": true, "json_agg": true, "jsonb_agg": true,
 	"stddev": true, "stddev_pop": true, "stddev_samp": true, "variance": true, "var_pop": true,
 	"var_samp": true, "row_number": true, "rank": true, "dense_rank": true, "lag": true, "lead": true,
 	"first_value": true, "last_value": true, "nextval": true, "pg_typeof": true,
-	"format": true, "regexp_matches": true, "unnest": true, "to_json": true,
+	"format": true, "regexp_matches": true, "to_json": true,
 	"date": true, "timezone": true, "make_date": true, "justify_days": true, "justify_hours": true,
 }
 
@@ -82,6 +83,9 @@ func (b *binder) bindFunc(fc *pg.FuncCall, c *exprCtx) (hscalar, error) {
 		return s, err
 	}
 	if s, ok, err := b.bindSessionFunc(name, args); ok || err != nil {
+		return s, err
+	}
+	if s, ok, err := b.bindArrayFunc(name, args); ok || err != nil {
 		return s, err
 	}
 	switch {
@@ -383,6 +387,15 @@ func (b *binder) aggregateArg(name string, arg hscalar) (hscalar, error) {
 		case repr.KindText, repr.KindVarchar, repr.KindBpchar:
 			return b.coerceTo(arg, repr.Text)
 		}
+	case "array_agg":
+		switch {
+		case k == repr.KindUnknown:
+			return b.coerceTo(arg, repr.Text)
+		case k == repr.KindArray:
+			return nil, unsupported("array_agg of arrays (arrays of more than one dimension)")
+		case t.ArrayOID() != 0:
+			return arg, nil
+		}
 	case "bool_and", "bool_or", "every":
 		if k == repr.KindUnknown {
 			return b.coerceTo(arg, repr.Bool)
@@ -408,6 +421,8 @@ func aggResultType(a hAgg) repr.Type {
 		return repr.Numeric
 	case "sum":
 		return aggregateType(expr.Sum, a.arg.typ().Type).Type
+	case "array_agg":
+		return repr.ArrayOf(a.arg.typ().Type)
 	}
 	return a.arg.typ().Type
 }

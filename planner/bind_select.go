@@ -598,6 +598,11 @@ func figureColnameStrength(n *pg.Node) (string, int) {
 		return "case", 1
 	case *pg.Node_CoalesceExpr:
 		return "coalesce", 2
+	case *pg.Node_AArrayExpr:
+		return "array", 2
+	case *pg.Node_AIndirection:
+		// a[i] is named as a is.
+		return figureColnameStrength(x.AIndirection.Arg)
 	case *pg.Node_MinMaxExpr:
 		if x.MinMaxExpr.Op == pg.MinMaxOp_IS_GREATEST {
 			return "greatest", 2

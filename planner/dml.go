@@ -190,7 +190,7 @@ func (p *planner) insert(is *pg.InsertStmt) (Statement, error) {
 		want := make([]repr.Type, len(cols))
 		for j, c := range cols {
 			want[j] = types[c]
-			if have[j].Type.Kind() != repr.KindUnknown && repr.CastContextOf(have[j].Type.Kind(), want[j].Kind()) < repr.CastAssignment {
+			if have[j].Type.Kind() != repr.KindUnknown && repr.TypeCastContext(have[j].Type, want[j]) < repr.CastAssignment {
 				return nil, errAssignType(r.Columns[c].Name, want[j], have[j].Type)
 			}
 		}

@@ -169,6 +169,8 @@ func (g *grouping) aggregate(a hAgg) (hscalar, error) {
 		return col(expr.Max), nil
 	case "string_agg":
 		return col(expr.StringAgg), nil
+	case "array_agg":
+		return col(expr.ArrayAgg), nil
 	case "avg":
 		// avg is sum / count, computed in numeric (float8 for floats) as
 		// PostgreSQL does: avg of 1 and 2 is 1.5000000000000000.

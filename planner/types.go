@@ -232,6 +232,14 @@ func resolveBinary(fn expr.BinaryFunc, op string, l, r repr.Type) (lt, rt, res r
 			}
 		case lk == rk && (lk == repr.KindBool || lk == repr.KindInterval):
 			t = lk.Type()
+		case lk == repr.KindArray && rk == repr.KindArray:
+			// Arrays compare element by element, in the elements'
+			// common type.
+			et, _, _, err := resolveBinary(fn, op, l.Elem(), r.Elem())
+			if err != nil {
+				return l, r, l, errNoOperator(op, l, r)
+			}
+			t = repr.ArrayOf(et)
 		default:
 			return l, r, l, errNoOperator(op, l, r)
 		}
@@ -283,11 +291,11 @@ func (b *binder) coerce(s hscalar, t repr.Type, ctx repr.CastContext) (hscalar, 
 	if from == t {
 		return s, true, nil
 	}
-	if from.Kind() == t.Kind() && t == t.Base() {
+	if from.Base() == t.Base() && t == t.Base() {
 		// Dropping a modifier (varchar(10) to varchar) changes no value.
 		return s, true, nil
 	}
-	if repr.CastContextOf(from.Kind(), t.Kind()) < ctx {
+	if repr.TypeCastContext(from, t) < ctx {
 		return nil, false, nil
 	}
 	return hCast{arg: s, to: t, assign: ctx == repr.CastAssignment}, true, nil
@@ -296,7 +304,7 @@ func (b *binder) coerce(s hscalar, t repr.Type, ctx repr.CastContext) (hscalar, 
 // explicitCast builds CAST(s AS t).
 func (b *binder) explicitCast(s hscalar, t repr.Type) (hscalar, error) {
 	from := s.typ().Type
-	if from.Kind() != repr.KindUnknown && repr.CastContextOf(from.Kind(), t.Kind()) < repr.CastExplicit {
+	if from.Kind() != repr.KindUnknown && repr.TypeCastContext(from, t) < repr.CastExplicit {
 		return nil, sqlerr.New(sqlerr.CannotCoerce, "cannot cast type %s to %s", typeName(from), typeName(t))
 	}
 	if l, ok := s.(hLiteral); ok && from.Kind() == repr.KindUnknown {
@@ -356,15 +364,15 @@ func unifyTypes(ts []repr.Type, context string) (repr.Type, error) {
 		if t == res {
 			continue
 		}
-		if t.Kind() == res.Kind() {
+		if t.Base() == res.Base() {
 			res = res.Base()
 			continue
 		}
 		if t.Category() != res.Category() {
 			return repr.Type{}, sqlerr.New(sqlerr.DatatypeMismatch, "%s types %s and %s cannot be matched", context, typeName(res), typeName(t))
 		}
-		if !res.Preferred() && repr.CastContextOf(res.Kind(), t.Kind()) == repr.CastImplicit &&
-			repr.CastContextOf(t.Kind(), res.Kind()) != repr.CastImplicit {
+		if !res.Preferred() && repr.TypeCastContext(res, t) == repr.CastImplicit &&
+			repr.TypeCastContext(t, res) != repr.CastImplicit {
 			res = t
 		}
 	}

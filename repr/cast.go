@@ -33,6 +33,8 @@ func cast(d Datum, to Type, assign bool) (Datum, error) {
 	}
 	from := d.kind
 	switch {
+	case from == KindArray && to.kind == KindArray:
+		return castArray(d, to, assign)
 	case to.kind.IsString():
 		return castToString(d, to, assign)
 	case from.IsString():

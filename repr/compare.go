@@ -29,6 +29,8 @@ import (
 //     rows faithful to the values written, at the cost of GROUP BY,
 //     DISTINCT and joins telling them apart. The SQL operators = and <
 //     on intervals must use CompareIntervals, which follows PostgreSQL.
+//   - Arrays compare element by element, NULL elements last, and a
+//     prefix sorts before the longer array, as PostgreSQL's do.
 //   - Datums of different type families (an integer and a numeric,
 //     text and a date) are ordered by family, never by value: the
 //     planner casts operands to one type before comparing.
@@ -53,6 +55,9 @@ func Compare(a, b Datum) int {
 		return compareNumerics(a.num, b.num)
 	case KindText, KindVarchar, KindBpchar, KindUnknown:
 		return strings.Compare(comparableString(a), comparableString(b))
+	case KindArray:
+		// The bodies are order-preserving encodings (array.go).
+		return strings.Compare(a.s, b.s)
 	case KindInterval:
 		x, y := a.Interval(), b.Interval()
 		if c := CompareIntervals(x, y); c != 0 {

@@ -39,6 +39,8 @@ func family(k Kind) byte {
 		return tagTimestampTZ
 	case KindInterval:
 		return tagInterval
+	case KindArray:
+		return tagArray
 	}
 	return tagNull
 }
@@ -98,6 +100,12 @@ func datumLen(b []byte) (int, error) {
 		n = 5
 	case tag == tagInterval:
 		n = 25
+	case tag == tagArray:
+		m, _, err := arrayBodyLen(b[1:])
+		if err != nil {
+			return 0, err
+		}
+		n = 1 + m
 	case tag == tagNumNeg || tag == tagNumPos:
 		// Exponent, then digit bytes up to the terminator (0x00, or
 		// 0xff complemented).
@@ -223,6 +231,18 @@ func decodeDatum(b []byte, t Type) (Datum, int, error) {
 			}
 		}
 		return NewString(t.kind, s), n, nil
+	case KindArray:
+		_, count, err := arrayBodyLen(body)
+		if err != nil {
+			return Null, 0, err
+		}
+		d := Datum{kind: KindArray, valid: true, i: int64(t.elem), j: int64(count), s: string(body)}
+		// Every element must be a value of the element type: a corrupt
+		// row is an error here, never a surprise where it is printed.
+		if _, err := d.ArrayElems(t.Elem()); err != nil {
+			return Null, 0, err
+		}
+		return d, n, nil
 	case KindDate:
 		return NewDate(int32(binary.BigEndian.Uint32(body) ^ 1<<31)), n, nil
 	case KindTimestamp, KindTimestampTZ:

@@ -38,6 +38,8 @@ import (
 //	             bit flipped, then months and days as int32, sign bits
 //	             flipped. The fields after the span keep '1 mon' and
 //	             '30 days' apart (see Compare).
+//	array        0xA0, then each element's encoding preceded by 0x01,
+//	             then 0x00 (see array.go)
 //	NULL         0xFF; no body
 const (
 	tagFalse       = 0x10
@@ -91,6 +93,8 @@ func AppendDatum(buf []byte, d Datum) []byte {
 		return binary.BigEndian.AppendUint64(append(buf, tagTimestamp), uint64(d.i)^1<<63)
 	case KindTimestampTZ:
 		return binary.BigEndian.AppendUint64(append(buf, tagTimestampTZ), uint64(d.i)^1<<63)
+	case KindArray:
+		return append(append(buf, tagArray), d.s...)
 	case KindInterval:
 		v := d.Interval()
 		hi, lo := intervalSpan(v)

@@ -47,6 +47,8 @@ func ParseText(t Type, s string) (Datum, error) {
 		return parseTimestamp(t, s)
 	case KindInterval:
 		return parseInterval(s)
+	case KindArray:
+		return parseArray(t, s)
 	}
 	return Null, sqlerr.AssertionFailedf("ParseText: unknown kind %d", t.kind)
 }

@@ -43,6 +43,8 @@ func AppendText(buf []byte, d Datum) []byte {
 		return appendTimestamp(buf, d.i, true)
 	case KindInterval:
 		return appendInterval(buf, d.Interval())
+	case KindArray:
+		return appendArrayText(buf, d)
 	}
 	return buf
 }

@@ -23,6 +23,9 @@ const (
 	KindTimestamp
 	KindTimestampTZ
 	KindInterval
+	// KindArray is a one-dimensional array; its Type holds the element's
+	// kind and modifiers (array.go).
+	KindArray
 	numKinds
 )
 
@@ -52,6 +55,9 @@ var kinds = [numKinds]kindInfo{
 	KindTimestamp:   {1114, 1115, "timestamp", "timestamp without time zone", 8, 'D', false},
 	KindTimestampTZ: {1184, 1185, "timestamptz", "timestamp with time zone", 8, 'D', true},
 	KindInterval:    {1186, 1187, "interval", "interval", 16, 'T', true},
+	// An array type's OID and name are its element's typarray and
+	// "_"+typname (see Type.OID, Type.Name).
+	KindArray: {0, 0, "anyarray", "anyarray", -1, 'A', false},
 }
 
 // String returns the kind's pg_type.typname, such as "int4".
@@ -99,6 +105,10 @@ type Type struct {
 	// with the digits that PostgreSQL's division gives a quotient of its
 	// size. Invariant: false for every other type.
 	quotient bool
+	// elem is the element kind of an array (kind KindArray), whose other
+	// fields are then the element's modifiers. Invariant: KindUnknown
+	// for every other kind, never KindArray.
+	elem Kind
 }
 
 // Limits on type modifiers, as in PostgreSQL.
@@ -154,14 +164,25 @@ func TimestampTZOf(p int) Type { return Type{kind: KindTimestampTZ, prec: int8(p
 func (t Type) Kind() Kind { return t.kind }
 
 // OID returns the PostgreSQL object id of t's base type (pg_type.oid).
-func (t Type) OID() uint32 { return kinds[t.kind].oid }
+func (t Type) OID() uint32 {
+	if t.kind == KindArray {
+		return kinds[t.elem].arrayOID
+	}
+	return kinds[t.kind].oid
+}
 
 // ArrayOID returns the OID of the array type over t (pg_type.typarray),
-// or 0 if there is none.
+// or 0 if there is none (an array type has none).
 func (t Type) ArrayOID() uint32 { return kinds[t.kind].arrayOID }
 
-// Name returns pg_type.typname of t's base type, such as "int4".
-func (t Type) Name() string { return kinds[t.kind].typname }
+// Name returns pg_type.typname of t's base type, such as "int4", or
+// "_int4" for an array of int4.
+func (t Type) Name() string {
+	if t.kind == KindArray {
+		return "_" + kinds[t.elem].typname
+	}
+	return kinds[t.kind].typname
+}
 
 // Typlen returns pg_type.typlen: the fixed size of a value in bytes, -1
 // for variable-length types, -2 for unknown. RowDescription sends it.
@@ -175,13 +196,17 @@ func (t Type) Category() byte { return kinds[t.kind].category }
 // (pg_type.typispreferred).
 func (t Type) Preferred() bool { return kinds[t.kind].preferred }
 
-// Base returns t without its modifiers: varchar for varchar(10).
-func (t Type) Base() Type { return Type{kind: t.kind} }
+// Base returns t without its modifiers: varchar for varchar(10),
+// varchar[] for varchar(10)[].
+func (t Type) Base() Type { return Type{kind: t.kind, elem: t.elem} }
 
 // Typmod returns PostgreSQL's type modifier (atttypmod) for t, or -1 when
 // t has none: n+4 for varchar(n) and char(n), ((p<<16)|(s&0x7ff))+4 for
 // numeric(p,s), p for timestamp(p).
 func (t Type) Typmod() int32 {
+	if t.kind == KindArray {
+		return t.Elem().Typmod()
+	}
 	switch t.kind {
 	case KindVarchar, KindBpchar:
 		if t.width > 0 {
@@ -263,6 +288,9 @@ func (t Type) DisplayScale() int {
 // typmod: "integer", "character varying(10)", "numeric(10,2)",
 // "timestamp(3) with time zone", "bpchar" (char without a length).
 func (t Type) String() string {
+	if t.kind == KindArray {
+		return t.Elem().String() + "[]"
+	}
 	info := kinds[t.kind]
 	switch t.kind {
 	case KindVarchar, KindBpchar:

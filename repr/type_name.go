@@ -61,6 +61,13 @@ var unsupportedTypes = map[string]bool{
 // and 0A000 for types repr does not support yet.
 func TypeFromName(name string, mods []int32) (Type, error) {
 	base := strings.TrimPrefix(name, "pg_catalog.")
+	if elem, ok := strings.CutPrefix(base, "_"); ok {
+		// PostgreSQL names an array type "_" and its element's typname.
+		if k, ok := typeNames[elem]; ok && kinds[k].typname == elem && kinds[k].arrayOID != 0 {
+			t, err := TypeFromName(elem, mods)
+			return ArrayOf(t), err
+		}
+	}
 	kind, ok := typeNames[base]
 	if !ok {
 		if unsupportedTypes[base] {

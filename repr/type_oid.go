@@ -5,8 +5,14 @@ package repr
 // The unknown type's OID (705) maps to Unknown.
 func TypeFromOID(oid uint32) (Type, bool) {
 	for k := KindUnknown; k < numKinds; k++ {
+		if k == KindArray {
+			continue
+		}
 		if kinds[k].oid == oid {
 			return Type{kind: k}, true
+		}
+		if kinds[k].arrayOID == oid && oid != 0 {
+			return ArrayOf(Type{kind: k}), true
 		}
 	}
 	return Type{}, false
@@ -23,14 +29,12 @@ func FormatType(oid uint32, typmod int32, hasMod bool) string {
 	if !hasMod {
 		typmod = -1
 	}
-	for k := KindUnknown; k < numKinds; k++ {
-		if kinds[k].arrayOID == oid && oid != 0 {
-			return Type{kind: k}.withTypmod(typmod).String() + "[]"
-		}
-	}
 	t, ok := TypeFromOID(oid)
 	if !ok {
 		return "???"
+	}
+	if t.kind == KindArray {
+		return ArrayOf(t.Elem().withTypmod(typmod)).String()
 	}
 	return t.withTypmod(typmod).String()
 }

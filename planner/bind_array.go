@@ -1,0 +1,333 @@
+package planner
+
+import (
+	pg "github.com/pganalyze/pg_query_go/v5"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"freshet/expr"
+	"freshet/repr"
+	"freshet/sqlerr"
+)
+
+// bindArrayExpr binds ARRAY[e1, …]: the elements are cast to the type
+// they resolve to together, as a CASE's branches are. An empty ARRAY[]
+// needs a cast to give it a type (TypeCast binds ARRAY[]::t).
+func (b *binder) bindArrayExpr(ae *pg.A_ArrayExpr, c *exprCtx) (hscalar, error) {
+	if len(ae.Elements) == 0 {
+		return nil, errorAt(sqlerr.New(sqlerr.IndeterminateDatatype, "cannot determine type of empty array").
+			WithHint("Explicitly cast to the desired type, for example ARRAY[]::integer[]."), b.sql, ae.Location)
+	}
+	var elems []hscalar
+	for _, e := range ae.Elements {
+		s, err := b.bindExpr(e, c)
+		if err != nil {
+			return nil, err
+		}
+		if s.typ().Type.IsArray() {
+			return nil, errorAt(unsupported("arrays of more than one dimension"), b.sql, nodeLocation(e))
+		}
+		elems = append(elems, s)
+	}
+	elems, t, err := b.unify(elems, "ARRAY")
+	if err != nil {
+		return nil, errorAt(err, b.sql, ae.Location)
+	}
+	if t.ArrayOID() == 0 {
+		return nil, errorAt(sqlerr.New(sqlerr.UndefinedObject, "could not find array type for data type %s", typeName(t)), b.sql, ae.Location)
+	}
+	return hVariadic{fn: expr.ArrayConstruct, args: elems, t: expr.ColumnType{Type: repr.ArrayOf(t)}}, nil
+}
+
+// bindIndirection binds a[i] (and a[i][j] as far as one dimension
+// goes). Slices (a[1:2]) and field selection ((r).f) are not supported.
+func (b *binder) bindIndirection(ind *pg.A_Indirection, c *exprCtx) (hscalar, error) {
+	s, err := b.bindExpr(ind.Arg, c)
+	if err != nil {
+		return nil, err
+	}
+	for _, n := range ind.Indirection {
+		idx := n.GetAIndices()
+		if idx == nil {
+			return nil, unsupported("field selection")
+		}
+		if idx.IsSlice {
+			return nil, unsupported("array slices")
+		}
+		t := s.typ().Type
+		if t.Kind() == repr.KindUnknown {
+			return nil, sqlerr.New(sqlerr.IndeterminateDatatype, "cannot subscript a value of unknown type")
+		}
+		if !t.IsArray() {
+			return nil, sqlerr.New(sqlerr.DatatypeMismatch, "cannot subscript type %s because it does not support subscripting", typeName(t))
+		}
+		i, err := b.bindExpr(idx.Uidx, c)
+		if err != nil {
+			return nil, err
+		}
+		if i, err = b.coerceTo(i, repr.Int4); err != nil {
+			return nil, errorAt(sqlerr.New(sqlerr.DatatypeMismatch, "array subscript must have type integer"), b.sql, nodeLocation(idx.Uidx))
+		}
+		if _, ok := s.(hVariadic); ok && s.(hVariadic).fn == expr.ArraySubscript {
+			return nil, unsupported("arrays of more than one dimension")
+		}
+		s = hVariadic{fn: expr.ArraySubscript, args: []hscalar{s, i}, t: expr.ColumnType{Type: t.Elem(), Nullable: true}}
+	}
+	return s, nil
+}
+
+// quantifiedOps are the operators x op ANY/ALL (array) takes.
+var quantifiedOps = map[string]expr.BinaryFunc{
+	"=": expr.Eq, "<>": expr.NotEq, "!=": expr.NotEq, "<": expr.Lt, "<=": expr.Lte, ">": expr.Gt, ">=": expr.Gte,
+}
+
+// bindArrayQuantified binds x op ANY (array) and x op ALL (array). An
+// untyped literal array ('{1,2}') takes an array of x's type; otherwise
+// x and the elements are cast to the type they resolve to together.
+func (b *binder) bindArrayQuantified(e *pg.A_Expr, op string, c *exprCtx) (hscalar, error) {
+	fn, ok := quantifiedOps[op]
+	if !ok {
+		return nil, unsupported("operator %s with ANY or ALL", op)
+	}
+	x, a, err := b.bindPair(e.Lexpr, e.Rexpr, c)
+	if err != nil {
+		return nil, err
+	}
+	at := a.typ().Type
+	if at.Kind() == repr.KindUnknown {
+		xt := x.typ().Type
+		if xt.Kind() == repr.KindUnknown {
+			xt = repr.Text
+		}
+		if a, err = b.coerceTo(a, repr.ArrayOf(xt.Base())); err != nil {
+			return nil, errorAt(err, b.sql, nodeLocation(e.Rexpr))
+		}
+		at = a.typ().Type
+	}
+	if !at.IsArray() {
+		return nil, errorAt(sqlerr.New(sqlerr.WrongObjectType, "op ANY/ALL (array) requires array on right side"), b.sql, nodeLocation(e.Rexpr))
+	}
+	// Resolve the operand types as x op element would.
+	elem := hLiteral{v: repr.Null, t: at.Elem()}
+	cmp, err := b.binaryOp(op, x, elem)
+	if err != nil {
+		return nil, errorAt(err, b.sql, e.Location)
+	}
+	bin, ok := cmp.(hBinary)
+	if !ok {
+		return nil, unsupported("operator %s with ANY or ALL on type %s", op, typeName(at))
+	}
+	x = bin.left
+	if et := bin.right.typ().Type; et != at.Elem() {
+		if a, err = b.coerceTo(a, repr.ArrayOf(et)); err != nil {
+			return nil, errorAt(err, b.sql, nodeLocation(e.Rexpr))
+		}
+	}
+	q := expr.ArrayAny
+	if e.Kind == pg.A_Expr_Kind_AEXPR_OP_ALL {
+		q = expr.ArrayAll
+	}
+	opArg := hLiteral{v: repr.NewInt2(int16(fn)), t: repr.Int2}
+	return hVariadic{fn: q, args: []hscalar{x, a, opArg}, t: expr.ColumnType{Type: repr.Bool, Nullable: true}}, nil
+}
+
+// arrayFuncs are the array functions bound by bindArrayFunc, with their
+// numbers of arguments.
+var arrayFuncs = map[string]struct {
+	fn    expr.VariadicFunc
+	nargs []int
+}{
+	"array_to_string": {expr.ArrayToString, []int{2, 3}},
+	"array_length":    {expr.ArrayLength, []int{2}},
+	"array_lower":     {expr.ArrayLower, []int{2}},
+	"array_upper":     {expr.ArrayUpper, []int{2}},
+	"cardinality":     {expr.Cardinality, []int{1}},
+	"string_to_array": {expr.StringToArray, []int{2, 3}},
+}
+
+// bindArrayFunc binds a function of arrayFuncs; ok is false for any
+// other name.
+func (b *binder) bindArrayFunc(name string, args []hscalar) (s hscalar, ok bool, err error) {
+	f, known := arrayFuncs[name]
+	if !known {
+		return nil, false, nil
+	}
+	fits := false
+	for _, n := range f.nargs {
+		fits = fits || n == len(args)
+	}
+	if !fits {
+		return nil, true, errNoFunction(name, args)
+	}
+	out := make([]hscalar, len(args))
+	for i, a := range args {
+		want := repr.Text
+		switch {
+		case f.fn == expr.StringToArray:
+		case i == 0:
+			// The array: an untyped literal is text[].
+			t := a.typ().Type
+			if t.Kind() == repr.KindUnknown {
+				want = repr.ArrayOf(repr.Text)
+			} else if !t.IsArray() {
+				return nil, true, errNoFunction(name, args)
+			} else {
+				want = t
+			}
+		case f.fn == expr.ArrayLength || f.fn == expr.ArrayLower || f.fn == expr.ArrayUpper:
+			want = repr.Int4
+		}
+		c, err := b.coerceTo(a, want)
+		if err != nil {
+			return nil, true, errNoFunction(name, args)
+		}
+		out[i] = c
+	}
+	var t expr.ColumnType
+	switch f.fn {
+	case expr.ArrayToString:
+		t = expr.ColumnType{Type: repr.Text, Nullable: true}
+	case expr.StringToArray:
+		t = expr.ColumnType{Type: repr.ArrayOf(repr.Text), Nullable: true}
+	default:
+		t = expr.ColumnType{Type: repr.Int4, Nullable: true}
+	}
+	return hVariadic{fn: f.fn, args: out, t: t}, true, nil
+}
+
+// bindArraySubLink binds ARRAY(subquery) as the scalar subquery
+// (SELECT coalesce(array_agg(v), '{}') FROM (subquery) AS s(v)): the
+// subquery's rows as an array, empty when there are none. array_agg
+// orders its values ascending, so an ORDER BY of the subquery is kept
+// only when it asks for that order (ORDER BY 1, or the one output
+// column, ascending); any other order is not supported yet.
+func (b *binder) bindArraySubLink(l *pg.SubLink, c *exprCtx) (hscalar, error) {
+	sel := proto.Clone(l.Subselect.GetSelectStmt()).(*pg.SelectStmt)
+	if len(sel.TargetList) > 1 {
+		return nil, errorAt(sqlerr.New(sqlerr.SyntaxError, "subquery must return only one column"), b.sql, l.Location)
+	}
+	if len(sel.TargetList) == 1 {
+		if cr := sel.TargetList[0].GetResTarget().GetVal().GetColumnRef(); cr != nil && cr.Fields[len(cr.Fields)-1].GetAStar() != nil {
+			return nil, errorAt(unsupported("ARRAY(SELECT * …)"), b.sql, l.Location)
+		}
+	}
+	if len(sel.SortClause) > 0 {
+		if len(sel.SortClause) != 1 || !sortsByFirstColumnAscending(sel) {
+			return nil, errorAt(unsupported("ARRAY subqueries with an ORDER BY other than of their column, ascending"), b.sql, l.Location)
+		}
+		if sel.LimitCount == nil && sel.LimitOffset == nil {
+			sel.SortClause = nil
+		}
+	}
+	loc := l.Location
+	colRef := &pg.Node{Node: &pg.Node_ColumnRef{ColumnRef: &pg.ColumnRef{
+		Fields: []*pg.Node{pg.MakeStrNode("freshet_array_value")}, Location: loc}}}
+	agg := &pg.Node{Node: &pg.Node_FuncCall{FuncCall: &pg.FuncCall{
+		Funcname: []*pg.Node{pg.MakeStrNode("array_agg")}, Args: []*pg.Node{colRef},
+		Funcformat: pg.CoercionForm_COERCE_EXPLICIT_CALL, Location: loc}}}
+	empty := &pg.Node{Node: &pg.Node_AConst{AConst: &pg.A_Const{Val: &pg.A_Const_Sval{Sval: &pg.String{Sval: "{}"}}, Location: loc}}}
+	coalesce := &pg.Node{Node: &pg.Node_CoalesceExpr{CoalesceExpr: &pg.CoalesceExpr{Args: []*pg.Node{agg, empty}, Location: loc}}}
+	wrapper := &pg.SelectStmt{
+		TargetList: []*pg.Node{{Node: &pg.Node_ResTarget{ResTarget: &pg.ResTarget{Val: coalesce, Location: loc}}}},
+		FromClause: []*pg.Node{{Node: &pg.Node_RangeSubselect{RangeSubselect: &pg.RangeSubselect{
+			Subquery: &pg.Node{Node: &pg.Node_SelectStmt{SelectStmt: sel}},
+			Alias:    &pg.Alias{Aliasname: "freshet_array", Colnames: []*pg.Node{pg.MakeStrNode("freshet_array_value")}},
+		}}}},
+		LimitOption: pg.LimitOption_LIMIT_OPTION_DEFAULT,
+		Op:          pg.SetOperation_SETOP_NONE,
+	}
+	return b.bindSubLink(&pg.SubLink{
+		SubLinkType: pg.SubLinkType_EXPR_SUBLINK,
+		Subselect:   &pg.Node{Node: &pg.Node_SelectStmt{SelectStmt: wrapper}},
+		Location:    loc,
+	}, c)
+}
+
+// sortsByFirstColumnAscending reports whether sel's one ORDER BY item is
+// its first output column, by position or as written, ascending with
+// NULLs last (the default).
+func sortsByFirstColumnAscending(sel *pg.SelectStmt) bool {
+	sb := sel.SortClause[0].GetSortBy()
+	if sb == nil || len(sel.TargetList) == 0 {
+		return false
+	}
+	if sb.SortbyDir == pg.SortByDir_SORTBY_DESC || sb.SortbyNulls == pg.SortByNulls_SORTBY_NULLS_FIRST || len(sb.UseOp) > 0 {
+		return false
+	}
+	if ac := sb.Node.GetAConst(); ac != nil && ac.GetIval() != nil {
+		return ac.GetIval().Ival == 1
+	}
+	rt := sel.TargetList[0].GetResTarget()
+	if rt == nil {
+		return false
+	}
+	if cr := sb.Node.GetColumnRef(); cr != nil && rt.Name != "" && len(cr.Fields) == 1 && cr.Fields[0].GetString_().GetSval() == rt.Name {
+		return true
+	}
+	return proto.Equal(stripNodeLocations(sb.Node), stripNodeLocations(rt.Val))
+}
+
+// stripNodeLocations returns a copy of n with every location field zero,
+// so that two spellings of one expression compare equal.
+func stripNodeLocations(n *pg.Node) *pg.Node {
+	c := proto.Clone(n).(*pg.Node)
+	var strip func(m protoreflect.Message)
+	strip = func(m protoreflect.Message) {
+		m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+			switch {
+			case fd.Name() == "location" && fd.Kind() == protoreflect.Int32Kind:
+				m.Clear(fd)
+			case fd.Message() != nil && fd.IsList():
+				for i := 0; i < v.List().Len(); i++ {
+					strip(v.List().Get(i).Message())
+				}
+			case fd.Message() != nil && !fd.IsMap():
+				strip(v.Message())
+			}
+			return true
+		})
+	}
+	strip(c.ProtoReflect())
+	return c
+}
+
+// bindUnnest binds unnest(array) in FROM over each row of left: one row
+// per element, in order, NULL elements included; none for a NULL or
+// empty array.
+func (b *binder) bindUnnest(rf *pg.RangeFunction, fc *pg.FuncCall, left hrel, sc *scope) (hrel, []scopeItem, error) {
+	ctx := &exprCtx{scope: sc, clause: "functions in FROM"}
+	var args []hscalar
+	for _, a := range fc.Args {
+		s, err := b.bindExpr(a, ctx)
+		if err != nil {
+			return nil, nil, err
+		}
+		if hasSubquery(s) {
+			return nil, nil, errorAt(unsupported("subqueries in the arguments of functions in FROM"), b.sql, nodeLocation(a))
+		}
+		args = append(args, s)
+	}
+	if len(args) != 1 {
+		return nil, nil, errorAt(unsupported("unnest of more than one array"), b.sql, fc.Location)
+	}
+	t := args[0].typ().Type
+	if t.Kind() == repr.KindUnknown {
+		return nil, nil, errorAt(sqlerr.New(sqlerr.IndeterminateDatatype, "could not determine polymorphic type because input has type unknown"), b.sql, fc.Location)
+	}
+	if !t.IsArray() {
+		return nil, nil, errorAt(errNoFunction("unnest", args), b.sql, fc.Location)
+	}
+	rel := hFlatMap{input: left, fn: expr.Unnest, args: args, typ: t.Elem()}
+	col := len(left.types())
+	table, colName := "unnest", "unnest"
+	if rf.Alias != nil {
+		table, colName = rf.Alias.Aliasname, rf.Alias.Aliasname
+		if len(rf.Alias.Colnames) > 1 {
+			return nil, nil, sqlerr.New(sqlerr.InvalidColumnReference, "too many column aliases specified for function unnest")
+		}
+		if len(rf.Alias.Colnames) == 1 {
+			colName = rf.Alias.Colnames[0].GetString_().GetSval()
+		}
+	}
+	return rel, []scopeItem{{table: table, name: colName, col: col, typ: expr.ColumnType{Type: t.Elem(), Nullable: true}}}, nil
+}
