@@ -12,6 +12,10 @@ import (
 // is int8 until the oid type exists; switching is this one line.
 var oidType = repr.Int8
 
+// textArray is the type of the aclitem[] columns (relacl, datacl, …),
+// always NULL: Freshet has no privileges to list (docs/catalog.md).
+var textArray = repr.ArrayOf(repr.Text)
+
 // The fixed OIDs of the objects every database has. They match
 // PostgreSQL's, so clients that compare against them work.
 const (
@@ -43,9 +47,9 @@ var builtinViews = map[string]builtinView{
 	"pg_namespace": {
 		columns: []planner.RelationColumn{
 			col("oid", oidType, false), col("nspname", repr.Text, false),
-			col("nspowner", oidType, false), col("nspacl", repr.Text, true),
+			col("nspowner", oidType, false), col("nspacl", textArray, true),
 		},
-		sql: `SELECT * FROM (VALUES (11::int8, 'pg_catalog', 10::int8, NULL::text), (2200::int8, 'public', 10::int8, NULL::text)) AS t (oid, nspname, nspowner, nspacl)`,
+		sql: `SELECT * FROM (VALUES (11::int8, 'pg_catalog', 10::int8, NULL::text[]), (2200::int8, 'public', 10::int8, NULL::text[])) AS t (oid, nspname, nspowner, nspacl)`,
 	},
 	"pg_am": {
 		columns: []planner.RelationColumn{

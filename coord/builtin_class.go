@@ -16,7 +16,7 @@ const userOIDBase = 16384
 
 // pgClassColumns are pg_class's columns, PostgreSQL 15's, in its order.
 // The "char" columns are text, xid columns int8, and the array and node
-// tree columns (relacl, reloptions, relpartbound) text, always NULL.
+// relacl and reloptions text[] and relpartbound text, always NULL.
 var pgClassColumns = []planner.RelationColumn{
 	col("oid", oidType, false), col("relname", repr.Text, false),
 	col("relnamespace", oidType, false), col("reltype", oidType, false),
@@ -33,7 +33,7 @@ var pgClassColumns = []planner.RelationColumn{
 	col("relispopulated", repr.Bool, false), col("relreplident", repr.Text, false),
 	col("relispartition", repr.Bool, false), col("relrewrite", oidType, false),
 	col("relfrozenxid", repr.Int8, false), col("relminmxid", repr.Int8, false),
-	col("relacl", repr.Text, true), col("reloptions", repr.Text, true),
+	col("relacl", textArray, true), col("reloptions", textArray, true),
 	col("relpartbound", repr.Text, true),
 }
 

@@ -17,9 +17,7 @@ import (
 // planned.
 
 // pgConstraintColumns are pg_constraint's columns, PostgreSQL 15's, in
-// its order. The "char" columns are text; the array columns (conkey,
-// confkey, …) are the text of the array ("{1,2}") until Freshet has
-// arrays; conbin, a node tree, is text.
+// its order. The "char" columns are text; conbin, a node tree, is text.
 var pgConstraintColumns = []planner.RelationColumn{
 	col("oid", oidType, false), col("conname", repr.Text, false),
 	col("connamespace", oidType, false), col("contype", repr.Text, false),
@@ -30,10 +28,10 @@ var pgConstraintColumns = []planner.RelationColumn{
 	col("confupdtype", repr.Text, false), col("confdeltype", repr.Text, false),
 	col("confmatchtype", repr.Text, false), col("conislocal", repr.Bool, false),
 	col("coninhcount", repr.Int4, false), col("connoinherit", repr.Bool, false),
-	col("conkey", repr.Text, true), col("confkey", repr.Text, true),
-	col("conpfeqop", repr.Text, true), col("conppeqop", repr.Text, true),
-	col("conffeqop", repr.Text, true), col("confdelsetcols", repr.Text, true),
-	col("conexclop", repr.Text, true), col("conbin", repr.Text, true),
+	col("conkey", repr.ArrayOf(repr.Int2), true), col("confkey", repr.ArrayOf(repr.Int2), true),
+	col("conpfeqop", repr.ArrayOf(oidType), true), col("conppeqop", repr.ArrayOf(oidType), true),
+	col("conffeqop", repr.ArrayOf(oidType), true), col("confdelsetcols", repr.ArrayOf(repr.Int2), true),
+	col("conexclop", repr.ArrayOf(oidType), true), col("conbin", repr.Text, true),
 }
 
 // pgConstraintSQL is pg_constraint for database db: a row per PRIMARY KEY

@@ -13,7 +13,7 @@ import (
 const bootstrapRoleName = "freshet"
 
 func init() {
-	role := fmt.Sprintf("'%s', true, true, true, true, true, true, -1, '********', NULL::text, true, NULL::text, %d::int8", bootstrapRoleName, bootstrapRoleOID)
+	role := fmt.Sprintf("'%s', true, true, true, true, true, true, -1, '********', NULL::text, true, NULL::text[], %d::int8", bootstrapRoleName, bootstrapRoleOID)
 	builtinViews["pg_roles"] = builtinView{
 		columns: []planner.RelationColumn{
 			col("rolname", repr.Text, false), col("rolsuper", repr.Bool, false),
@@ -21,7 +21,7 @@ func init() {
 			col("rolcreatedb", repr.Bool, false), col("rolcanlogin", repr.Bool, false),
 			col("rolreplication", repr.Bool, false), col("rolconnlimit", repr.Int4, false),
 			col("rolpassword", repr.Text, false), col("rolvaliduntil", repr.Text, true),
-			col("rolbypassrls", repr.Bool, false), col("rolconfig", repr.Text, true),
+			col("rolbypassrls", repr.Bool, false), col("rolconfig", textArray, true),
 			col("oid", oidType, false),
 		},
 		sql: "SELECT * FROM (VALUES (" + role + ")) AS t (rolname, rolsuper, rolinherit, rolcreaterole, rolcreatedb, rolcanlogin, rolreplication, rolconnlimit, rolpassword, rolvaliduntil, rolbypassrls, rolconfig, oid)",
@@ -32,7 +32,7 @@ func init() {
 			col("usecreatedb", repr.Bool, false), col("usesuper", repr.Bool, false),
 			col("userepl", repr.Bool, false), col("usebypassrls", repr.Bool, false),
 			col("passwd", repr.Text, false), col("valuntil", repr.Text, true),
-			col("useconfig", repr.Text, true),
+			col("useconfig", textArray, true),
 		},
 		sql: "SELECT rolname AS usename, oid AS usesysid, rolcreatedb AS usecreatedb, rolsuper AS usesuper, rolreplication AS userepl, rolbypassrls AS usebypassrls, rolpassword AS passwd, rolvaliduntil AS valuntil, rolconfig AS useconfig FROM pg_catalog.pg_roles",
 	}
@@ -47,28 +47,35 @@ func init() {
 	}
 }
 
-// pgDatabaseColumns are the columns of pg_database that Freshet fills.
+// pgDatabaseColumns are pg_database's columns, PostgreSQL 15's, in its
+// order; the xid columns are int8.
 var pgDatabaseColumns = []planner.RelationColumn{
 	col("oid", oidType, false), col("datname", repr.Text, false),
 	col("datdba", oidType, false), col("encoding", repr.Int4, false),
 	col("datlocprovider", repr.Text, false), col("datistemplate", repr.Bool, false),
 	col("datallowconn", repr.Bool, false), col("datconnlimit", repr.Int4, false),
-	col("datcollate", repr.Text, false), col("datctype", repr.Text, false),
-	col("datacl", repr.Text, true),
+	col("datfrozenxid", repr.Int8, false), col("datminmxid", repr.Int8, false),
+	col("dattablespace", oidType, false), col("datcollate", repr.Text, false),
+	col("datctype", repr.Text, false), col("daticulocale", repr.Text, true),
+	col("datcollversion", repr.Text, true), col("datacl", textArray, true),
 }
 
 // pgDatabaseSQL is pg_database as a query over constant rows written
-// from the catalog; every database is UTF8 (encoding 6) with collation C.
+// from the catalog; every database is UTF8 (encoding 6) with the libc
+// collation C, in the default tablespace (1663).
 func pgDatabaseSQL(c *catalog.Catalog) string {
-	var b strings.Builder
-	b.WriteString("SELECT * FROM (VALUES (0::int8, '', 0::int8, 6, 'c', false, true, -1, 'C', 'C', NULL::text)")
+	var rows [][]string
 	for _, o := range c.Objects() {
 		if o.Kind == catalog.Database {
-			fmt.Fprintf(&b, ", (%d, %s, %d, 6, 'c', false, true, -1, 'C', 'C', NULL)", userOIDBase+o.ID, quoteLiteral(o.Name), bootstrapRoleOID)
+			rows = append(rows, []string{
+				sqlInt(relationOID(o.ID)), sqlText(o.Name), sqlInt(bootstrapRoleOID), "6",
+				"'c'", "false", "true", "-1",
+				"0", "0", "1663", "'C'",
+				"'C'", sqlNull, sqlNull, sqlNull,
+			})
 		}
 	}
-	b.WriteString(") AS t (oid, datname, datdba, encoding, datlocprovider, datistemplate, datallowconn, datconnlimit, datcollate, datctype, datacl) WHERE oid <> 0")
-	return b.String()
+	return constRowsSQL(pgDatabaseColumns, rows)
 }
 
 // pgViewsColumns are pg_views' columns.

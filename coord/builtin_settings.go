@@ -8,15 +8,14 @@ import (
 	"freshet/repr"
 )
 
-// pgSettingsColumns are pg_settings' columns, PostgreSQL 15's; enumvals,
-// an array there, is text.
+// pgSettingsColumns are pg_settings' columns, PostgreSQL 15's.
 var pgSettingsColumns = []planner.RelationColumn{
 	col("name", repr.Text, false), col("setting", repr.Text, false),
 	col("unit", repr.Text, true), col("category", repr.Text, false),
 	col("short_desc", repr.Text, false), col("extra_desc", repr.Text, true),
 	col("context", repr.Text, false), col("vartype", repr.Text, false),
 	col("source", repr.Text, false), col("min_val", repr.Text, true),
-	col("max_val", repr.Text, true), col("enumvals", repr.Text, true),
+	col("max_val", repr.Text, true), col("enumvals", textArray, true),
 	col("boot_val", repr.Text, true), col("reset_val", repr.Text, true),
 	col("sourcefile", repr.Text, true), col("sourceline", repr.Int4, true),
 	col("pending_restart", repr.Bool, false),

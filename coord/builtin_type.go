@@ -28,7 +28,7 @@ var pgTypeColumns = []planner.RelationColumn{
 	col("typnotnull", repr.Bool, false), col("typbasetype", oidType, false),
 	col("typtypmod", repr.Int4, false), col("typndims", repr.Int4, false),
 	col("typcollation", oidType, false), col("typdefaultbin", repr.Text, true),
-	col("typdefault", repr.Text, true), col("typacl", repr.Text, true),
+	col("typdefault", repr.Text, true), col("typacl", textArray, true),
 }
 
 // textCollationOID is the OID of the "default" collation, which
@@ -41,7 +41,7 @@ func pgTypeSQL() string {
 	var rows []string
 	row := func(oid uint32, name string, typlen int16, byval bool, category byte, preferred bool, elem, array uint32,
 		in, out, recv, send, align, storage string, collation int) {
-		rows = append(rows, fmt.Sprintf("(%d::int8, %s, %d::int8, %d::int8, %d::int2, %t, 'b', '%c', %t, true, ',', 0::int8, %s, %d::int8, %d::int8, %s, %s, %s, %s, '-', '-', '-', '%s', '%s', false, 0::int8, -1, 0, %d::int8, NULL::text, NULL::text, NULL::text)",
+		rows = append(rows, fmt.Sprintf("(%d::int8, %s, %d::int8, %d::int8, %d::int2, %t, 'b', '%c', %t, true, ',', 0::int8, %s, %d::int8, %d::int8, %s, %s, %s, %s, '-', '-', '-', '%s', '%s', false, 0::int8, -1, 0, %d::int8, NULL::text, NULL::text, NULL::text[])",
 			oid, quoteLiteral(name), pgCatalogNamespaceOID, bootstrapRoleOID, typlen, byval, category, preferred,
 			quoteLiteral(map[bool]string{true: "array_subscript_handler", false: "-"}[elem != 0]), elem, array,
 			quoteLiteral(in), quoteLiteral(out), quoteLiteral(recv), quoteLiteral(send), align, storage, collation))

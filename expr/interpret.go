@@ -202,6 +202,8 @@ func EvalTableFunc(f TableFunc, args []repr.Datum, t repr.Type) ([]repr.Datum, e
 			return nil, nil
 		}
 		return args[0].ArrayElems(t)
+	case Value:
+		return args[:1], nil
 	}
 	return nil, sqlerr.AssertionFailedf("unknown table function %d", f)
 }

@@ -73,9 +73,12 @@ const (
 	// Unnest(array) yields the array's elements, NULLs included, in
 	// order; nothing for a NULL array.
 	Unnest
+	// Value(x) yields x: a function that returns one value, called in
+	// FROM, is a table of one row.
+	Value
 )
 
-var tableFuncNames = map[TableFunc]string{GenerateSeries: "generate_series", Unnest: "unnest"}
+var tableFuncNames = map[TableFunc]string{GenerateSeries: "generate_series", Unnest: "unnest", Value: "value"}
 
 func (f TableFunc) String() string { return tableFuncNames[f] }
 

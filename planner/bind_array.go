@@ -331,3 +331,58 @@ func (b *binder) bindUnnest(rf *pg.RangeFunction, fc *pg.FuncCall, left hrel, sc
 	}
 	return rel, []scopeItem{{table: table, name: colName, col: col, typ: expr.ColumnType{Type: t.Elem(), Nullable: true}}}, nil
 }
+
+// bindCurrentSchemas binds current_schemas(include_implicit): the
+// schemas of the search path, which Freshet fixes at public, with
+// pg_catalog first when include_implicit is true, as PostgreSQL lists
+// them (its name[] is text[] here).
+func (b *binder) bindCurrentSchemas(args []hscalar) (hscalar, error) {
+	if len(args) != 1 {
+		return nil, errNoFunction("current_schemas", args)
+	}
+	arg, err := b.coerceTo(args[0], repr.Bool)
+	if err != nil {
+		return nil, errNoFunction("current_schemas", args)
+	}
+	t := repr.ArrayOf(repr.Text)
+	list := func(names ...string) hLiteral {
+		var ds []repr.Datum
+		for _, n := range names {
+			ds = append(ds, repr.NewText(n))
+		}
+		return hLiteral{v: repr.NewArray(repr.Text, ds), t: t}
+	}
+	ct := expr.ColumnType{Type: t, Nullable: true}
+	isNull := hUnary{fn: expr.IsNull, arg: arg, t: expr.ColumnType{Type: repr.Bool}}
+	return hIf{cond: isNull, then: hLiteral{v: repr.Null, t: t},
+		els: hIf{cond: arg, then: list("pg_catalog", "public"), els: list("public"), t: ct}, t: ct}, nil
+}
+
+// bindScalarFunctionInFrom binds a function that returns one value,
+// called in FROM (FROM string_to_array(…) s, FROM now()): a table of one
+// row and one column, named after the function unless aliased.
+func (b *binder) bindScalarFunctionInFrom(rf *pg.RangeFunction, fc *pg.FuncCall, name string, left hrel, sc *scope) (hrel, []scopeItem, error) {
+	ctx := &exprCtx{scope: sc, clause: "functions in FROM"}
+	s, err := b.bindExpr(&pg.Node{Node: &pg.Node_FuncCall{FuncCall: fc}}, ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	if hasSubquery(s) {
+		return nil, nil, errorAt(unsupported("subqueries in the arguments of functions in FROM"), b.sql, fc.Location)
+	}
+	t := s.typ()
+	t.Nullable = true
+	rel := hFlatMap{input: left, fn: expr.Value, args: []hscalar{s}, typ: t.Type}
+	col := len(left.types())
+	table, colName := name, name
+	if rf.Alias != nil {
+		table, colName = rf.Alias.Aliasname, rf.Alias.Aliasname
+		if len(rf.Alias.Colnames) > 1 {
+			return nil, nil, sqlerr.New(sqlerr.InvalidColumnReference, "too many column aliases specified for function %s", name)
+		}
+		if len(rf.Alias.Colnames) == 1 {
+			colName = rf.Alias.Colnames[0].GetString_().GetSval()
+		}
+	}
+	return rel, []scopeItem{{table: table, name: colName, col: col, typ: t}}, nil
+}

@@ -212,10 +212,7 @@ func (b *binder) bindRangeFunction(rf *pg.RangeFunction, left hrel, sc *scope) (
 		return b.bindUnnest(rf, fc, left, sc)
 	}
 	if name != "generate_series" {
-		if knownFunctions[name] || aggregateNames[name] {
-			return nil, nil, errorAt(unsupported("function %s in FROM", name), b.sql, fc.Location)
-		}
-		return nil, nil, errorAt(sqlerr.New(sqlerr.UndefinedFunction, "function %s does not exist", name), b.sql, fc.Location)
+		return b.bindScalarFunctionInFrom(rf, fc, name, left, sc)
 	}
 	ctx := &exprCtx{scope: sc, clause: "functions in FROM"}
 	var args []hscalar

@@ -88,6 +88,9 @@ func (b *binder) bindFunc(fc *pg.FuncCall, c *exprCtx) (hscalar, error) {
 	if s, ok, err := b.bindArrayFunc(name, args); ok || err != nil {
 		return s, err
 	}
+	if name == "current_schemas" {
+		return b.bindCurrentSchemas(args)
+	}
 	switch {
 	case name == "abs" && len(args) == 1:
 		t := args[0].typ().Type

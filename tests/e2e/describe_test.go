@@ -13,7 +13,9 @@ import (
 // psql prints against PostgreSQL 15 for the same schema (checked with
 // PostgreSQL 15.18: the same rows, but there the owner is the creating
 // role, and public's owner is pg_database_owner; here one role, freshet,
-// owns everything).
+// owns everything). \l and \du print PostgreSQL's columns; their rows are
+// Freshet's own: its databases (there are no template databases) and its
+// one role.
 func TestPsqlDescribe(t *testing.T) {
 	if _, err := exec.LookPath("psql"); err != nil {
 		t.Fatal("psql is required (apt-get install postgresql-client)")
@@ -57,6 +59,18 @@ List of schemas
 --------+---------
  public | freshet
 (1 row)`},
+		{`\l`, `
+                                         List of databases
+   Name   |  Owner  | Encoding | Collate | Ctype | ICU Locale | Locale Provider | Access privileges
+----------+---------+----------+---------+-------+------------+-----------------+-------------------
+ freshet  | freshet | UTF8     | C       | C     |            | libc            |
+ postgres | freshet | UTF8     | C       | C     |            | libc            |
+(2 rows)`},
+		{`\du`, `
+                                   List of roles
+ Role name |                         Attributes                         | Member of
+-----------+------------------------------------------------------------+-----------
+ freshet   | Superuser, Create role, Create DB, Replication, Bypass RLS | {}`},
 		{`\d`, `
               List of relations
  Schema |  Name  |       Type        |  Owner  
