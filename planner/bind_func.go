@@ -49,6 +49,9 @@ func funcName(fc *pg.FuncCall) (string, error) {
 }
 
 func (b *binder) bindFunc(fc *pg.FuncCall, c *exprCtx) (hscalar, error) {
+	if col, ok := b.srfColumns[fc]; ok {
+		return col, nil
+	}
 	name, err := funcName(fc)
 	if err != nil {
 		return nil, err
@@ -262,8 +265,8 @@ func (b *binder) bindFunc(fc *pg.FuncCall, c *exprCtx) (hscalar, error) {
 		if isNumeric(args[0].typ().Type.Kind()) && isNumeric(args[1].typ().Type.Kind()) {
 			return b.binaryOp("%", args[0], args[1])
 		}
-	case name == "generate_series":
-		return nil, unsupported("set-returning functions in the select list")
+	case setReturningNames[name]:
+		return nil, unsupported("set-returning functions in %s", c.clause)
 	case knownFunctions[name]:
 		return nil, unsupported("function %s", name)
 	}

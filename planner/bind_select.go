@@ -194,6 +194,9 @@ func (b *binder) bindSelect(stmt *pg.SelectStmt, parent *scope) (*boundQuery, er
 		}
 		rel = hFilter{input: rel, preds: []hscalar{p}}
 	}
+	if rel, err = b.bindSelectSRF(stmt, rel, sc); err != nil {
+		return nil, err
+	}
 	targets, err := b.expandTargets(stmt.TargetList, sc)
 	if err != nil {
 		return nil, err

@@ -1,6 +1,8 @@
 package planner
 
 import (
+	pg "github.com/pganalyze/pg_query_go/v5"
+
 	"freshet/expr"
 	"freshet/repr"
 	"freshet/sqlerr"
@@ -21,6 +23,9 @@ type binder struct {
 	// macroArgs are the bound arguments of the catalog macro whose
 	// template is being bound: its $n (bind_catalog_macros.go).
 	macroArgs []hscalar
+	// srfColumns are the columns that set-returning functions called in
+	// a select list read (bind_srf.go), by call.
+	srfColumns map[*pg.FuncCall]hColumn
 	// viewDepth counts views being inlined, to stop a cycle.
 	viewDepth int
 	// reads collects every catalog relation the statement reads, views
