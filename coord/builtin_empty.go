@@ -17,9 +17,9 @@ import (
 // "name:type", the type one of o (an OID, int8 until Freshet has oid),
 // t, b, c (int2), i (int4), l (int8), f (float4), z (timestamptz), or an
 // array: O (of OIDs), T (of text; also aclitem[] and "char"[]), C (of
-// int2). An int2vector or oidvector column is an array of int2 or of
-// OIDs: these relations have no rows, and a query that subscripts one
-// or casts it to an array must still plan.
+// int2), V (int2vector). An oidvector column is an array of OIDs: these
+// relations have no rows, and a query that subscripts one or casts it to
+// an array must still plan.
 var emptyRelations = map[string]string{
 	"pg_description":           "objoid:o classoid:o objsubid:i description:t",
 	"pg_shdescription":         "objoid:o classoid:o description:t",
@@ -29,16 +29,16 @@ var emptyRelations = map[string]string{
 	"pg_collation":             "oid:o collname:t collnamespace:o collowner:o collprovider:t collisdeterministic:b collencoding:i collcollate:t collctype:t colliculocale:t collversion:t",
 	"pg_policy":                "oid:o polname:t polrelid:o polcmd:t polpermissive:b polroles:O polqual:t polwithcheck:t",
 	"pg_extension":             "oid:o extname:t extowner:o extnamespace:o extrelocatable:b extversion:t extconfig:O extcondition:T",
-	"pg_trigger":               "oid:o tgrelid:o tgparentid:o tgname:t tgfoid:o tgtype:c tgenabled:t tgisinternal:b tgconstrrelid:o tgconstrindid:o tgconstraint:o tgdeferrable:b tginitdeferred:b tgnargs:c tgattr:C tgargs:t tgqual:t tgoldtable:t tgnewtable:t",
-	"pg_statistic_ext":         "oid:o stxrelid:o stxname:t stxnamespace:o stxowner:o stxstattarget:i stxkeys:C stxkind:T stxexprs:t",
+	"pg_trigger":               "oid:o tgrelid:o tgparentid:o tgname:t tgfoid:o tgtype:c tgenabled:t tgisinternal:b tgconstrrelid:o tgconstrindid:o tgconstraint:o tgdeferrable:b tginitdeferred:b tgnargs:c tgattr:V tgargs:t tgqual:t tgoldtable:t tgnewtable:t",
+	"pg_statistic_ext":         "oid:o stxrelid:o stxname:t stxnamespace:o stxowner:o stxstattarget:i stxkeys:V stxkind:T stxexprs:t",
 	"pg_publication":           "oid:o pubname:t pubowner:o puballtables:b pubinsert:b pubupdate:b pubdelete:b pubtruncate:b pubviaroot:b",
-	"pg_publication_rel":       "oid:o prpubid:o prrelid:o prqual:t prattrs:C",
+	"pg_publication_rel":       "oid:o prpubid:o prrelid:o prqual:t prattrs:V",
 	"pg_publication_namespace": "oid:o pnpubid:o pnnspid:o",
 	"pg_auth_members":          "roleid:o member:o grantor:o admin_option:b",
 	"pg_sequence":              "seqrelid:o seqtypid:o seqstart:o seqincrement:o seqmax:o seqmin:o seqcache:o seqcycle:b",
 	"pg_rewrite":               "oid:o rulename:t ev_class:o ev_type:t ev_enabled:t is_instead:b ev_qual:t ev_action:t",
 	"pg_foreign_table":         "ftrelid:o ftserver:o ftoptions:T",
-	"pg_partitioned_table":     "partrelid:o partstrat:t partnatts:c partdefid:o partattrs:C partclass:O partcollation:O partexprs:t",
+	"pg_partitioned_table":     "partrelid:o partstrat:t partnatts:c partdefid:o partattrs:V partclass:O partcollation:O partexprs:t",
 	"pg_event_trigger":         "oid:o evtname:t evtevent:t evtowner:o evtfoid:o evtenabled:t evttags:T",
 	"pg_conversion":            "oid:o conname:t connamespace:o conowner:o conforencoding:i contoencoding:i conproc:t condefault:b",
 	"pg_tablespace":            "oid:o spcname:t spcowner:o spcacl:T spcoptions:T",
@@ -51,7 +51,7 @@ var emptyRelations = map[string]string{
 
 func init() {
 	types := map[string]repr.Type{"o": oidType, "t": repr.Text, "b": repr.Bool, "c": repr.Int2, "i": repr.Int4, "l": repr.Int8, "f": repr.Float4, "z": repr.TimestampTZ,
-		"O": repr.ArrayOf(oidType), "T": textArray, "C": repr.ArrayOf(repr.Int2)}
+		"O": repr.ArrayOf(oidType), "T": textArray, "C": repr.ArrayOf(repr.Int2), "V": repr.Int2Vector}
 	for name, spec := range emptyRelations {
 		var cols []planner.RelationColumn
 		var nulls, names []string

@@ -79,6 +79,7 @@ func (c CallVariadic) evalArray(row []repr.Datum) (repr.Datum, error) {
 	}
 	switch c.Func {
 	case ArraySubscript:
+		// The planner made an int2vector's subscript 1-based.
 		if args[1].IsNull() {
 			return repr.Null, nil
 		}
@@ -125,9 +126,16 @@ func (c CallVariadic) evalArray(row []repr.Datum) (repr.Datum, error) {
 		if args[1].IsNull() || args[1].Int() != 1 || n == 0 {
 			return repr.Null, nil
 		}
+		lower := 1
+		if args[0].IsVector() {
+			// An int2vector's subscripts start at 0.
+			lower = 0
+		}
 		switch c.Func {
 		case ArrayLower:
-			return repr.NewInt4(1), nil
+			return repr.NewInt4(int32(lower)), nil
+		case ArrayUpper:
+			return repr.NewInt4(int32(lower + n - 1)), nil
 		}
 		return repr.NewInt4(int32(n)), nil
 	case Cardinality:

@@ -71,6 +71,13 @@ func (b *binder) bindIndirection(ind *pg.A_Indirection, c *exprCtx) (hscalar, er
 		if _, ok := s.(hVariadic); ok && s.(hVariadic).fn == expr.ArraySubscript {
 			return nil, unsupported("arrays of more than one dimension")
 		}
+		if t.IsVector() {
+			// An int2vector's subscripts start at 0.
+			one := hLiteral{v: repr.NewInt4(1), t: repr.Int4}
+			if i, err = b.binaryOp("+", i, one); err != nil {
+				return nil, err
+			}
+		}
 		s = hVariadic{fn: expr.ArraySubscript, args: []hscalar{s, i}, t: expr.ColumnType{Type: t.Elem(), Nullable: true}}
 	}
 	return s, nil

@@ -28,6 +28,22 @@ const (
 	arrayNext = 0x01
 )
 
+// int2vector: PostgreSQL's vector of int2 (pg_index.indkey), an array of
+// int2 whose subscripts start at 0 and whose text form is its elements
+// separated by spaces ("1 3"). Its datums are arrays with vectorFlag set
+// in the element kind field, so that they print as vectors.
+const (
+	int2VectorOID      = 22
+	int2VectorArrayOID = 1006
+	vectorFlag         = 1 << 8
+)
+
+// Int2Vector is the int2vector type.
+var Int2Vector = Type{kind: KindArray, elem: KindInt2, vector: true}
+
+// IsVector reports whether t is int2vector, whose subscripts start at 0.
+func (t Type) IsVector() bool { return t.vector }
+
 // MaxArrayLength bounds the number of elements of an array built or read
 // from text, as PostgreSQL's MaxArraySize does.
 const MaxArrayLength = 1<<27 - 1
@@ -40,7 +56,7 @@ func ArrayOf(elem Type) Type {
 		return elem
 	}
 	t := elem
-	t.elem, t.kind = elem.kind, KindArray
+	t.elem, t.kind, t.vector = elem.kind, KindArray, false
 	return t
 }
 
@@ -54,7 +70,7 @@ func (t Type) Elem() Type {
 		return t
 	}
 	e := t
-	e.kind, e.elem = t.elem, KindUnknown
+	e.kind, e.elem, e.vector = t.elem, KindUnknown, false
 	return e
 }
 
@@ -69,6 +85,19 @@ func NewArray(elem Type, elems []Datum) Datum {
 	b = append(b, arrayEnd)
 	return Datum{kind: KindArray, valid: true, i: int64(elem.kind), j: int64(len(elems)), s: string(b)}
 }
+
+// NewInt2Vector returns the int2vector of elems (int2 datums).
+func NewInt2Vector(elems []Datum) Datum {
+	d := NewArray(Int2, elems)
+	d.i |= vectorFlag
+	return d
+}
+
+// elemKind is the element kind of an array datum.
+func (d Datum) elemKind() Kind { return Kind(d.i &^ vectorFlag) }
+
+// IsVector reports whether an array datum is an int2vector.
+func (d Datum) IsVector() bool { return d.i&vectorFlag != 0 }
 
 // ArrayLen returns the number of elements of an array datum.
 func (d Datum) ArrayLen() int { return int(d.j) }
@@ -116,10 +145,19 @@ func arrayBodyLen(b []byte) (n, count int, err error) {
 // or hold a brace, comma, quote, backslash or white space; quotes and
 // backslashes inside are escaped with a backslash.
 func appendArrayText(buf []byte, d Datum) []byte {
-	elems, err := d.ArrayElems(Type{kind: Kind(d.i)})
+	elems, err := d.ArrayElems(Type{kind: d.elemKind()})
 	if err != nil {
 		// A datum built by this package always decodes.
 		panic(err)
+	}
+	if d.IsVector() {
+		for i, e := range elems {
+			if i > 0 {
+				buf = append(buf, ' ')
+			}
+			buf = AppendText(buf, e)
+		}
+		return buf
 	}
 	buf = append(buf, '{')
 	for i, e := range elems {
@@ -178,6 +216,17 @@ func errMalformedArray(s, detail string) error {
 func parseArray(t Type, s string) (Datum, error) {
 	if err := checkEncoding(s); err != nil {
 		return Null, err
+	}
+	if t.vector {
+		var elems []Datum
+		for _, f := range strings.FieldsFunc(s, func(r rune) bool { return r < 128 && isSpace(byte(r)) }) {
+			e, err := ParseText(Int2, f)
+			if err != nil {
+				return Null, err
+			}
+			elems = append(elems, e)
+		}
+		return NewInt2Vector(elems), nil
 	}
 	elem := t.Elem()
 	p := strings.TrimLeft(s, " \t\n\r\v\f")
@@ -285,7 +334,7 @@ func parseArray(t Type, s string) (Datum, error) {
 // castArray converts every element of array d to to's element type, with
 // the rules of the cast between the element types.
 func castArray(d Datum, to Type, assign bool) (Datum, error) {
-	elems, err := d.ArrayElems(Type{kind: Kind(d.i)})
+	elems, err := d.ArrayElems(Type{kind: d.elemKind()})
 	if err != nil {
 		return Null, err
 	}
@@ -295,12 +344,15 @@ func castArray(d Datum, to Type, assign bool) (Datum, error) {
 			return Null, err
 		}
 	}
+	if to.vector {
+		return NewInt2Vector(elems), nil
+	}
 	return NewArray(elem, elems), nil
 }
 
 // Elems decodes the elements of an array datum with their kind's
 // unmodified type; ArrayElems restores modifiers.
-func (d Datum) Elems() ([]Datum, error) { return d.ArrayElems(Type{kind: Kind(d.i)}) }
+func (d Datum) Elems() ([]Datum, error) { return d.ArrayElems(Type{kind: d.elemKind()}) }
 
 // TypeCastContext is CastContextOf for types: an array casts to an array
 // where its element type casts to the other's, to a string type in
@@ -309,6 +361,11 @@ func (d Datum) Elems() ([]Datum, error) { return d.ArrayElems(Type{kind: Kind(d.
 func TypeCastContext(from, to Type) CastContext {
 	switch {
 	case from.kind == KindArray && to.kind == KindArray:
+		if to.vector && !from.vector {
+			// PostgreSQL reads an int2vector only from text or another
+			// int2vector.
+			return CastExplicit
+		}
 		return CastContextOf(from.elem, to.elem)
 	case from.kind == KindArray:
 		if to.kind.IsString() {

@@ -132,3 +132,30 @@ func TestArrayCasts(t *testing.T) {
 		t.Fatalf("int4[] to text: %v, %v", s, err)
 	}
 }
+
+func TestInt2Vector(t *testing.T) {
+	d, err := ParseText(Int2Vector, " 3  1 ")
+	if err != nil || FormatText(d) != "3 1" || !d.IsVector() || d.ArrayLen() != 2 {
+		t.Fatalf("int2vector ' 3  1 ': %v, %v", d, err)
+	}
+	if Int2Vector.OID() != 22 || Int2Vector.Name() != "int2vector" || Int2Vector.String() != "int2vector" || Int2Vector.Elem() != Int2 {
+		t.Fatalf("int2vector type: %d %s %s", Int2Vector.OID(), Int2Vector.Name(), Int2Vector.String())
+	}
+	if got, ok := TypeFromOID(22); !ok || got != Int2Vector {
+		t.Fatalf("TypeFromOID(22) = %v", got)
+	}
+	ds, err := PackRow(d).Datums([]Type{Int2Vector})
+	if err != nil || FormatText(ds[0]) != "3 1" {
+		t.Fatalf("row round trip: %v, %v", ds, err)
+	}
+	a, err := Cast(d, ArrayOf(Int4))
+	if err != nil || FormatText(a) != "{3,1}" || a.IsVector() {
+		t.Fatalf("int2vector to int4[]: %v, %v", a, err)
+	}
+	if _, err := ParseText(Int2Vector, "1 x"); sqlerr.Code(err) != sqlerr.InvalidTextRepresentation {
+		t.Fatalf("int2vector '1 x': %v", err)
+	}
+	if TypeCastContext(ArrayOf(Int2), Int2Vector) != CastExplicit || TypeCastContext(Int2Vector, ArrayOf(Int4)) != CastImplicit {
+		t.Fatal("int2vector cast contexts")
+	}
+}

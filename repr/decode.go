@@ -237,6 +237,9 @@ func decodeDatum(b []byte, t Type) (Datum, int, error) {
 			return Null, 0, err
 		}
 		d := Datum{kind: KindArray, valid: true, i: int64(t.elem), j: int64(count), s: string(body)}
+		if t.vector {
+			d.i |= vectorFlag
+		}
 		// Every element must be a value of the element type: a corrupt
 		// row is an error here, never a surprise where it is printed.
 		if _, err := d.ArrayElems(t.Elem()); err != nil {

@@ -109,6 +109,10 @@ type Type struct {
 	// fields are then the element's modifiers. Invariant: KindUnknown
 	// for every other kind, never KindArray.
 	elem Kind
+	// vector marks int2vector: an array of int2 with lower bound 0,
+	// written as its elements separated by spaces (array.go).
+	// Invariant: false but for KindArray with elem KindInt2.
+	vector bool
 }
 
 // Limits on type modifiers, as in PostgreSQL.
@@ -165,6 +169,9 @@ func (t Type) Kind() Kind { return t.kind }
 
 // OID returns the PostgreSQL object id of t's base type (pg_type.oid).
 func (t Type) OID() uint32 {
+	if t.vector {
+		return int2VectorOID
+	}
 	if t.kind == KindArray {
 		return kinds[t.elem].arrayOID
 	}
@@ -173,11 +180,19 @@ func (t Type) OID() uint32 {
 
 // ArrayOID returns the OID of the array type over t (pg_type.typarray),
 // or 0 if there is none (an array type has none).
-func (t Type) ArrayOID() uint32 { return kinds[t.kind].arrayOID }
+func (t Type) ArrayOID() uint32 {
+	if t.vector {
+		return int2VectorArrayOID
+	}
+	return kinds[t.kind].arrayOID
+}
 
 // Name returns pg_type.typname of t's base type, such as "int4", or
 // "_int4" for an array of int4.
 func (t Type) Name() string {
+	if t.vector {
+		return "int2vector"
+	}
 	if t.kind == KindArray {
 		return "_" + kinds[t.elem].typname
 	}
@@ -198,7 +213,7 @@ func (t Type) Preferred() bool { return kinds[t.kind].preferred }
 
 // Base returns t without its modifiers: varchar for varchar(10),
 // varchar[] for varchar(10)[].
-func (t Type) Base() Type { return Type{kind: t.kind, elem: t.elem} }
+func (t Type) Base() Type { return Type{kind: t.kind, elem: t.elem, vector: t.vector} }
 
 // Typmod returns PostgreSQL's type modifier (atttypmod) for t, or -1 when
 // t has none: n+4 for varchar(n) and char(n), ((p<<16)|(s&0x7ff))+4 for
@@ -288,6 +303,9 @@ func (t Type) DisplayScale() int {
 // typmod: "integer", "character varying(10)", "numeric(10,2)",
 // "timestamp(3) with time zone", "bpchar" (char without a length).
 func (t Type) String() string {
+	if t.vector {
+		return "int2vector"
+	}
 	if t.kind == KindArray {
 		return t.Elem().String() + "[]"
 	}

@@ -41,6 +41,8 @@ var typeNames = map[string]Kind{
 	"interval":                    KindInterval,
 }
 
+// int2vector is a type of its own name (TypeFromName), not a kind.
+
 // unsupportedTypes are PostgreSQL types that repr does not implement yet.
 // Naming one is 0A000 rather than 42704, which would claim that the type
 // does not exist. "char" is PostgreSQL's one-byte internal type; the SQL
@@ -61,6 +63,12 @@ var unsupportedTypes = map[string]bool{
 // and 0A000 for types repr does not support yet.
 func TypeFromName(name string, mods []int32) (Type, error) {
 	base := strings.TrimPrefix(name, "pg_catalog.")
+	if base == "int2vector" {
+		if len(mods) > 0 {
+			return Type{}, sqlerr.New(sqlerr.SyntaxError, "type modifier is not allowed for type %q", base)
+		}
+		return Int2Vector, nil
+	}
 	if elem, ok := strings.CutPrefix(base, "_"); ok {
 		// PostgreSQL names an array type "_" and its element's typname.
 		if k, ok := typeNames[elem]; ok && kinds[k].typname == elem && kinds[k].arrayOID != 0 {
