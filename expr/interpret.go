@@ -204,6 +204,19 @@ func EvalTableFunc(f TableFunc, args []repr.Datum, t repr.Type) ([]repr.Datum, e
 		return args[0].ArrayElems(t)
 	case Value:
 		return args[:1], nil
+	case GenerateSubscripts:
+		if args[0].IsNull() || args[1].IsNull() || args[1].Int() != 1 {
+			return nil, nil
+		}
+		lower := 1
+		if args[0].IsVector() {
+			lower = 0
+		}
+		out := make([]repr.Datum, args[0].ArrayLen())
+		for i := range out {
+			out[i] = repr.NewInt4(int32(lower + i))
+		}
+		return out, nil
 	}
 	return nil, sqlerr.AssertionFailedf("unknown table function %d", f)
 }

@@ -76,9 +76,15 @@ const (
 	// Value(x) yields x: a function that returns one value, called in
 	// FROM, is a table of one row.
 	Value
+	// GenerateSubscripts(array, dim) yields the subscripts of dimension
+	// dim of the array (int4): 1 to its length (0 to length-1 for an
+	// int2vector); nothing for a NULL or empty array or another
+	// dimension.
+	GenerateSubscripts
 )
 
-var tableFuncNames = map[TableFunc]string{GenerateSeries: "generate_series", Unnest: "unnest", Value: "value"}
+var tableFuncNames = map[TableFunc]string{GenerateSeries: "generate_series", Unnest: "unnest", Value: "value",
+	GenerateSubscripts: "generate_subscripts"}
 
 func (f TableFunc) String() string { return tableFuncNames[f] }
 

@@ -301,7 +301,10 @@ func stripNodeLocations(n *pg.Node) *pg.Node {
 // bindUnnest binds unnest(array) in FROM over each row of left: one row
 // per element, in order, NULL elements included; none for a NULL or
 // empty array.
-func (b *binder) bindUnnest(rf *pg.RangeFunction, fc *pg.FuncCall, left hrel, sc *scope) (hrel, []scopeItem, error) {
+//
+// generate_subscripts(array, dim) is bound here too: the subscripts of
+// the array's elements.
+func (b *binder) bindUnnest(rf *pg.RangeFunction, fc *pg.FuncCall, left hrel, sc *scope, name string) (hrel, []scopeItem, error) {
 	ctx := &exprCtx{scope: sc, clause: "functions in FROM"}
 	var args []hscalar
 	for _, a := range fc.Args {
@@ -314,29 +317,41 @@ func (b *binder) bindUnnest(rf *pg.RangeFunction, fc *pg.FuncCall, left hrel, sc
 		}
 		args = append(args, s)
 	}
-	if len(args) != 1 {
+	if name == "unnest" && len(args) != 1 {
 		return nil, nil, errorAt(unsupported("unnest of more than one array"), b.sql, fc.Location)
+	}
+	if name == "generate_subscripts" && len(args) != 2 {
+		return nil, nil, errorAt(errNoFunction(name, args), b.sql, fc.Location)
 	}
 	t := args[0].typ().Type
 	if t.Kind() == repr.KindUnknown {
 		return nil, nil, errorAt(sqlerr.New(sqlerr.IndeterminateDatatype, "could not determine polymorphic type because input has type unknown"), b.sql, fc.Location)
 	}
 	if !t.IsArray() {
-		return nil, nil, errorAt(errNoFunction("unnest", args), b.sql, fc.Location)
+		return nil, nil, errorAt(errNoFunction(name, args), b.sql, fc.Location)
 	}
-	rel := hFlatMap{input: left, fn: expr.Unnest, args: args, typ: t.Elem()}
+	fn, typ := expr.Unnest, t.Elem()
+	if name == "generate_subscripts" {
+		dim, err := b.coerceTo(args[1], repr.Int4)
+		if err != nil {
+			return nil, nil, errorAt(errNoFunction(name, args), b.sql, fc.Location)
+		}
+		args[1] = dim
+		fn, typ = expr.GenerateSubscripts, repr.Int4
+	}
+	rel := hFlatMap{input: left, fn: fn, args: args, typ: typ}
 	col := len(left.types())
-	table, colName := "unnest", "unnest"
+	table, colName := name, name
 	if rf.Alias != nil {
 		table, colName = rf.Alias.Aliasname, rf.Alias.Aliasname
 		if len(rf.Alias.Colnames) > 1 {
-			return nil, nil, sqlerr.New(sqlerr.InvalidColumnReference, "too many column aliases specified for function unnest")
+			return nil, nil, sqlerr.New(sqlerr.InvalidColumnReference, "too many column aliases specified for function %s", name)
 		}
 		if len(rf.Alias.Colnames) == 1 {
 			colName = rf.Alias.Colnames[0].GetString_().GetSval()
 		}
 	}
-	return rel, []scopeItem{{table: table, name: colName, col: col, typ: expr.ColumnType{Type: t.Elem(), Nullable: true}}}, nil
+	return rel, []scopeItem{{table: table, name: colName, col: col, typ: expr.ColumnType{Type: typ, Nullable: true}}}, nil
 }
 
 // bindCurrentSchemas binds current_schemas(include_implicit): the

@@ -208,8 +208,8 @@ func (b *binder) bindRangeFunction(rf *pg.RangeFunction, left hrel, sc *scope) (
 	if err != nil {
 		return nil, nil, errorAt(err, b.sql, fc.Location)
 	}
-	if name == "unnest" {
-		return b.bindUnnest(rf, fc, left, sc)
+	if name == "unnest" || name == "generate_subscripts" {
+		return b.bindUnnest(rf, fc, left, sc, name)
 	}
 	if name != "generate_series" {
 		return b.bindScalarFunctionInFrom(rf, fc, name, left, sc)

@@ -25,7 +25,7 @@ type binder struct {
 	macroArgs []hscalar
 	// srfColumns are the columns that set-returning functions called in
 	// a select list read (bind_srf.go), by call.
-	srfColumns map[*pg.FuncCall]hColumn
+	srfColumns map[*pg.FuncCall]hscalar
 	// viewDepth counts views being inlined, to stop a cycle.
 	viewDepth int
 	// reads collects every catalog relation the statement reads, views
