@@ -49,7 +49,7 @@ var builtinViews = map[string]builtinView{
 			col("oid", oidType, false), col("nspname", repr.Text, false),
 			col("nspowner", oidType, false), col("nspacl", textArray, true),
 		},
-		sql: `SELECT * FROM (VALUES (11::int8, 'pg_catalog', 10::int8, NULL::text[]), (2200::int8, 'public', 10::int8, NULL::text[])) AS t (oid, nspname, nspowner, nspacl)`,
+		sql: `SELECT * FROM (VALUES (11::int8, 'pg_catalog', 10::int8, NULL::text[]), (2200::int8, 'public', 10::int8, NULL::text[]), (13207::int8, 'information_schema', 10::int8, NULL::text[])) AS t (oid, nspname, nspowner, nspacl)`,
 	},
 	"pg_am": {
 		columns: []planner.RelationColumn{

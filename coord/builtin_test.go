@@ -15,14 +15,14 @@ func TestBuiltinViews(t *testing.T) {
 	if got := env.query(s, "SELECT nspname FROM pg_catalog.pg_namespace WHERE oid = 2200"); got != "public" {
 		t.Fatalf("pg_catalog.pg_namespace: %q", got)
 	}
-	if got := env.query(s, "SELECT count(*) FROM pg_namespace"); got != "2" {
+	if got := env.query(s, "SELECT count(*) FROM pg_namespace"); got != "3" {
 		t.Fatalf("pg_namespace: %q", got)
 	}
 	if got := env.query(s, "SELECT amname FROM pg_am WHERE oid = 403"); got != "btree" {
 		t.Fatalf("pg_am: %q", got)
 	}
 	env.exec(s, "CREATE VIEW ns AS SELECT nspname FROM pg_namespace")
-	if got := env.query(s, "SELECT count(*) FROM ns"); got != "2" {
+	if got := env.query(s, "SELECT count(*) FROM ns"); got != "3" {
 		t.Fatalf("view over pg_namespace: %q", got)
 	}
 	env.failsWith(s, "DROP VIEW pg_catalog.pg_namespace", "42501")
@@ -226,7 +226,7 @@ func TestInformationSchema(t *testing.T) {
 	for _, tc := range []struct{ q, want string }{
 		{"SELECT table_name, table_type FROM information_schema.tables", "big,VIEW orders,BASE TABLE"},
 		{"SELECT table_name, view_definition FROM information_schema.views", "big,SELECT id FROM orders WHERE amount > 100"},
-		{"SELECT schema_name FROM information_schema.schemata", "pg_catalog public"},
+		{"SELECT schema_name FROM information_schema.schemata", "information_schema pg_catalog public"},
 		{"SELECT ordinal_position, column_name, is_nullable, data_type, character_maximum_length, numeric_precision, numeric_scale, column_default, udt_name FROM information_schema.columns WHERE table_name = 'orders'",
 			"1,id,NO,integer,NULL,32,0,NULL,int4 2,name,YES,character varying,50,NULL,NULL,NULL,varchar 3,amount,YES,numeric,NULL,10,2,NULL,numeric 4,placed,YES,timestamp with time zone,NULL,NULL,NULL,NULL,timestamptz 5,note,YES,text,NULL,NULL,NULL,'none',text"},
 		{"SELECT pg_get_expr(adbin, adrelid) FROM pg_attrdef", "'none'"},
