@@ -1,0 +1,65 @@
+package e2e
+
+import (
+	"encoding/json"
+	"os/exec"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// systemPython is Debian's python3, where scripts/test installs
+// SQLAlchemy and psycopg2 (python3-sqlalchemy, python3-psycopg2).
+const systemPython = "/usr/bin/python3"
+
+// TestSQLAlchemyInspector runs SQLAlchemy 1.4's PostgreSQL dialect over
+// psycopg2 against the binary: its connect sequence and the inspector's
+// reflection of tables, views, keys and indexes, which ORMs, pandas and
+// Superset run on first connecting. Each expected result is what the
+// same script prints against PostgreSQL 15 for the same schema, except
+// the view definition, which is the text the view was created with
+// (docs/catalog.md).
+func TestSQLAlchemyInspector(t *testing.T) {
+	if err := exec.Command(systemPython, "-c", "import sqlalchemy, psycopg2").Run(); err != nil {
+		t.Fatalf("SQLAlchemy and psycopg2 are required (apt-get install python3-sqlalchemy python3-psycopg2): %v", err)
+	}
+	s := startBinary(t)
+	s.must("CREATE TABLE customers (id int PRIMARY KEY, name varchar(50) NOT NULL UNIQUE)")
+	s.must("CREATE TABLE orders (id int PRIMARY KEY, customer int NOT NULL, amount numeric(10,2), note text DEFAULT 'none')")
+	s.must("CREATE VIEW big_orders AS SELECT id, customer, amount FROM orders WHERE amount > 100")
+	s.must("CREATE MATERIALIZED VIEW totals AS SELECT customer, count(*) AS n FROM orders GROUP BY customer")
+	s.must("CREATE INDEX orders_customer_idx ON orders (customer)")
+	s.must("INSERT INTO orders VALUES (1, 7, 10, 'x'), (2, 8, 200, 'y')")
+	out, err := exec.Command(systemPython, "testdata/sqlalchemy_inspect.py", "postgresql+psycopg2://u@"+s.addr+"/freshet").CombinedOutput()
+	if err != nil {
+		t.Fatalf("the script failed: %v\n%s", err, out)
+	}
+	var got map[string]any
+	if err := json.Unmarshal(out, &got); err != nil {
+		t.Fatalf("the script printed no JSON: %v\n%s", err, out)
+	}
+	want := map[string]string{
+		"schemas":           `["information_schema","public"]`,
+		"tables":            `["customers","orders"]`,
+		"views":             `["big_orders","totals"]`,
+		"has_table":         `[true,false]`,
+		"pk":                `{"constrained_columns":["id"],"name":"orders_pkey"}`,
+		"unique":            `[{"column_names":["name"],"name":"customers_name_key"}]`,
+		"indexes":           `[{"column_names":["customer"],"dialect_options":{"postgresql_include":[]},"include_columns":[],"name":"orders_customer_idx","unique":false}]`,
+		"foreign_keys":      `[]`,
+		"check_constraints": `[]`,
+		"table_comment":     `{"text":null}`,
+		"view_definition":   `"SELECT id, customer, amount FROM orders WHERE amount \u003e 100"`,
+		"select":            `[[1,7],[2,8]]`,
+	}
+	for step, w := range want {
+		var wv any
+		if err := json.Unmarshal([]byte(w), &wv); err != nil {
+			t.Fatalf("bad expectation for %s: %v", step, err)
+		}
+		if !reflect.DeepEqual(got[step], wv) {
+			g, _ := json.Marshal(got[step])
+			t.Errorf("%s:\n got %s\nwant %s", step, g, strings.ReplaceAll(w, `\u003e`, ">"))
+		}
+	}
+}

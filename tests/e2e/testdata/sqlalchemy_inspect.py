@@ -1,0 +1,35 @@
+"""Runs SQLAlchemy's PostgreSQL dialect against a server, as an ORM or a
+BI tool built on it (Superset, pandas) would on first connecting: the
+engine's connect sequence, then the inspector's reflection of a schema.
+Prints one JSON object: each step's result, or its error."""
+import json
+import sys
+
+import sqlalchemy as sa
+
+engine = sa.create_engine(sys.argv[1])
+inspector = sa.inspect(engine)
+out = {}
+
+
+def step(name, f):
+    try:
+        out[name] = f()
+    except Exception as e:  # the step's error is its result
+        out[name] = "ERROR: " + str(e).splitlines()[0]
+
+
+step("schemas", lambda: inspector.get_schema_names())
+step("tables", lambda: inspector.get_table_names())
+step("views", lambda: sorted(inspector.get_view_names()))
+step("has_table", lambda: [inspector.has_table("orders"), inspector.has_table("nope")])
+step("pk", lambda: inspector.get_pk_constraint("orders"))
+step("unique", lambda: inspector.get_unique_constraints("customers"))
+step("indexes", lambda: inspector.get_indexes("orders"))
+step("foreign_keys", lambda: inspector.get_foreign_keys("orders"))
+step("check_constraints", lambda: inspector.get_check_constraints("orders"))
+step("table_comment", lambda: inspector.get_table_comment("orders"))
+step("view_definition", lambda: inspector.get_view_definition("big_orders"))
+step("select", lambda: [list(r) for r in engine.connect().execute(
+    sa.text("SELECT id, customer FROM orders ORDER BY id")).fetchall()])
+print(json.dumps(out, sort_keys=True))
