@@ -8,9 +8,8 @@ import (
 	"freshet/sqlerr"
 )
 
-// oidType is the type of every OID column of the built-in relations. It
-// is int8 until the oid type exists; switching is this one line.
-var oidType = repr.Int8
+// oidType is the type of every OID column of the built-in relations.
+var oidType = repr.OID
 
 // textArray is the type of the aclitem[] columns (relacl, datacl, …),
 // always NULL: Freshet has no privileges to list (docs/catalog.md).
@@ -19,11 +18,12 @@ var textArray = repr.ArrayOf(repr.Text)
 // The fixed OIDs of the objects every database has. They match
 // PostgreSQL's, so clients that compare against them work.
 const (
-	pgCatalogNamespaceOID = 11
-	publicNamespaceOID    = 2200
-	bootstrapRoleOID      = 10
-	heapAccessMethodOID   = 2
-	btreeAccessMethodOID  = 403
+	pgCatalogNamespaceOID  = 11
+	publicNamespaceOID     = 2200
+	infoSchemaNamespaceOID = 13207
+	bootstrapRoleOID       = 10
+	heapAccessMethodOID    = 2
+	btreeAccessMethodOID   = 403
 )
 
 // pgCatalogSchema is the schema of the built-in relations. It exists in
@@ -49,14 +49,14 @@ var builtinViews = map[string]builtinView{
 			col("oid", oidType, false), col("nspname", repr.Text, false),
 			col("nspowner", oidType, false), col("nspacl", textArray, true),
 		},
-		sql: `SELECT * FROM (VALUES (11::int8, 'pg_catalog', 10::int8, NULL::text[]), (2200::int8, 'public', 10::int8, NULL::text[]), (13207::int8, 'information_schema', 10::int8, NULL::text[])) AS t (oid, nspname, nspowner, nspacl)`,
+		sql: `SELECT * FROM (VALUES (11::oid, 'pg_catalog', 10::oid, NULL::text[]), (2200::oid, 'public', 10::oid, NULL::text[]), (13207::oid, 'information_schema', 10::oid, NULL::text[])) AS t (oid, nspname, nspowner, nspacl)`,
 	},
 	"pg_am": {
 		columns: []planner.RelationColumn{
 			col("oid", oidType, false), col("amname", repr.Text, false),
 			col("amhandler", repr.Text, false), col("amtype", repr.Text, false),
 		},
-		sql: `SELECT * FROM (VALUES (2::int8, 'heap', 'heap_tableam_handler', 't'), (403::int8, 'btree', 'bthandler', 'i')) AS t (oid, amname, amhandler, amtype)`,
+		sql: `SELECT * FROM (VALUES (2::oid, 'heap', 'heap_tableam_handler', 't'), (403::oid, 'btree', 'bthandler', 'i')) AS t (oid, amname, amhandler, amtype)`,
 	},
 }
 

@@ -31,7 +31,7 @@ var pgAttrdefColumns = []planner.RelationColumn{
 // planned. A default's oid is derived from its table's (subOID).
 func pgAttrdefSQL(c *catalog.Catalog, db string) string {
 	var b strings.Builder
-	b.WriteString("SELECT * FROM (VALUES (0::int8, 0::int8, 0::int2, '')")
+	b.WriteString("SELECT * FROM (VALUES (0::oid, 0::oid, 0::int2, '')")
 	for _, o := range c.Objects() {
 		if o.Database != db || o.Kind != catalog.Table {
 			continue

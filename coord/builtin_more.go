@@ -13,7 +13,7 @@ import (
 const bootstrapRoleName = "freshet"
 
 func init() {
-	role := fmt.Sprintf("'%s', true, true, true, true, true, true, -1, '********', NULL::text, true, NULL::text[], %d::int8", bootstrapRoleName, bootstrapRoleOID)
+	role := fmt.Sprintf("'%s', true, true, true, true, true, true, -1, '********', NULL::text, true, NULL::text[], %d::oid", bootstrapRoleName, bootstrapRoleOID)
 	builtinViews["pg_roles"] = builtinView{
 		columns: []planner.RelationColumn{
 			col("rolname", repr.Text, false), col("rolsuper", repr.Bool, false),

@@ -41,7 +41,7 @@ func pgTypeSQL() string {
 	var rows []string
 	row := func(oid uint32, name string, typlen int16, byval bool, category byte, preferred bool, elem, array uint32,
 		in, out, recv, send, align, storage string, collation int) {
-		rows = append(rows, fmt.Sprintf("(%d::int8, %s, %d::int8, %d::int8, %d::int2, %t, 'b', '%c', %t, true, ',', 0::int8, %s, %d::int8, %d::int8, %s, %s, %s, %s, '-', '-', '-', '%s', '%s', false, 0::int8, -1, 0, %d::int8, NULL::text, NULL::text, NULL::text[])",
+		rows = append(rows, fmt.Sprintf("(%d::oid, %s, %d::oid, %d::oid, %d::int2, %t, 'b', '%c', %t, true, ',', 0::oid, %s, %d::oid, %d::oid, %s, %s, %s, %s, '-', '-', '-', '%s', '%s', false, 0::oid, -1, 0, %d::oid, NULL::text, NULL::text, NULL::text[])",
 			oid, quoteLiteral(name), pgCatalogNamespaceOID, bootstrapRoleOID, typlen, byval, category, preferred,
 			quoteLiteral(map[bool]string{true: "array_subscript_handler", false: "-"}[elem != 0]), elem, array,
 			quoteLiteral(in), quoteLiteral(out), quoteLiteral(recv), quoteLiteral(send), align, storage, collation))
@@ -125,7 +125,7 @@ var pgAttributeColumns = []planner.RelationColumn{
 // have no rows.
 func pgAttributeSQL(c *catalog.Catalog, db string) string {
 	var b strings.Builder
-	b.WriteString("SELECT * FROM (VALUES (0::int8, '', 0::int8, -1, 0::int2, 0::int2, 0, -1, -1, false, 'c', 'p', '', false, false, false, '', '', false, true, 0, 0::int8, NULL::text, NULL::text, NULL::text, NULL::text)")
+	b.WriteString("SELECT * FROM (VALUES (0::oid, '', 0::oid, -1, 0::int2, 0::int2, 0, -1, -1, false, 'c', 'p', '', false, false, false, '', '', false, true, 0, 0::oid, NULL::text, NULL::text, NULL::text, NULL::text)")
 	attr := func(oid uint64, num int, name string, t repr.Type, notNull, hasDefault bool) {
 		collation := 0
 		if t.Kind().IsString() {
@@ -142,7 +142,9 @@ func pgAttributeSQL(c *catalog.Catalog, db string) string {
 		switch o.Kind {
 		case catalog.Table, catalog.View, catalog.MaterializedView:
 			for i, col := range o.Columns {
-				attr(relationOID(o.ID), i+1, col.Name, col.Type, col.NotNull, col.Default != "")
+				// A view's columns are never NOT NULL in PostgreSQL's
+				// catalog, whatever the query guarantees.
+				attr(relationOID(o.ID), i+1, col.Name, col.Type, col.NotNull && o.Kind == catalog.Table, col.Default != "")
 			}
 			for k, key := range o.UniqueKeys {
 				for i, n := range key.Columns {

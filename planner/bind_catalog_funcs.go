@@ -28,7 +28,9 @@ var catalogFuncs = map[string]struct {
 	"pg_get_function_result":             {[]int{1}, repr.Null, repr.Text},
 	"pg_get_function_arguments":          {[]int{1}, repr.Null, repr.Text},
 	"pg_get_function_identity_arguments": {[]int{1}, repr.Null, repr.Text},
-	// Freshet has no extended statistics and no publications.
+	// Freshet has no sequences, no extended statistics and no
+	// publications.
+	"pg_get_serial_sequence":          {[]int{2}, repr.Null, repr.Text},
 	"pg_get_statisticsobjdef_columns": {[]int{1}, repr.Null, repr.Text},
 	"pg_relation_is_publishable":      {[]int{1}, repr.NewBool(false), repr.Bool},
 }

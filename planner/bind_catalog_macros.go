@@ -35,26 +35,6 @@ var catalogMacros = map[string]map[int]string{
 	},
 }
 
-var (
-	macroTreesOnce sync.Once
-	macroTrees     map[string]map[int]*pg.SelectStmt
-)
-
-// parseMacros parses every template once.
-func parseMacros() {
-	macroTrees = map[string]map[int]*pg.SelectStmt{}
-	for name, byArgs := range catalogMacros {
-		macroTrees[name] = map[int]*pg.SelectStmt{}
-		for n, sql := range byArgs {
-			tree, err := pg.Parse(sql)
-			if err != nil || len(tree.Stmts) != 1 || tree.Stmts[0].Stmt.GetSelectStmt() == nil {
-				panic("catalog macro " + name + " does not parse: " + sql)
-			}
-			macroTrees[name][n] = tree.Stmts[0].Stmt.GetSelectStmt()
-		}
-	}
-}
-
 // bindCatalogMacro binds a call of a function of catalogMacros as its
 // scalar subquery; ok is false for any other name. The arguments are
 // bound first, in the caller's scope, so that the template's own column
@@ -72,21 +52,37 @@ func (b *binder) bindCatalogMacro(name string, fc *pg.FuncCall, c *exprCtx) (s h
 		}
 		args = append(args, s)
 	}
-	macroTreesOnce.Do(parseMacros)
-	tmpl, found := macroTrees[name][len(args)]
+	sql, found := catalogMacros[name][len(args)]
 	if !found {
 		return nil, true, errNoFunction(name, args)
 	}
+	s, err = b.bindMacroSQL(sql, args, c, fc.Location)
+	return s, true, err
+}
+
+// macroTrees caches the parsed templates, by their text.
+var macroTrees sync.Map
+
+// bindMacroSQL binds the template sql, a SELECT of one value, as a
+// scalar subquery whose $n are args (bound in c's scope).
+func (b *binder) bindMacroSQL(sql string, args []hscalar, c *exprCtx, loc int32) (hscalar, error) {
+	tmpl, ok := macroTrees.Load(sql)
+	if !ok {
+		tree, err := pg.Parse(sql)
+		if err != nil || len(tree.Stmts) != 1 || tree.Stmts[0].Stmt.GetSelectStmt() == nil {
+			return nil, sqlerr.AssertionFailedf("catalog macro does not parse: %s", sql)
+		}
+		tmpl, _ = macroTrees.LoadOrStore(sql, tree.Stmts[0].Stmt.GetSelectStmt())
+	}
 	link := &pg.Node{Node: &pg.Node_SubLink{SubLink: &pg.SubLink{
 		SubLinkType: pg.SubLinkType_EXPR_SUBLINK,
-		Subselect:   &pg.Node{Node: &pg.Node_SelectStmt{SelectStmt: proto.Clone(tmpl).(*pg.SelectStmt)}},
-		Location:    fc.Location,
+		Subselect:   &pg.Node{Node: &pg.Node_SelectStmt{SelectStmt: proto.Clone(tmpl.(*pg.SelectStmt)).(*pg.SelectStmt)}},
+		Location:    loc,
 	}}}
 	saved := b.macroArgs
 	b.macroArgs = args
 	defer func() { b.macroArgs = saved }()
-	s, err = b.bindExpr(link, c)
-	return s, true, err
+	return b.bindExpr(link, c)
 }
 
 // macroArg is $n of a catalog macro's template: the n-th argument of the

@@ -224,9 +224,8 @@ func (b *binder) bindFunc(fc *pg.FuncCall, c *exprCtx) (hscalar, error) {
 		}
 		return e, nil
 	case name == "format_type" && len(args) == 2:
-		// format_type(oid, int4); an oid is an int8 until Freshet has
-		// the oid type.
-		oid, err := b.coerceTo(args[0], repr.Int8)
+		// format_type(oid, int4).
+		oid, err := b.coerceTo(args[0], repr.OID)
 		if err != nil {
 			return nil, errNoFunction(name, args)
 		}

@@ -223,6 +223,10 @@ func (p *planner) selectStmt(sel *pg.SelectStmt) (*Select, error) {
 	if err != nil {
 		return nil, err
 	}
+	q, project, err := p.b.printRegOutputs(q)
+	if err != nil {
+		return nil, err
+	}
 	rel, err := p.b.resolveUnknown(q.rel)
 	if err != nil {
 		return nil, err
@@ -231,10 +235,15 @@ func (p *planner) selectStmt(sel *pg.SelectStmt) (*Select, error) {
 	if err != nil {
 		return nil, err
 	}
+	ts := plan.Typ()
+	visible := make([]expr.ColumnType, len(project))
+	for i, c := range project {
+		visible[i] = ts[c]
+	}
 	return &Select{
 		Plan:      plan,
-		Finishing: Finishing{OrderBy: q.order, Limit: q.limit, Offset: q.offset, Project: seq(0, q.visible)},
-		Columns:   columns(plan.Typ()[:q.visible], q.names[:q.visible]),
+		Finishing: Finishing{OrderBy: q.order, Limit: q.limit, Offset: q.offset, Project: project},
+		Columns:   columns(visible, q.names[:q.visible]),
 	}, nil
 }
 

@@ -230,8 +230,12 @@ func resolveBinary(fn expr.BinaryFunc, op string, l, r repr.Type) (lt, rt, res r
 			if timeRank(rk) > timeRank(lk) {
 				t = rk.Type()
 			}
-		case lk == rk && (lk == repr.KindBool || lk == repr.KindInterval):
+		case lk == rk && (lk == repr.KindBool || lk == repr.KindInterval || lk.IsOIDKind()):
 			t = lk.Type()
+		case (lk.IsOIDKind() || lk.IsInt()) && (rk.IsOIDKind() || rk.IsInt()):
+			// An OID against an integer or another kind of OID
+			// compares as oid.
+			t = repr.OID
 		case lk == repr.KindArray && rk == repr.KindArray:
 			// Arrays compare element by element, in the elements'
 			// common type.
@@ -272,7 +276,7 @@ func (b *binder) coerce(s hscalar, t repr.Type, ctx repr.CastContext) (hscalar, 
 			if s.v.IsNull() {
 				return hLiteral{v: repr.Null, t: t}, true, nil
 			}
-			d, err := repr.ParseText(t, s.v.Text())
+			d, err := b.parseLiteral(t, s.v.Text())
 			if err != nil {
 				return nil, false, err
 			}
@@ -298,6 +302,13 @@ func (b *binder) coerce(s hscalar, t repr.Type, ctx repr.CastContext) (hscalar, 
 	if repr.TypeCastContext(from, t) < ctx {
 		return nil, false, nil
 	}
+	if isRegKind(from.Kind()) && t.Kind().IsString() {
+		s, err := b.regText(s)
+		if err != nil {
+			return nil, false, err
+		}
+		return b.coerce(s, t, ctx)
+	}
 	return hCast{arg: s, to: t, assign: ctx == repr.CastAssignment}, true, nil
 }
 
@@ -313,7 +324,7 @@ func (b *binder) explicitCast(s hscalar, t repr.Type) (hscalar, error) {
 		}
 		// The literal is read as the type, then cast to its modifiers
 		// as an explicit cast does: 'abcdef'::varchar(3) is 'abc'.
-		d, err := repr.ParseText(t.Base(), l.v.Text())
+		d, err := b.parseLiteral(t.Base(), l.v.Text())
 		if err == nil {
 			d, err = repr.Cast(d, t)
 		}
@@ -328,6 +339,16 @@ func (b *binder) explicitCast(s hscalar, t repr.Type) (hscalar, error) {
 	}
 	if from == t {
 		return s, nil
+	}
+	if isRegKind(from.Kind()) && t.Kind().IsString() {
+		text, err := b.regText(s)
+		if err != nil {
+			return nil, err
+		}
+		return b.explicitCast(text, t)
+	}
+	if isRegKind(t.Kind()) && from.Kind().IsString() {
+		return b.regFromText(s, t)
 	}
 	return hCast{arg: s, to: t}, nil
 }

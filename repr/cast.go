@@ -35,6 +35,10 @@ func cast(d Datum, to Type, assign bool) (Datum, error) {
 	switch {
 	case from == KindArray && to.kind == KindArray:
 		return castArray(d, to, assign)
+	case to.kind.IsOIDKind() && !from.IsString():
+		return castToOID(d, to.kind)
+	case from.IsOIDKind() && (to.kind == KindInt8 || to.kind == KindInt4):
+		return oidToInt(d, to.kind)
 	case to.kind.IsString():
 		return castToString(d, to, assign)
 	case from.IsString():
@@ -187,6 +191,8 @@ func intRange(k Kind) (lo, hi int64) {
 		return math.MinInt16, math.MaxInt16
 	case KindInt4:
 		return math.MinInt32, math.MaxInt32
+	case KindOID, KindRegclass, KindRegtype, KindRegproc, KindRegnamespace, KindRegrole:
+		return 0, math.MaxUint32
 	}
 	return math.MinInt64, math.MaxInt64
 }

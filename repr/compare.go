@@ -47,7 +47,8 @@ func Compare(a, b Datum) int {
 		return cmp.Compare(fa, fb)
 	}
 	switch a.kind {
-	case KindBool, KindInt2, KindInt4, KindInt8, KindDate, KindTimestamp, KindTimestampTZ:
+	case KindBool, KindInt2, KindInt4, KindInt8, KindDate, KindTimestamp, KindTimestampTZ,
+		KindOID, KindRegclass, KindRegtype, KindRegproc, KindRegnamespace, KindRegrole:
 		return cmp.Compare(a.i, b.i)
 	case KindFloat4, KindFloat8:
 		return compareFloats(a.Float(), b.Float())

@@ -23,7 +23,7 @@ func family(k Kind) byte {
 	switch k {
 	case KindBool:
 		return tagFalse
-	case KindInt2, KindInt4, KindInt8:
+	case KindInt2, KindInt4, KindInt8, KindOID, KindRegclass, KindRegtype, KindRegproc, KindRegnamespace, KindRegrole:
 		return tagIntMin
 	case KindFloat4, KindFloat8:
 		return tagFloat
@@ -182,7 +182,7 @@ func decodeDatum(b []byte, t Type) (Datum, int, error) {
 	switch t.kind {
 	case KindBool:
 		return NewBool(tag == tagTrue), n, nil
-	case KindInt2, KindInt4, KindInt8:
+	case KindInt2, KindInt4, KindInt8, KindOID, KindRegclass, KindRegtype, KindRegproc, KindRegnamespace, KindRegrole:
 		var u uint64
 		for _, c := range body {
 			u = u<<8 | uint64(c)

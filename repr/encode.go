@@ -77,7 +77,7 @@ func AppendDatum(buf []byte, d Datum) []byte {
 			return append(buf, tagTrue)
 		}
 		return append(buf, tagFalse)
-	case KindInt2, KindInt4, KindInt8:
+	case KindInt2, KindInt4, KindInt8, KindOID, KindRegclass, KindRegtype, KindRegproc, KindRegnamespace, KindRegrole:
 		return appendInt(buf, d.i)
 	case KindFloat4, KindFloat8:
 		return binary.BigEndian.AppendUint64(append(buf, tagFloat), floatKey(d.Float()))

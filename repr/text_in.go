@@ -49,6 +49,8 @@ func ParseText(t Type, s string) (Datum, error) {
 		return parseInterval(s)
 	case KindArray:
 		return parseArray(t, s)
+	case KindOID, KindRegclass, KindRegtype, KindRegproc, KindRegnamespace, KindRegrole:
+		return parseOID(t, s)
 	}
 	return Null, sqlerr.AssertionFailedf("ParseText: unknown kind %d", t.kind)
 }

@@ -25,7 +25,7 @@ func AppendText(buf []byte, d Datum) []byte {
 			return append(buf, 't')
 		}
 		return append(buf, 'f')
-	case KindInt2, KindInt4, KindInt8:
+	case KindInt2, KindInt4, KindInt8, KindOID, KindRegclass, KindRegtype, KindRegproc, KindRegnamespace, KindRegrole:
 		return strconv.AppendInt(buf, d.i, 10)
 	case KindFloat4:
 		return AppendFloat(buf, d.Float(), 32, 1)

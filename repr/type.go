@@ -26,6 +26,16 @@ const (
 	// KindArray is a one-dimensional array; its Type holds the element's
 	// kind and modifiers (array.go).
 	KindArray
+	// KindOID and the reg* kinds hold object identifiers: unsigned 32-bit
+	// integers (oid.go). A reg* value prints as the name of the object
+	// it identifies; repr prints the number, and the planner, which
+	// knows the catalog, the name.
+	KindOID
+	KindRegclass
+	KindRegtype
+	KindRegproc
+	KindRegnamespace
+	KindRegrole
 	numKinds
 )
 
@@ -57,7 +67,13 @@ var kinds = [numKinds]kindInfo{
 	KindInterval:    {1186, 1187, "interval", "interval", 16, 'T', true},
 	// An array type's OID and name are its element's typarray and
 	// "_"+typname (see Type.OID, Type.Name).
-	KindArray: {0, 0, "anyarray", "anyarray", -1, 'A', false},
+	KindArray:        {0, 0, "anyarray", "anyarray", -1, 'A', false},
+	KindOID:          {26, 1028, "oid", "oid", 4, 'N', false},
+	KindRegclass:     {2205, 2210, "regclass", "regclass", 4, 'N', false},
+	KindRegtype:      {2206, 2211, "regtype", "regtype", 4, 'N', false},
+	KindRegproc:      {24, 1008, "regproc", "regproc", 4, 'N', false},
+	KindRegnamespace: {4089, 4090, "regnamespace", "regnamespace", 4, 'N', false},
+	KindRegrole:      {4096, 4097, "regrole", "regrole", 4, 'N', false},
 }
 
 // String returns the kind's pg_type.typname, such as "int4".
@@ -128,21 +144,27 @@ const (
 
 // The types without modifiers.
 var (
-	Unknown     = Type{kind: KindUnknown}
-	Bool        = Type{kind: KindBool}
-	Int2        = Type{kind: KindInt2}
-	Int4        = Type{kind: KindInt4}
-	Int8        = Type{kind: KindInt8}
-	Float4      = Type{kind: KindFloat4}
-	Float8      = Type{kind: KindFloat8}
-	Numeric     = Type{kind: KindNumeric}
-	Text        = Type{kind: KindText}
-	Varchar     = Type{kind: KindVarchar}
-	Bpchar      = Type{kind: KindBpchar}
-	Date        = Type{kind: KindDate}
-	Timestamp   = Type{kind: KindTimestamp}
-	TimestampTZ = Type{kind: KindTimestampTZ}
-	Interval    = Type{kind: KindInterval}
+	OID          = Type{kind: KindOID}
+	Regclass     = Type{kind: KindRegclass}
+	Regtype      = Type{kind: KindRegtype}
+	Regproc      = Type{kind: KindRegproc}
+	Regnamespace = Type{kind: KindRegnamespace}
+	Regrole      = Type{kind: KindRegrole}
+	Unknown      = Type{kind: KindUnknown}
+	Bool         = Type{kind: KindBool}
+	Int2         = Type{kind: KindInt2}
+	Int4         = Type{kind: KindInt4}
+	Int8         = Type{kind: KindInt8}
+	Float4       = Type{kind: KindFloat4}
+	Float8       = Type{kind: KindFloat8}
+	Numeric      = Type{kind: KindNumeric}
+	Text         = Type{kind: KindText}
+	Varchar      = Type{kind: KindVarchar}
+	Bpchar       = Type{kind: KindBpchar}
+	Date         = Type{kind: KindDate}
+	Timestamp    = Type{kind: KindTimestamp}
+	TimestampTZ  = Type{kind: KindTimestampTZ}
+	Interval     = Type{kind: KindInterval}
 )
 
 // VarcharOf returns character varying(n). n must lie in 1..MaxLength;

@@ -39,6 +39,12 @@ var typeNames = map[string]Kind{
 	"timestamptz":                 KindTimestampTZ,
 	"timestamp with time zone":    KindTimestampTZ,
 	"interval":                    KindInterval,
+	"oid":                         KindOID,
+	"regclass":                    KindRegclass,
+	"regtype":                     KindRegtype,
+	"regproc":                     KindRegproc,
+	"regnamespace":                KindRegnamespace,
+	"regrole":                     KindRegrole,
 }
 
 // int2vector is a type of its own name (TypeFromName), not a kind.
@@ -48,10 +54,11 @@ var typeNames = map[string]Kind{
 // does not exist. "char" is PostgreSQL's one-byte internal type; the SQL
 // keyword CHAR arrives from pg_query as bpchar.
 var unsupportedTypes = map[string]bool{
-	"char": true, "name": true, "bytea": true, "oid": true, "json": true, "jsonb": true,
+	"char": true, "name": true, "bytea": true, "json": true, "jsonb": true,
 	"uuid": true, "time": true, "timetz": true, "money": true, "inet": true, "cidr": true,
-	"macaddr": true, "bit": true, "varbit": true, "xml": true, "point": true, "regclass": true,
-	"regtype": true, "regproc": true, "record": true, "void": true, "tsvector": true,
+	"macaddr": true, "bit": true, "varbit": true, "xml": true, "point": true,
+	"regprocedure": true, "regoper": true, "regoperator": true, "regconfig": true,
+	"regdictionary": true, "regcollation": true, "record": true, "void": true, "tsvector": true,
 }
 
 // TypeFromName returns the type that a type name and its modifiers

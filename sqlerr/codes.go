@@ -96,6 +96,7 @@ const (
 	DuplicateSchema            = "42P06"
 	DuplicateTable             = "42P07"
 	InvalidColumnReference     = "42P10"
+	InvalidName                = "42602"
 	IndeterminateDatatype      = "42P18"
 
 	// Class 53: insufficient resources.

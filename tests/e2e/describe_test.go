@@ -13,7 +13,9 @@ import (
 // psql prints against PostgreSQL 15 for the same schema (checked with
 // PostgreSQL 15.18: the same rows, but there the owner is the creating
 // role, and public's owner is pg_database_owner; here one role, freshet,
-// owns everything). \l and \du print PostgreSQL's columns; their rows are
+// owns everything). \d NAME of a table, a view, a materialized view
+// and an index prints exactly what PostgreSQL prints. \l and \du print
+// PostgreSQL's columns; their rows are
 // Freshet's own: its databases (there are no template databases) and its
 // one role.
 func TestPsqlDescribe(t *testing.T) {
@@ -59,6 +61,34 @@ List of schemas
 --------+---------
  public | freshet
 (1 row)`},
+		{`\d orders`, `
+                   Table "public.orders"
+  Column  |     Type      | Collation | Nullable | Default 
+----------+---------------+-----------+----------+---------
+ id       | integer       |           | not null | 
+ customer | integer       |           |          | 
+ amount   | numeric(10,2) |           |          | 
+Indexes:
+    "orders_pkey" PRIMARY KEY, btree (id)
+    "orders_customer_idx" btree (customer)`},
+		{`\d big`, `
+                     View "public.big"
+  Column  |     Type      | Collation | Nullable | Default 
+----------+---------------+-----------+----------+---------
+ id       | integer       |           |          | 
+ customer | integer       |           |          | 
+ amount   | numeric(10,2) |           |          | `},
+		{`\d tot`, `
+          Materialized view "public.tot"
+ Column |  Type  | Collation | Nullable | Default 
+--------+--------+-----------+----------+---------
+ count  | bigint |           |          | `},
+		{`\d orders_pkey`, `
+      Index "public.orders_pkey"
+ Column |  Type   | Key? | Definition 
+--------+---------+------+------------
+ id     | integer | yes  | id
+primary key, btree, for table "public.orders"`},
 		{`\l`, `
                                          List of databases
    Name   |  Owner  | Encoding | Collate | Ctype | ICU Locale | Locale Provider | Access privileges

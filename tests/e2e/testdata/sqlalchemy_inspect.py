@@ -23,6 +23,8 @@ step("schemas", lambda: inspector.get_schema_names())
 step("tables", lambda: inspector.get_table_names())
 step("views", lambda: sorted(inspector.get_view_names()))
 step("has_table", lambda: [inspector.has_table("orders"), inspector.has_table("nope")])
+step("columns", lambda: [[c["name"], str(c["type"]), c["nullable"], c["default"]]
+                          for c in inspector.get_columns("orders")])
 step("pk", lambda: inspector.get_pk_constraint("orders"))
 step("unique", lambda: inspector.get_unique_constraints("customers"))
 step("indexes", lambda: inspector.get_indexes("orders"))
