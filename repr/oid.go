@@ -29,6 +29,9 @@ func NewOID(k Kind, v uint32) Datum { return Datum{kind: k, valid: true, i: int6
 // a name is the planner's to resolve.
 func parseOID(t Type, s string) (Datum, error) {
 	v := trimSpace(s)
+	if t.kind != KindOID && v == "-" {
+		return NewOID(t.kind, 0), nil
+	}
 	n, err := strconv.ParseInt(v, 10, 64)
 	if err != nil {
 		if _, ok := err.(*strconv.NumError); ok && err.(*strconv.NumError).Err == strconv.ErrRange {
@@ -38,9 +41,6 @@ func parseOID(t Type, s string) (Datum, error) {
 			return Null, sqlerr.New(sqlerr.FeatureNotSupported, "a %s is read from a name only in a SQL literal: %q", t, s)
 		}
 		return Null, sqlerr.New(sqlerr.InvalidTextRepresentation, "invalid input syntax for type %s: %q", t, s)
-	}
-	if t.kind != KindOID && v == "-" {
-		return NewOID(t.kind, 0), nil
 	}
 	if n < math.MinInt32 || n > math.MaxUint32 {
 		return Null, errOIDRange(t, s)
