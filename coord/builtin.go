@@ -62,6 +62,7 @@ var builtinViews = map[string]builtinView{
 
 func init() {
 	builtinViews["pg_type"] = builtinView{columns: pgTypeColumns, sql: pgTypeSQL()}
+	builtinViews["pg_proc"] = builtinView{columns: pgProcColumns, sql: pgProcSQL()}
 }
 
 // resolveBuiltin returns the built-in pg_catalog relation name, if there

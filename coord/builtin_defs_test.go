@@ -109,8 +109,8 @@ func TestGetDefFunctions(t *testing.T) {
 }
 
 // pg_settings shows the session's own values, follows SET, and is never
-// held past a statement; pg_proc and pg_stat_user_tables exist and are
-// empty.
+// held past a statement; pg_stat_user_tables exists and is empty;
+// pg_proc lists the types' I/O functions that pg_type names.
 func TestPgSettings(t *testing.T) {
 	env := openSQL(t, t.TempDir())
 	defer env.e.Close()
@@ -130,11 +130,20 @@ func TestPgSettings(t *testing.T) {
 		t.Fatalf("another session's pg_settings: %q, want %q", got, want)
 	}
 	env.failsWith(s, "CREATE MATERIALIZED VIEW ms AS SELECT name FROM pg_settings", "0A000")
-	for _, rel := range []string{"pg_proc", "pg_stat_user_tables"} {
-		if got := env.query(s, "SELECT count(*) FROM pg_catalog."+rel); got != "0" {
-			t.Fatalf("%s: %q rows", rel, got)
-		}
+	if got := env.query(s, "SELECT count(*) FROM pg_catalog.pg_stat_user_tables"); got != "0" {
+		t.Fatalf("pg_stat_user_tables: %q rows", got)
 	}
+	// Npgsql tells array types by their receive function's name,
+	// pgjdbc by their input function.
+	const q2 = `SELECT t.typname || ' ' || p.proname || ' ' || t.typreceive::text FROM pg_type t JOIN pg_proc p ON p.oid = t.typreceive
+		WHERE t.typname IN ('_int4', 'int4', 'oid')`
+	if got, want := env.query(s, q2), "_int4 array_recv array_recv int4 int4recv int4recv oid oidrecv oidrecv"; got != want {
+		t.Fatalf("pg_proc joined with pg_type: %q, want %q", got, want)
+	}
+	if got, want := env.query(s, "SELECT count(*) FROM pg_type WHERE typinput = 'array_in'::regproc AND typelem = 'int4'::regtype"), "1"; got != want {
+		t.Fatalf("typinput = 'array_in'::regproc: %q, want %q", got, want)
+	}
+	env.failsWith(s, "SELECT 'no_such_function'::regproc", "42883")
 }
 
 // The privilege functions are true (there are no privileges to check),

@@ -42,9 +42,6 @@ var emptyRelations = map[string]string{
 	"pg_event_trigger":         "oid:o evtname:t evtevent:t evtowner:o evtfoid:o evtenabled:t evttags:T",
 	"pg_conversion":            "oid:o conname:t connamespace:o conowner:o conforencoding:i contoencoding:i conproc:t condefault:b",
 	"pg_tablespace":            "oid:o spcname:t spcowner:o spcacl:T spcoptions:T",
-	// Freshet has no user-defined functions, and does not list its
-	// built-in ones yet.
-	"pg_proc": "oid:o proname:t pronamespace:o proowner:o prolang:o procost:f prorows:f provariadic:o prosupport:t prokind:t prosecdef:b proleakproof:b proisstrict:b proretset:b provolatile:t proparallel:t pronargs:c pronargdefaults:c prorettype:o proargtypes:O proallargtypes:O proargmodes:T proargnames:T proargdefaults:t protrftypes:O prosrc:t probin:t prosqlbody:t proconfig:T proacl:T",
 	// Freshet keeps no access statistics.
 	"pg_stat_user_tables": "relid:o schemaname:t relname:t seq_scan:l seq_tup_read:l idx_scan:l idx_tup_fetch:l n_tup_ins:l n_tup_upd:l n_tup_del:l n_tup_hot_upd:l n_live_tup:l n_dead_tup:l n_mod_since_analyze:l n_ins_since_vacuum:l last_vacuum:z last_autovacuum:z last_analyze:z last_autoanalyze:z vacuum_count:l autovacuum_count:l analyze_count:l autoanalyze_count:l",
 }

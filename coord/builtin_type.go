@@ -2,6 +2,7 @@ package coord
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"freshet/catalog"
@@ -10,8 +11,9 @@ import (
 )
 
 // pgTypeColumns are the columns of pg_type, with PostgreSQL 15's names.
-// The regproc columns (typinput, …) hold the function's name as text
-// until Freshet has the regproc type.
+// The I/O function columns (typinput, …) are regprocs naming pg_proc's
+// rows; typmodin, typmodout and typanalyze, regprocs in PostgreSQL, are
+// the text '-' (no function).
 var pgTypeColumns = []planner.RelationColumn{
 	col("oid", oidType, false), col("typname", repr.Text, false),
 	col("typnamespace", oidType, false), col("typowner", oidType, false),
@@ -20,9 +22,9 @@ var pgTypeColumns = []planner.RelationColumn{
 	col("typispreferred", repr.Bool, false), col("typisdefined", repr.Bool, false),
 	col("typdelim", repr.Text, false), col("typrelid", oidType, false),
 	col("typsubscript", repr.Text, false), col("typelem", oidType, false),
-	col("typarray", oidType, false), col("typinput", repr.Text, false),
-	col("typoutput", repr.Text, false), col("typreceive", repr.Text, false),
-	col("typsend", repr.Text, false), col("typmodin", repr.Text, false),
+	col("typarray", oidType, false), col("typinput", repr.Regproc, false),
+	col("typoutput", repr.Regproc, false), col("typreceive", repr.Regproc, false),
+	col("typsend", repr.Regproc, false), col("typmodin", repr.Text, false),
 	col("typmodout", repr.Text, false), col("typanalyze", repr.Text, false),
 	col("typalign", repr.Text, false), col("typstorage", repr.Text, false),
 	col("typnotnull", repr.Bool, false), col("typbasetype", oidType, false),
@@ -35,18 +37,27 @@ var pgTypeColumns = []planner.RelationColumn{
 // PostgreSQL gives its string types.
 const textCollationOID = 100
 
-// pgTypeSQL is pg_type: every type Freshet has and its array type, as
-// constant rows.
-func pgTypeSQL() string {
-	var rows []string
-	row := func(oid uint32, name string, typlen int16, byval bool, category byte, preferred bool, elem, array uint32,
-		in, out, recv, send, align, storage string, collation int) {
-		rows = append(rows, fmt.Sprintf("(%d::oid, %s, %d::oid, %d::oid, %d::int2, %t, 'b', '%c', %t, true, ',', 0::oid, %s, %d::oid, %d::oid, %s, %s, %s, %s, '-', '-', '-', '%s', '%s', false, 0::oid, -1, 0, %d::oid, NULL::text, NULL::text, NULL::text[])",
-			oid, quoteLiteral(name), pgCatalogNamespaceOID, bootstrapRoleOID, typlen, byval, category, preferred,
-			quoteLiteral(map[bool]string{true: "array_subscript_handler", false: "-"}[elem != 0]), elem, array,
-			quoteLiteral(in), quoteLiteral(out), quoteLiteral(recv), quoteLiteral(send), align, storage, collation))
-	}
-	for k := repr.KindUnknown; k <= repr.KindInterval; k++ {
+// typeRow is one row of pg_type.
+type typeRow struct {
+	oid, elem, array    uint32
+	name                string
+	typlen              int16
+	byval               bool
+	category            byte
+	preferred           bool
+	in, out, recv, send string
+	align, storage      string
+	collation           int
+}
+
+// typeRows are pg_type's rows: every type Freshet has and its array
+// type.
+var typeRows = func() []typeRow {
+	var rows []typeRow
+	for k := repr.KindUnknown; k < repr.KindRegrole+1; k++ {
+		if k == repr.KindArray {
+			continue
+		}
 		t := k.Type()
 		name, n := t.Name(), t.Typlen()
 		// PostgreSQL names most I/O functions typname+"in"; the date and
@@ -77,18 +88,135 @@ func pgTypeSQL() string {
 		if k.IsString() {
 			collation = textCollationOID
 		}
-		row(t.OID(), name, n, n > 0 && n <= 8, t.Category(), t.Preferred(), 0, t.ArrayOID(),
-			name+sep+"in", name+sep+"out", name+sep+"recv", name+sep+"send", align, storage, collation)
-		if t.ArrayOID() != 0 {
-			arrayAlign := align
-			if arrayAlign == "c" || arrayAlign == "s" {
-				arrayAlign = "i"
-			}
-			row(t.ArrayOID(), "_"+name, -1, false, 'A', false, t.OID(), 0,
-				"array_in", "array_out", "array_recv", "array_send", arrayAlign, "x", collation)
+		rows = append(rows, typeRow{t.OID(), 0, t.ArrayOID(), name, n, n > 0 && n <= 8, t.Category(), t.Preferred(),
+			name + sep + "in", name + sep + "out", name + sep + "recv", name + sep + "send", align, storage, collation})
+		if k == repr.KindInt2 {
+			v := repr.Int2Vector
+			rows = append(rows, typeRow{v.OID(), t.OID(), v.ArrayOID(), v.Name(), -1, false, 'A', false,
+				"int2vectorin", "int2vectorout", "int2vectorrecv", "int2vectorsend", "i", "p", 0})
 		}
 	}
-	return "SELECT * FROM (VALUES " + strings.Join(rows, ", ") + ") AS t (" + columnNames(pgTypeColumns) + ")"
+	for _, r := range slices.Clone(rows) {
+		if r.array == 0 {
+			continue
+		}
+		align := r.align
+		if align == "c" || align == "s" {
+			align = "i"
+		}
+		rows = append(rows, typeRow{r.array, r.oid, 0, "_" + r.name, -1, false, 'A', false,
+			"array_in", "array_out", "array_recv", "array_send", align, "x", r.collation})
+	}
+	return rows
+}()
+
+// procNames are the functions pg_proc lists: the types' I/O functions,
+// sorted; procOID gives each an OID, procOIDBase plus its position.
+var procNames = func() []string {
+	seen := map[string]bool{}
+	var names []string
+	for _, r := range typeRows {
+		for _, f := range []string{r.in, r.out, r.recv, r.send} {
+			if !seen[f] {
+				seen[f] = true
+				names = append(names, f)
+			}
+		}
+	}
+	slices.Sort(names)
+	return names
+}()
+
+// procOIDBase is the OID of the first function of procNames.
+const procOIDBase = 14000
+
+// procOID returns the OID of function name, and false if pg_proc does not
+// list it.
+func procOID(name string) (uint32, bool) {
+	i, ok := slices.BinarySearch(procNames, name)
+	return procOIDBase + uint32(i), ok
+}
+
+// pgTypeSQL is pg_type as constant rows.
+func pgTypeSQL() string {
+	var rows [][]string
+	proc := func(name string) string {
+		oid, _ := procOID(name)
+		return sqlInt(oid)
+	}
+	for _, r := range typeRows {
+		subscript := "-"
+		if r.elem != 0 {
+			subscript = "array_subscript_handler"
+		}
+		rows = append(rows, []string{
+			sqlInt(r.oid), sqlText(r.name), sqlInt(pgCatalogNamespaceOID), sqlInt(bootstrapRoleOID),
+			sqlInt(r.typlen), sqlBool(r.byval), "'b'", sqlText(string(r.category)),
+			sqlBool(r.preferred), "true", "','", "0",
+			sqlText(subscript), sqlInt(r.elem), sqlInt(r.array), proc(r.in),
+			proc(r.out), proc(r.recv), proc(r.send), "'-'",
+			"'-'", "'-'", sqlText(r.align), sqlText(r.storage),
+			"false", "0", "-1", "0",
+			sqlInt(r.collation), sqlNull, sqlNull, sqlNull,
+		})
+	}
+	return constRowsSQL(pgTypeColumns, rows)
+}
+
+// pgProcColumns are pg_proc's columns, PostgreSQL 15's, in its order.
+// proargtypes, an oidvector, is an oid[].
+var pgProcColumns = func() []planner.RelationColumn {
+	var cols []planner.RelationColumn
+	types := map[string]repr.Type{"o": oidType, "t": repr.Text, "b": repr.Bool, "c": repr.Int2, "f": repr.Float4,
+		"O": repr.ArrayOf(oidType), "T": textArray}
+	for _, c := range strings.Fields("oid:o proname:t pronamespace:o proowner:o prolang:o procost:f prorows:f provariadic:o " +
+		"prosupport:t prokind:t prosecdef:b proleakproof:b proisstrict:b proretset:b provolatile:t proparallel:t pronargs:c " +
+		"pronargdefaults:c prorettype:o proargtypes:O proallargtypes:O proargmodes:T proargnames:T proargdefaults:t " +
+		"protrftypes:O prosrc:t probin:t prosqlbody:t proconfig:T proacl:T") {
+		n, k, _ := strings.Cut(c, ":")
+		cols = append(cols, col(n, types[k], true))
+	}
+	return cols
+}()
+
+// pgProcSQL is pg_proc: the types' I/O functions, which clients join
+// with pg_type (Npgsql finds array types by typreceive's name,
+// array_recv). Their argument and result types are approximate:
+// an input function takes cstring (2275), a receive function internal
+// (2281); an output function returns cstring, a send function bytea
+// (17), the others their type.
+func pgProcSQL() string {
+	ret := map[string]uint32{}
+	for _, r := range typeRows {
+		if r.elem == 0 {
+			ret[r.in], ret[r.recv] = r.oid, r.oid
+		} else {
+			ret[r.in], ret[r.recv] = 2277, 2277 // anyarray
+		}
+		ret[r.out], ret[r.send] = 2275, 17
+	}
+	var rows [][]string
+	for _, name := range procNames {
+		oid, _ := procOID(name)
+		arg := uint32(2275)
+		switch {
+		case strings.HasSuffix(name, "recv"):
+			arg = 2281
+		case strings.HasSuffix(name, "out") || strings.HasSuffix(name, "send"):
+			arg = 0
+		}
+		args := "'{}'"
+		if arg != 0 {
+			args = sqlText(fmt.Sprintf("{%d}", arg))
+		}
+		rows = append(rows, []string{
+			sqlInt(oid), sqlText(name), sqlInt(pgCatalogNamespaceOID), sqlInt(bootstrapRoleOID), "12", "1", "0", "0",
+			"'-'", "'f'", "false", "false", "true", "false", "'i'", "'s'", "1",
+			"0", sqlInt(ret[name]), args, sqlNull, sqlNull, sqlNull, sqlNull,
+			sqlNull, sqlText(name), sqlNull, sqlNull, sqlNull, sqlNull,
+		})
+	}
+	return constRowsSQL(pgProcColumns, rows)
 }
 
 // columnNames lists cols' names, comma-separated.

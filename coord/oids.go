@@ -111,6 +111,9 @@ func (sc sessionCatalog) ResolveOID(kind repr.Kind, name string) (uint32, error)
 		}
 		return 0, sqlerr.New(sqlerr.UndefinedObject, "role %q does not exist", name)
 	case repr.KindRegproc:
+		if oid, ok := procOID(parts[len(parts)-1]); ok && (len(parts) == 1 || (len(parts) == 2 && parts[0] == pgCatalogSchema)) {
+			return oid, nil
+		}
 		return 0, sqlerr.New(sqlerr.UndefinedFunction, "function %q does not exist", name)
 	}
 	return 0, sqlerr.AssertionFailedf("ResolveOID of kind %s", kind)
