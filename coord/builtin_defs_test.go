@@ -16,7 +16,7 @@ func TestPgConstraint(t *testing.T) {
 	s := env.session()
 	env.exec(s, "CREATE TABLE t (a int PRIMARY KEY, b text, c int, UNIQUE (c, b))")
 	env.exec(s, "CREATE TABLE u (x int)")
-	const q = `SELECT k.conname || ' ' || k.contype || ' ' || k.conkey || ' ' || r.relname || ' ' || i.relname || ' ' || x.indisprimary::text
+	const q = `SELECT k.conname || ' ' || k.contype || ' ' || k.conkey::text || ' ' || r.relname || ' ' || i.relname || ' ' || x.indisprimary::text
 		FROM pg_constraint k JOIN pg_class r ON r.oid = k.conrelid JOIN pg_class i ON i.oid = k.conindid
 		JOIN pg_index x ON x.indexrelid = k.conindid AND x.indrelid = k.conrelid`
 	if got, want := env.query(s, q), "t_c_b_key u {3,2} t t_c_b_key false t_pkey p {1} t t_pkey true"; got != want {

@@ -2,6 +2,7 @@ package coord
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 
 	"freshet/catalog"
@@ -38,7 +39,7 @@ func pgAttrdefSQL(c *catalog.Catalog, db string) string {
 		}
 		for i, col := range o.Columns {
 			if col.Default != "" {
-				fmt.Fprintf(&b, ", (%d, %d, %d, %s)", subOID(o.ID, subColumnDefault, i+1), relationOID(o.ID), i+1, quoteLiteral(col.Default))
+				fmt.Fprintf(&b, ", (%d, %d, %d, %s)", subOID(o.ID, subColumnDefault, i+1), relationOID(o.ID), i+1, quoteLiteral(defaultText(col.Default, col.Type)))
 			}
 		}
 	}
@@ -110,4 +111,20 @@ func init() {
 			LEFT JOIN pg_catalog.pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
 			WHERE c.relkind IN ('r', 'v', 'm') AND a.attnum > 0`,
 	}
+}
+
+// quotedLiteral matches one SQL string literal and nothing else.
+var quotedLiteral = regexp.MustCompile(`^'(?:[^']|'')*'$`)
+
+// defaultText is a column DEFAULT as pg_get_expr prints it: the text it
+// was written with, except that a string literal for a string, date or
+// time column carries its cast, as PostgreSQL's deparsed form does
+// ('none'::text, '2024-01-01'::date).
+func defaultText(def string, t repr.Type) string {
+	k := t.Kind()
+	if !quotedLiteral.MatchString(strings.TrimSpace(def)) || !(k.IsString() || k == repr.KindDate ||
+		k == repr.KindTimestamp || k == repr.KindTimestampTZ || k == repr.KindInterval) {
+		return def
+	}
+	return strings.TrimSpace(def) + "::" + t.Base().String()
 }

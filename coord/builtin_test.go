@@ -228,8 +228,8 @@ func TestInformationSchema(t *testing.T) {
 		{"SELECT table_name, view_definition FROM information_schema.views", "big,SELECT id FROM orders WHERE amount > 100"},
 		{"SELECT schema_name FROM information_schema.schemata", "information_schema pg_catalog public"},
 		{"SELECT ordinal_position, column_name, is_nullable, data_type, character_maximum_length, numeric_precision, numeric_scale, column_default, udt_name FROM information_schema.columns WHERE table_name = 'orders'",
-			"1,id,NO,integer,NULL,32,0,NULL,int4 2,name,YES,character varying,50,NULL,NULL,NULL,varchar 3,amount,YES,numeric,NULL,10,2,NULL,numeric 4,placed,YES,timestamp with time zone,NULL,NULL,NULL,NULL,timestamptz 5,note,YES,text,NULL,NULL,NULL,'none',text"},
-		{"SELECT pg_get_expr(adbin, adrelid) FROM pg_attrdef", "'none'"},
+			"1,id,NO,integer,NULL,32,0,NULL,int4 2,name,YES,character varying,50,NULL,NULL,NULL,varchar 3,amount,YES,numeric,NULL,10,2,NULL,numeric 4,placed,YES,timestamp with time zone,NULL,NULL,NULL,NULL,timestamptz 5,note,YES,text,NULL,NULL,NULL,'none'::text,text"},
+		{"SELECT pg_get_expr(adbin, adrelid) FROM pg_attrdef", "'none'::text"},
 	} {
 		if got := env.query(s, tc.q); got != tc.want {
 			t.Errorf("%s:\n got %q\nwant %q", tc.q, got, tc.want)

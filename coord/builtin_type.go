@@ -260,8 +260,17 @@ func pgAttributeSQL(c *catalog.Catalog, db string) string {
 			collation = textCollationOID
 		}
 		n := t.Typlen()
-		fmt.Fprintf(&b, ", (%d, %s, %d, -1, %d, %d, 0, -1, %d, %t, 'i', 'p', '', %t, %t, false, '', '', false, true, 0, %d, NULL, NULL, NULL, NULL)",
-			oid, quoteLiteral(name), t.OID(), n, num, t.Typmod(), n > 0 && n <= 8, notNull, hasDefault, collation)
+		// The column's storage is its type's: plain for fixed-size
+		// types, main for numeric, extended for the other varlenas.
+		storage := "p"
+		switch {
+		case t.Kind() == repr.KindNumeric:
+			storage = "m"
+		case n < 0 && t.Kind() != repr.KindUnknown:
+			storage = "x"
+		}
+		fmt.Fprintf(&b, ", (%d, %s, %d, -1, %d, %d, 0, -1, %d, %t, 'i', '%s', '', %t, %t, false, '', '', false, true, 0, %d, NULL, NULL, NULL, NULL)",
+			oid, quoteLiteral(name), t.OID(), n, num, t.Typmod(), n > 0 && n <= 8, storage, notNull, hasDefault, collation)
 	}
 	for _, o := range c.Objects() {
 		if o.Database != db {

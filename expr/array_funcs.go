@@ -23,10 +23,14 @@ import (
 //	ArrayUpper(a, dim)
 //	Cardinality(a)                 the number of elements
 //	StringToArray(s, d[, n])       s split at d into text[] (each character
-//	                               if d is empty, all of s if d is NULL),
+//	                               if d is NULL, all of s if d is empty),
 //	                               fields equal to n as NULL
+//	ArrayCat(a, b)                 a || b: the elements of a then b; a NULL
+//	                               array counts as empty, NULL if both are
+//	ArrayAppend(a, e)              a || e, a with e (maybe NULL) added
+//	ArrayPrepend(e, a)             e || a
 
-func (f VariadicFunc) isArray() bool { return f >= ArrayConstruct && f <= StringToArray }
+func (f VariadicFunc) isArray() bool { return f >= ArrayConstruct && f <= ArrayPrepend }
 
 func (c CallVariadic) arrayTyp(input []ColumnType) ColumnType {
 	arg := func(i int) ColumnType { return c.Args[i].Typ(input) }
@@ -45,6 +49,12 @@ func (c CallVariadic) arrayTyp(input []ColumnType) ColumnType {
 		return ColumnType{Type: repr.Int4, Nullable: arg(0).Nullable}
 	case StringToArray:
 		return ColumnType{Type: repr.ArrayOf(repr.Text), Nullable: arg(0).Nullable}
+	case ArrayCat:
+		return ColumnType{Type: arg(0).Type, Nullable: arg(0).Nullable && arg(1).Nullable}
+	case ArrayAppend:
+		return ColumnType{Type: arg(0).Type}
+	case ArrayPrepend:
+		return ColumnType{Type: arg(1).Type}
 	}
 	return ColumnType{Nullable: true}
 }
@@ -72,6 +82,8 @@ func (c CallVariadic) evalArray(row []repr.Datum) (repr.Datum, error) {
 		return repr.NewArray(elem, args), nil
 	case StringToArray:
 		return stringToArray(args)
+	case ArrayCat, ArrayAppend, ArrayPrepend:
+		return arrayConcat(c.Func, args[0], args[1])
 	}
 	// Every other function is NULL for a NULL array.
 	if args[0].IsNull() && c.Func != ArrayAny && c.Func != ArrayAll {
@@ -204,4 +216,50 @@ func stringToArray(args []repr.Datum) (repr.Datum, error) {
 		}
 	}
 	return repr.NewArray(repr.Text, elems), nil
+}
+
+// arrayConcat is ||, array_cat, array_append and array_prepend.
+func arrayConcat(f VariadicFunc, a, b repr.Datum) (repr.Datum, error) {
+	elems := func(d repr.Datum) ([]repr.Datum, error) {
+		if d.IsNull() {
+			return nil, nil
+		}
+		return d.Elems()
+	}
+	var out []repr.Datum
+	var kindOf repr.Datum
+	switch f {
+	case ArrayCat:
+		if a.IsNull() && b.IsNull() {
+			return repr.Null, nil
+		}
+		x, err := elems(a)
+		if err != nil {
+			return repr.Null, err
+		}
+		y, err := elems(b)
+		if err != nil {
+			return repr.Null, err
+		}
+		out = append(x, y...)
+	case ArrayAppend:
+		x, err := elems(a)
+		if err != nil {
+			return repr.Null, err
+		}
+		out = append(x, b)
+	case ArrayPrepend:
+		y, err := elems(b)
+		if err != nil {
+			return repr.Null, err
+		}
+		out = append([]repr.Datum{a}, y...)
+	}
+	for _, e := range out {
+		if !e.IsNull() {
+			kindOf = e
+			break
+		}
+	}
+	return repr.NewArray(kindOf.Kind().Type(), out), nil
 }

@@ -175,6 +175,9 @@ const (
 	ArrayUpper
 	Cardinality
 	StringToArray
+	ArrayCat
+	ArrayAppend
+	ArrayPrepend
 )
 
 var variadicNames = map[VariadicFunc]string{Coalesce: "coalesce", Greatest: "greatest", Least: "least",
@@ -188,6 +191,7 @@ var variadicNames = map[VariadicFunc]string{Coalesce: "coalesce", Greatest: "gre
 	CancelBackend: "pg_cancel_backend", TerminateBackend: "pg_terminate_backend", FormatType: "format_type",
 	ArrayConstruct: "array", ArraySubscript: "subscript", ArrayAny: "any", ArrayAll: "all",
 	ArrayToString: "array_to_string", ArrayLength: "array_length", ArrayLower: "array_lower",
-	ArrayUpper: "array_upper", Cardinality: "cardinality", StringToArray: "string_to_array"}
+	ArrayUpper: "array_upper", Cardinality: "cardinality", StringToArray: "string_to_array",
+	ArrayCat: "array_cat", ArrayAppend: "array_append", ArrayPrepend: "array_prepend"}
 
 func (f VariadicFunc) String() string { return variadicNames[f] }

@@ -408,3 +408,47 @@ func (b *binder) bindScalarFunctionInFrom(rf *pg.RangeFunction, fc *pg.FuncCall,
 	}
 	return rel, []scopeItem{{table: table, name: colName, col: col, typ: t}}, nil
 }
+
+// bindArrayConcat binds || with an array operand: two arrays (an
+// untyped literal is read as the other's type) concatenate, an element
+// and an array append or prepend it.
+func (b *binder) bindArrayConcat(l, r hscalar) (hscalar, error) {
+	lt, rt := l.typ().Type, r.typ().Type
+	var err error
+	switch {
+	case lt.IsArray() && rt.Kind() == repr.KindUnknown:
+		r, err = b.coerceTo(r, lt)
+	case rt.IsArray() && lt.Kind() == repr.KindUnknown:
+		l, err = b.coerceTo(l, rt)
+	}
+	if err != nil {
+		return nil, err
+	}
+	lt, rt = l.typ().Type, r.typ().Type
+	nullable := l.typ().Nullable && r.typ().Nullable
+	switch {
+	case lt.IsArray() && rt.IsArray():
+		elem, err := unifyTypes([]repr.Type{lt.Elem(), rt.Elem()}, "ARRAY")
+		if err != nil {
+			return nil, errNoOperator("||", lt, rt)
+		}
+		t := repr.ArrayOf(elem)
+		if l, err = b.coerceTo(l, t); err != nil {
+			return nil, err
+		}
+		if r, err = b.coerceTo(r, t); err != nil {
+			return nil, err
+		}
+		return hVariadic{fn: expr.ArrayCat, args: []hscalar{l, r}, t: expr.ColumnType{Type: t, Nullable: nullable}}, nil
+	case lt.IsArray():
+		if r, err = b.coerceTo(r, lt.Elem()); err != nil {
+			return nil, errNoOperator("||", lt, rt)
+		}
+		return hVariadic{fn: expr.ArrayAppend, args: []hscalar{l, r}, t: expr.ColumnType{Type: lt.Base()}}, nil
+	default:
+		if l, err = b.coerceTo(l, rt.Elem()); err != nil {
+			return nil, errNoOperator("||", lt, rt)
+		}
+		return hVariadic{fn: expr.ArrayPrepend, args: []hscalar{l, r}, t: expr.ColumnType{Type: rt.Base()}}, nil
+	}
+}

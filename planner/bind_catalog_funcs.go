@@ -30,7 +30,9 @@ var catalogFuncs = map[string]struct {
 	"pg_get_function_identity_arguments": {[]int{1}, repr.Null, repr.Text},
 	// Freshet has no sequences, no extended statistics and no
 	// publications.
-	"pg_get_serial_sequence":          {[]int{2}, repr.Null, repr.Text},
+	"pg_get_serial_sequence": {[]int{2}, repr.Null, repr.Text},
+	// pg_rewrite is empty: no OID names a rule.
+	"pg_get_ruledef":                  {[]int{1, 2}, repr.Null, repr.Text},
 	"pg_get_statisticsobjdef_columns": {[]int{1}, repr.Null, repr.Text},
 	"pg_relation_is_publishable":      {[]int{1}, repr.NewBool(false), repr.Bool},
 }

@@ -52,6 +52,9 @@ func (b *binder) binaryOp(op string, l, r hscalar) (hscalar, error) {
 		}
 		return nil, errNoOperator(op, l.typ().Type, r.typ().Type)
 	}
+	if fn == expr.Concat && (l.typ().Type.IsArray() || r.typ().Type.IsArray()) {
+		return b.bindArrayConcat(l, r)
+	}
 	lu, ru := isUnknown(l), isUnknown(r)
 	switch {
 	case lu && ru:

@@ -14,7 +14,8 @@ import (
 // PostgreSQL 15.18: the same rows, but there the owner is the creating
 // role, and public's owner is pg_database_owner; here one role, freshet,
 // owns everything). \d NAME of a table, a view, a materialized view
-// and an index prints exactly what PostgreSQL prints. \l and \du print
+// and an index, and \d+ of a table, print exactly what PostgreSQL
+// prints. \l and \du print
 // PostgreSQL's columns; their rows are
 // Freshet's own: its databases (there are no template databases) and its
 // one role.
@@ -89,6 +90,17 @@ Indexes:
 --------+---------+------+------------
  id     | integer | yes  | id
 primary key, btree, for table "public.orders"`},
+		{`\d+ orders`, `
+                                             Table "public.orders"
+  Column  |     Type      | Collation | Nullable | Default | Storage | Compression | Stats target | Description 
+----------+---------------+-----------+----------+---------+---------+-------------+--------------+-------------
+ id       | integer       |           | not null |         | plain   |             |              | 
+ customer | integer       |           |          |         | plain   |             |              | 
+ amount   | numeric(10,2) |           |          |         | main    |             |              | 
+Indexes:
+    "orders_pkey" PRIMARY KEY, btree (id)
+    "orders_customer_idx" btree (customer)
+Access method: heap`},
 		{`\l`, `
                                          List of databases
    Name   |  Owner  | Encoding | Collate | Ctype | ICU Locale | Locale Provider | Access privileges

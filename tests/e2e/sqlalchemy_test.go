@@ -17,10 +17,9 @@ const systemPython = "/usr/bin/python3"
 // reflection of tables, views, keys and indexes, which ORMs, pandas and
 // Superset run on first connecting. Each expected result is what the
 // same script prints against PostgreSQL 15 for the same schema, except
-// the view definition, which is the text the view was created with,
-// and a column's DEFAULT, likewise ('none' where PostgreSQL gives
-// 'none'::text; docs/catalog.md). get_columns is run but not checked: its
-// query builds JSON with json_build_object, which Freshet lacks.
+// the view definition, which is the text the view was created with
+// (docs/catalog.md). get_columns is run but not checked: its query
+// builds JSON with json_build_object, which Freshet lacks.
 func TestSQLAlchemyInspector(t *testing.T) {
 	if err := exec.Command(systemPython, "-c", "import sqlalchemy, psycopg2").Run(); err != nil {
 		t.Fatalf("SQLAlchemy and psycopg2 are required (apt-get install python3-sqlalchemy python3-psycopg2): %v", err)
