@@ -203,3 +203,109 @@ func init() {
 			JOIN pg_catalog.pg_attribute a ON a.attrelid = k.conindid`,
 	}
 }
+
+// pgDependColumns are pg_depend's columns.
+var pgDependColumns = []planner.RelationColumn{
+	col("classid", oidType, false), col("objid", oidType, false),
+	col("objsubid", repr.Int4, false), col("refclassid", oidType, false),
+	col("refobjid", oidType, false), col("refobjsubid", repr.Int4, false),
+	col("deptype", repr.Text, false),
+}
+
+// pgDependSQL is pg_depend for database db: a view or materialized view
+// depends on each relation its query reads (deptype n), including those
+// read through the views it reads, an index on its
+// table's key columns (deptype a, one row per column), as pg_class
+// objects (classid 1259). PostgreSQL records a view's dependencies
+// through its rewrite rule; Freshet has no rules and records them on the
+// view itself.
+func pgDependSQL(c *catalog.Catalog, db string) string {
+	const pgClassOID = 1259
+	var rows [][]string
+	dep := func(objid uint64, objsub int, refobjid uint64, refsub int, deptype string) {
+		rows = append(rows, []string{sqlInt(pgClassOID), sqlInt(objid), sqlInt(objsub), sqlInt(pgClassOID),
+			sqlInt(refobjid), sqlInt(refsub), sqlText(deptype)})
+	}
+	for _, o := range c.Objects() {
+		if o.Database != db {
+			continue
+		}
+		switch o.Kind {
+		case catalog.View, catalog.MaterializedView:
+			for _, d := range o.DependsOn {
+				if r := c.Get(d); r != nil && r.Kind.IsRelation() {
+					dep(relationOID(o.ID), 0, relationOID(d), 0, "n")
+				}
+			}
+		case catalog.Table:
+			for i, k := range o.UniqueKeys {
+				for _, n := range k.Columns {
+					dep(subOID(o.ID, subConstraintIndex, i), 0, relationOID(o.ID), n+1, "a")
+				}
+			}
+		case catalog.Index:
+			on := c.Get(o.On)
+			if on == nil {
+				continue
+			}
+			for _, k := range indexKeyNames(o) {
+				for j, col := range on.Columns {
+					if col.Name == k {
+						dep(relationOID(o.ID), 0, relationOID(o.On), j+1, "a")
+					}
+				}
+			}
+		}
+	}
+	return constRowsSQL(pgDependColumns, rows)
+}
+
+func init() {
+	generatedViews["pg_depend"] = generatedView{pgDependColumns, pgDependSQL, nil}
+	builtinViews["pg_indexes"] = builtinView{
+		columns: []planner.RelationColumn{
+			col("schemaname", repr.Text, false), col("tablename", repr.Text, false),
+			col("indexname", repr.Text, false), col("tablespace", repr.Text, true),
+			col("indexdef", repr.Text, false),
+		},
+		sql: `SELECT n.nspname AS schemaname, c.relname AS tablename, i.relname AS indexname, NULL::text AS tablespace,
+			d.definition AS indexdef
+			FROM pg_catalog.pg_index x JOIN pg_catalog.pg_class c ON c.oid = x.indrelid
+			JOIN pg_catalog.pg_class i ON i.oid = x.indexrelid JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+			JOIN pg_catalog.freshet_definitions d ON d.oid = i.oid AND d.kind = 'i' AND d.n = 0
+			WHERE c.relkind IN ('r', 'm', 'v')`,
+	}
+}
+
+func init() {
+	text := func(names ...string) []planner.RelationColumn {
+		var cols []planner.RelationColumn
+		for _, n := range names {
+			cols = append(cols, col(n, repr.Text, true))
+		}
+		return cols
+	}
+	// Freshet has no foreign keys.
+	infoSchemaViews["referential_constraints"] = builtinView{
+		columns: text("constraint_catalog", "constraint_schema", "constraint_name", "unique_constraint_catalog",
+			"unique_constraint_schema", "unique_constraint_name", "match_option", "update_rule", "delete_rule"),
+		sql: `SELECT NULL::text AS constraint_catalog, NULL::text AS constraint_schema, NULL::text AS constraint_name,
+			NULL::text AS unique_constraint_catalog, NULL::text AS unique_constraint_schema, NULL::text AS unique_constraint_name,
+			NULL::text AS match_option, NULL::text AS update_rule, NULL::text AS delete_rule WHERE false`,
+	}
+	// The functions pg_proc lists, with the standard's first columns.
+	infoSchemaViews["routines"] = builtinView{
+		columns: text("specific_catalog", "specific_schema", "specific_name", "routine_catalog", "routine_schema",
+			"routine_name", "routine_type", "data_type", "type_udt_catalog", "type_udt_schema", "type_udt_name",
+			"routine_body", "routine_definition", "external_name", "external_language", "is_deterministic",
+			"sql_data_access", "is_null_call"),
+		sql: `SELECT current_database() AS specific_catalog, n.nspname AS specific_schema, p.proname || '_' || p.oid::text AS specific_name,
+			current_database() AS routine_catalog, n.nspname AS routine_schema, p.proname AS routine_name,
+			'FUNCTION' AS routine_type, format_type(p.prorettype, NULL) AS data_type, current_database() AS type_udt_catalog,
+			'pg_catalog' AS type_udt_schema, t.typname AS type_udt_name, 'EXTERNAL' AS routine_body,
+			p.prosrc AS routine_definition, p.prosrc AS external_name, 'INTERNAL' AS external_language,
+			'YES' AS is_deterministic, 'MODIFIES' AS sql_data_access, 'NO' AS is_null_call
+			FROM pg_catalog.pg_proc p JOIN pg_catalog.pg_namespace n ON n.oid = p.pronamespace
+			LEFT JOIN pg_catalog.pg_type t ON t.oid = p.prorettype`,
+	}
+}

@@ -163,3 +163,33 @@ func TestMorePrivilegeAndFunctionFuncs(t *testing.T) {
 	}
 	env.failsWith(s, "SELECT has_column_privilege('t', 'select')", "42883")
 }
+
+// pg_depend records what views read (through the views they read too)
+// and what indexes index; pg_indexes
+// lists indexes with their definitions; information_schema has
+// referential_constraints (empty) and routines.
+func TestPgDependAndIndexes(t *testing.T) {
+	env := openSQL(t, t.TempDir())
+	defer env.e.Close()
+	s := env.session()
+	env.exec(s, "CREATE TABLE t (a int PRIMARY KEY, b text)")
+	env.exec(s, "CREATE TABLE u (x int)")
+	env.exec(s, "CREATE VIEW v AS SELECT t.a, u.x FROM t, u")
+	env.exec(s, "CREATE MATERIALIZED VIEW m AS SELECT a FROM v")
+	env.exec(s, "CREATE INDEX tb ON t (b)")
+	const q = `SELECT o.relname || '>' || r.relname || ':' || d.refobjsubid || d.deptype FROM pg_depend d
+		JOIN pg_class o ON o.oid = d.objid JOIN pg_class r ON r.oid = d.refobjid WHERE d.classid = 'pg_class'::regclass`
+	if got, want := env.query(s, q), "m>t:0n m>u:0n m>v:0n t_pkey>t:1a tb>t:2a v>t:0n v>u:0n"; got != want {
+		t.Fatalf("pg_depend: %q, want %q", got, want)
+	}
+	if got, want := env.query(s, "SELECT indexname || ': ' || indexdef FROM pg_indexes WHERE tablename = 't'"),
+		"t_pkey: CREATE UNIQUE INDEX t_pkey ON public.t USING btree (a) tb: CREATE INDEX tb ON public.t USING btree (b)"; got != want {
+		t.Fatalf("pg_indexes: %q, want %q", got, want)
+	}
+	if got := env.query(s, "SELECT count(*) FROM information_schema.referential_constraints"); got != "0" {
+		t.Fatalf("referential_constraints: %q", got)
+	}
+	if got := env.query(s, "SELECT data_type FROM information_schema.routines WHERE routine_name = 'int4in'"); got != "integer" {
+		t.Fatalf("routines: %q", got)
+	}
+}
