@@ -170,3 +170,33 @@ func flatten(a *arrange.Arranged, name string, row func(key, val []byte) []byte)
 	})
 	return rows
 }
+
+// window arranges the input by its partition columns and, for every
+// partition a change touches, recomputes the partition's rows with their
+// window functions (expr.WindowPartition), as the generic reduction
+// recomputes a group: the cost of a change is the size of its partition.
+func (r *renderer) window(n expr.Window) (Collection, error) {
+	in, err := r.render(n.Input)
+	if err != nil {
+		return Collection{}, err
+	}
+	types := reprTypes(n.Input.Typ())
+	keys := make([]expr.Scalar, len(n.PartitionBy))
+	for i, c := range n.PartitionBy {
+		keys[i] = expr.Column{Index: c}
+	}
+	a, keyErrs := r.arrangeBy(in, "window", types, keys)
+	out := arrange.Reduce(a, "window", func(key []byte, input []arrange.ValCount) []arrange.ValCount {
+		rows := make([]expr.Row, 0, len(input))
+		for _, vc := range input {
+			rows = append(rows, expr.Row{Datums: decode(vc.Val, types, nil), Diff: vc.Count})
+		}
+		var vals []arrange.ValCount
+		for _, row := range expr.WindowPartition(n, rows) {
+			vals = append(vals, arrange.ValCount{Val: repr.PackRow(row.Datums...), Count: row.Diff})
+		}
+		return vals
+	})
+	rows, _ := r.flattenTagged(out, "window output", false)
+	return Collection{Rows: rows, Errs: dataflow.Concat(in.Errs, keyErrs, "window errors")}, nil
+}

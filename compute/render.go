@@ -71,6 +71,8 @@ func (r *renderer) render(plan expr.Relation) (Collection, error) {
 		return r.join(n)
 	case expr.Reduce:
 		return r.reduce(n)
+	case expr.Window:
+		return r.window(n)
 	case expr.TopK:
 		return r.topK(n)
 	case expr.Distinct:

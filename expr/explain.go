@@ -78,6 +78,22 @@ func explain(b *strings.Builder, r Relation, depth int) {
 			}
 		}
 		fmt.Fprintf(b, "TopK group_by=%v order_by=[%s] limit=%d offset=%d", n.GroupKey, strings.Join(ord, ", "), n.Limit, n.Offset)
+	case Window:
+		ord := make([]string, len(n.Order))
+		for i, o := range n.Order {
+			ord[i] = fmt.Sprintf("#%d", o.Column)
+			if o.Desc {
+				ord[i] += " desc"
+			}
+			if o.NullsFirst {
+				ord[i] += " nulls_first"
+			}
+		}
+		fns := make([]string, len(n.Funcs))
+		for i, f := range n.Funcs {
+			fns[i] = f.String()
+		}
+		fmt.Fprintf(b, "Window partition_by=%v order_by=[%s] funcs=[%s]", n.PartitionBy, strings.Join(ord, ", "), strings.Join(fns, ", "))
 	case Distinct:
 		b.WriteString("Distinct")
 	case Negate:

@@ -106,6 +106,8 @@ func (in *interpreter) eval(r Relation) ([]Row, error) {
 		return in.reduce(n)
 	case TopK:
 		return in.topK(n)
+	case Window:
+		return in.window(n)
 	case Distinct:
 		rows, err := in.eval(n.Input)
 		if err != nil {
@@ -512,6 +514,14 @@ func (in *interpreter) topK(n TopK) ([]Row, error) {
 
 // CompareRows orders two rows by order, then by their full encodings.
 func CompareRows(order []ColumnOrder, a, b []repr.Datum) int {
+	if c := compareOrder(order, a, b); c != 0 {
+		return c
+	}
+	return bytes.Compare(repr.PackRow(a...), repr.PackRow(b...))
+}
+
+// compareOrder orders two rows by order alone: 0 for rows that tie.
+func compareOrder(order []ColumnOrder, a, b []repr.Datum) int {
 	for _, o := range order {
 		x, y := a[o.Column], b[o.Column]
 		var c int
@@ -535,7 +545,7 @@ func CompareRows(order []ColumnOrder, a, b []repr.Datum) int {
 			return c
 		}
 	}
-	return bytes.Compare(repr.PackRow(a...), repr.PackRow(b...))
+	return 0
 }
 
 // Consolidate sums the counts of equal rows, drops zero counts, and

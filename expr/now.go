@@ -57,6 +57,8 @@ func MapCalls(r Relation, f func(CallVariadic) Scalar) Relation {
 		return Reduce{Input: MapCalls(n.Input, f), GroupKey: scs(n.GroupKey), Aggregates: aggs}
 	case TopK:
 		return TopK{Input: MapCalls(n.Input, f), GroupKey: n.GroupKey, Order: n.Order, Limit: n.Limit, Offset: n.Offset}
+	case Window:
+		return Window{Input: MapCalls(n.Input, f), PartitionBy: n.PartitionBy, Order: n.Order, Funcs: n.Funcs}
 	case Distinct:
 		return Distinct{Input: MapCalls(n.Input, f)}
 	case Negate:

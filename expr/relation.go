@@ -382,6 +382,8 @@ func nullColumns(r Relation) []bool {
 		return nullColumns(n.Input)
 	case TopK:
 		return nullColumns(n.Input)
+	case Window:
+		return append(nullColumns(n.Input), make([]bool, len(n.Funcs))...)
 	case Distinct:
 		return nullColumns(n.Input)
 	case Negate:
@@ -501,6 +503,13 @@ func Check(r Relation) error {
 	case TopK:
 		arity := len(n.Input.Typ())
 		cols := columns(n.GroupKey)
+		for _, o := range n.Order {
+			cols = append(cols, Column{o.Column})
+		}
+		return checkScalars(arity, cols...)
+	case Window:
+		arity := len(n.Input.Typ())
+		cols := columns(n.PartitionBy)
 		for _, o := range n.Order {
 			cols = append(cols, Column{o.Column})
 		}

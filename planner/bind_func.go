@@ -49,7 +49,7 @@ func funcName(fc *pg.FuncCall) (string, error) {
 }
 
 func (b *binder) bindFunc(fc *pg.FuncCall, c *exprCtx) (hscalar, error) {
-	if col, ok := b.srfColumns[fc]; ok {
+	if col, ok := b.callColumns[fc]; ok {
 		return col, nil
 	}
 	name, err := funcName(fc)
@@ -57,7 +57,9 @@ func (b *binder) bindFunc(fc *pg.FuncCall, c *exprCtx) (hscalar, error) {
 		return nil, err
 	}
 	if fc.Over != nil {
-		return nil, unsupported("window functions")
+		// The select list's and ORDER BY's window calls were computed
+		// before (bind_window.go): any other place is not allowed.
+		return nil, sqlerr.New(sqlerr.WindowingError, "window functions are not allowed in %s", c.clause)
 	}
 	if fc.AggWithinGroup {
 		return nil, unsupported("WITHIN GROUP")

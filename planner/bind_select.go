@@ -178,7 +178,7 @@ func (b *binder) bindSelect(stmt *pg.SelectStmt, parent *scope) (*boundQuery, er
 	case len(stmt.LockingClause) > 0:
 		return nil, unsupported("FOR UPDATE and FOR SHARE")
 	case len(stmt.WindowClause) > 0:
-		return nil, unsupported("window functions")
+		return nil, unsupported("named windows (WINDOW)")
 	}
 	rel, sc, err := b.bindFrom(stmt.FromClause, parent)
 	if err != nil {
@@ -193,6 +193,9 @@ func (b *binder) bindSelect(stmt *pg.SelectStmt, parent *scope) (*boundQuery, er
 			return nil, errorAt(err, b.sql, nodeLocation(stmt.WhereClause))
 		}
 		rel = hFilter{input: rel, preds: []hscalar{p}}
+	}
+	if rel, err = b.bindWindows(stmt, rel, sc); err != nil {
+		return nil, err
 	}
 	if rel, err = b.bindSelectSRF(stmt, rel, sc); err != nil {
 		return nil, err

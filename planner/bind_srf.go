@@ -38,7 +38,7 @@ func selectListSRFs(list []*pg.Node) []*pg.FuncCall {
 // for each value they yield and dropped when they yield none, so that
 // SELECT k, unnest(a) FROM t is SELECT k, u FROM t, unnest(a) u. Each
 // call then reads its value from a column or scalar over rel
-// (b.srfColumns). The same call may appear more than once. Different
+// (b.callColumns). The same call may appear more than once. Different
 // calls run in lockstep, as in PostgreSQL, as long as each is unnest or
 // generate_subscripts of an array: row k of the output holds element k
 // of each, NULL past its end. Other combinations are not supported, nor
@@ -70,8 +70,8 @@ func (b *binder) bindSelectSRF(stmt *pg.SelectStmt, rel hrel, sc *scope) (hrel, 
 			distinct = append(distinct, []*pg.FuncCall{c})
 		}
 	}
-	if b.srfColumns == nil {
-		b.srfColumns = map[*pg.FuncCall]hscalar{}
+	if b.callColumns == nil {
+		b.callColumns = map[*pg.FuncCall]hscalar{}
 	}
 	if len(distinct) > 1 {
 		return b.bindLockstepSRFs(distinct, rel, sc)
@@ -84,7 +84,7 @@ func (b *binder) bindSelectSRF(stmt *pg.SelectStmt, rel hrel, sc *scope) (hrel, 
 	}
 	col := hColumn{level: 0, index: items[0].col, t: items[0].typ, name: items[0].name}
 	for _, c := range calls {
-		b.srfColumns[c] = col
+		b.callColumns[c] = col
 	}
 	return out, nil
 }
@@ -165,7 +165,7 @@ func (b *binder) bindLockstepSRFs(calls [][]*pg.FuncCall, rel hrel, sc *scope) (
 			v = hIf{cond: within, then: sub, els: hLiteral{v: repr.Null, t: repr.Int4}, t: expr.ColumnType{Type: repr.Int4, Nullable: true}}
 		}
 		for _, c := range calls[i] {
-			b.srfColumns[c] = v
+			b.callColumns[c] = v
 		}
 	}
 	return rel, nil

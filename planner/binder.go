@@ -23,9 +23,10 @@ type binder struct {
 	// macroArgs are the bound arguments of the catalog macro whose
 	// template is being bound: its $n (bind_catalog_macros.go).
 	macroArgs []hscalar
-	// srfColumns are the columns that set-returning functions called in
-	// a select list read (bind_srf.go), by call.
-	srfColumns map[*pg.FuncCall]hscalar
+	// callColumns are the values that set-returning and window functions
+	// called in a select list read (bind_srf.go, bind_window.go), by
+	// call.
+	callColumns map[*pg.FuncCall]hscalar
 	// viewDepth counts views being inlined, to stop a cycle.
 	viewDepth int
 	// reads collects every catalog relation the statement reads, views

@@ -31,6 +31,9 @@ func withInputs(r expr.Relation, ins []expr.Relation) expr.Relation {
 	case expr.TopK:
 		n.Input = ins[0]
 		return n
+	case expr.Window:
+		n.Input = ins[0]
+		return n
 	case expr.Distinct:
 		return expr.Distinct{Input: ins[0]}
 	case expr.Negate:

@@ -99,6 +99,15 @@ type hTopK struct {
 	offset   int64
 }
 
+// hWindow appends window functions' values (int8) to each row of input
+// (expr.Window).
+type hWindow struct {
+	input     hrel
+	partition []int
+	order     []expr.ColumnOrder
+	funcs     []expr.WindowFunc
+}
+
 type hDistinct struct{ input hrel }
 
 type hNegate struct{ input hrel }
@@ -168,7 +177,14 @@ func (r hReduce) types() []expr.ColumnType {
 	return ts
 }
 
-func (r hTopK) types() []expr.ColumnType      { return r.input.types() }
+func (r hTopK) types() []expr.ColumnType { return r.input.types() }
+func (r hWindow) types() []expr.ColumnType {
+	out := append([]expr.ColumnType(nil), r.input.types()...)
+	for range r.funcs {
+		out = append(out, expr.ColumnType{Type: repr.Int8})
+	}
+	return out
+}
 func (r hDistinct) types() []expr.ColumnType  { return r.input.types() }
 func (r hNegate) types() []expr.ColumnType    { return r.input.types() }
 func (r hThreshold) types() []expr.ColumnType { return r.input.types() }
@@ -430,6 +446,8 @@ func relChildren(r hrel) []hrel {
 		return []hrel{r.input}
 	case hTopK:
 		return []hrel{r.input}
+	case hWindow:
+		return []hrel{r.input}
 	case hDistinct:
 		return []hrel{r.input}
 	case hNegate:
@@ -493,6 +511,9 @@ func withRelParts(r hrel, ins []hrel, ss []hscalar) hrel {
 		r.input, r.aggs = ins[0], aggs
 		return r
 	case hTopK:
+		r.input = ins[0]
+		return r
+	case hWindow:
 		r.input = ins[0]
 		return r
 	case hDistinct:

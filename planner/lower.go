@@ -113,6 +113,22 @@ func (l *lowerer) lowerRel(r hrel, outer expr.Relation, cm colMap) (expr.Relatio
 			order[i] = o
 		}
 		return expr.TopK{Input: in, GroupKey: group, Order: order, Limit: r.limit, Offset: r.offset}, nil
+	case hWindow:
+		in, err := l.lowerRel(r.input, outer, cm)
+		if err != nil {
+			return nil, err
+		}
+		// Rows of different outer rows are different partitions.
+		part := seq(0, oa)
+		for _, k := range r.partition {
+			part = append(part, oa+k)
+		}
+		order := make([]expr.ColumnOrder, len(r.order))
+		for i, o := range r.order {
+			o.Column += oa
+			order[i] = o
+		}
+		return expr.Window{Input: in, PartitionBy: part, Order: order, Funcs: r.funcs}, nil
 	case hDistinct:
 		in, err := l.lowerRel(r.input, outer, cm)
 		return expr.Distinct{Input: in}, err

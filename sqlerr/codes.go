@@ -97,6 +97,7 @@ const (
 	DuplicateTable             = "42P07"
 	InvalidColumnReference     = "42P10"
 	InvalidName                = "42602"
+	WindowingError             = "42P20"
 	IndeterminateDatatype      = "42P18"
 
 	// Class 53: insufficient resources.
