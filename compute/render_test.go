@@ -85,7 +85,7 @@ func (g planGen) plan(depth int) expr.Relation {
 	}
 	in := g.plan(depth - 1)
 	ts := in.Typ()
-	switch g.rng.IntN(10) {
+	switch g.rng.IntN(11) {
 	case 0:
 		return expr.Filter{Input: in, Predicates: []expr.Scalar{g.predicate(ts)}}
 	case 1:
@@ -167,6 +167,18 @@ func (g planGen) plan(depth int) expr.Relation {
 			Limit: int64(g.rng.IntN(4)) - 1, Offset: int64(g.rng.IntN(2))}
 	case 9:
 		return expr.FlatMap{Input: in, Func: expr.GenerateSeries, Args: []expr.Scalar{g.lit(repr.Int4), g.lit(repr.Int4)}, Type: repr.Int4}
+	case 10:
+		if len(ts) == 0 {
+			return in
+		}
+		var part []int
+		if g.rng.IntN(2) == 0 {
+			part = []int{g.rng.IntN(len(ts))}
+		}
+		desc := g.rng.IntN(2) == 0
+		order := []expr.ColumnOrder{{Column: g.rng.IntN(len(ts)), Desc: desc, NullsFirst: desc}}
+		funcs := []expr.WindowFunc{expr.RowNumber, expr.Rank, expr.DenseRank}[:1+g.rng.IntN(3)]
+		return expr.Window{Input: in, PartitionBy: part, Order: order, Funcs: funcs}
 	}
 	return in
 }
