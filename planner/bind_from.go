@@ -14,9 +14,12 @@ func (b *binder) bindFrom(items []*pg.Node, parent *scope) (hrel, *scope, error)
 	var rel hrel = unit
 	sc := &scope{parent: parent}
 	for _, n := range items {
-		if rf := n.GetRangeFunction(); rf != nil {
+		if rf := n.GetRangeFunction(); rf != nil && len(sc.items) > 0 && referencesColumns(rf) {
 			// A function in FROM may refer to the items before it (it is
-			// implicitly LATERAL): it maps each row of them.
+			// implicitly LATERAL): it maps each row of them. One that
+			// names no column is an item of its own (below), joined like
+			// a table, so that the join's conditions can be planned
+			// with it.
 			var err error
 			var items []scopeItem
 			if rel, items, err = b.bindRangeFunction(rf, rel, sc); err != nil {
@@ -419,4 +422,19 @@ func usingColumn(items []scopeItem, name, side string) (scopeItem, error) {
 		return found[0], nil
 	}
 	return scopeItem{}, sqlerr.New(sqlerr.AmbiguousColumn, "common column name %q appears more than once in %s table", name, side)
+}
+
+// referencesColumns reports whether the arguments of a function in FROM
+// name any column (outside subqueries, which are not allowed there).
+func referencesColumns(rf *pg.RangeFunction) bool {
+	found := false
+	for _, f := range rf.Functions {
+		walkNodes(f, func(n *pg.Node) bool {
+			if n.GetColumnRef() != nil {
+				found = true
+			}
+			return !found
+		})
+	}
+	return found
 }

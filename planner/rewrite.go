@@ -19,6 +19,12 @@ var exprRules = []struct {
 	// (the unit relation of an uncorrelated subquery) by the constant,
 	// which other rules can then see.
 	{"InlineConstantLets", inlineConstantLets},
+	// InlineSingleUseLets replaces a Let whose binding is read once by
+	// its value at the one read: sharing buys nothing there, and the
+	// Let would hide a join's inputs from the rules that flatten joins
+	// and push filters into them (a FROM list of several relations
+	// lowers to joins of Lets).
+	{"InlineSingleUseLets", inlineSingleUseLets},
 	// ElideUnitJoinInputs drops the one-row, no-column relation from a
 	// join: it is the outer relation of a query that is not nested, and
 	// crossing with it changes nothing.
@@ -507,5 +513,31 @@ func pullProjectsAboveMaps(r expr.Relation) (expr.Relation, bool) {
 		}
 		outs := append(append([]int(nil), p.Outputs...), seq(arity, arity+len(scalars))...)
 		return expr.Project{Input: expr.Map{Input: p.Input, Scalars: scalars}, Outputs: outs}, true
+	})
+}
+
+func inlineSingleUseLets(r expr.Relation) (expr.Relation, bool) {
+	return bottomUp(r, func(n expr.Relation) (expr.Relation, bool) {
+		l, ok := n.(expr.Let)
+		if !ok {
+			return n, false
+		}
+		uses := 0
+		transformUp(l.Body, func(r expr.Relation) expr.Relation {
+			if g, ok := r.(expr.LocalGet); ok && g.ID == l.ID {
+				uses++
+			}
+			return r
+		})
+		if uses != 1 {
+			return n, false
+		}
+		body := transformUp(l.Body, func(r expr.Relation) expr.Relation {
+			if g, ok := r.(expr.LocalGet); ok && g.ID == l.ID {
+				return l.Value
+			}
+			return r
+		})
+		return body, true
 	})
 }
