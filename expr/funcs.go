@@ -178,6 +178,21 @@ const (
 	ArrayCat
 	ArrayAppend
 	ArrayPrepend
+	// The string functions (string_funcs.go).
+	Format
+	ParseIdent
+	ConcatWS
+	SplitPart
+	LPad
+	RPad
+	Left
+	Right
+	Repeat
+	Reverse
+	StartsWith
+	QuoteLiteral
+	QuoteNullable
+	MD5
 )
 
 var variadicNames = map[VariadicFunc]string{Coalesce: "coalesce", Greatest: "greatest", Least: "least",
@@ -192,6 +207,9 @@ var variadicNames = map[VariadicFunc]string{Coalesce: "coalesce", Greatest: "gre
 	ArrayConstruct: "array", ArraySubscript: "subscript", ArrayAny: "any", ArrayAll: "all",
 	ArrayToString: "array_to_string", ArrayLength: "array_length", ArrayLower: "array_lower",
 	ArrayUpper: "array_upper", Cardinality: "cardinality", StringToArray: "string_to_array",
-	ArrayCat: "array_cat", ArrayAppend: "array_append", ArrayPrepend: "array_prepend"}
+	ArrayCat: "array_cat", ArrayAppend: "array_append", ArrayPrepend: "array_prepend",
+	Format: "format", ParseIdent: "parse_ident", ConcatWS: "concat_ws", SplitPart: "split_part", LPad: "lpad",
+	RPad: "rpad", Left: "left", Right: "right", Repeat: "repeat", Reverse: "reverse", StartsWith: "starts_with",
+	QuoteLiteral: "quote_literal", QuoteNullable: "quote_nullable", MD5: "md5"}
 
 func (f VariadicFunc) String() string { return variadicNames[f] }

@@ -332,6 +332,9 @@ func (c CallVariadic) Eval(row []repr.Datum) (repr.Datum, error) {
 	if c.Func.isArray() {
 		return c.evalArray(row)
 	}
+	if c.Func.isString() {
+		return c.evalString(row)
+	}
 	return repr.Null, sqlerr.AssertionFailedf("unknown variadic function %d", c.Func)
 }
 
@@ -416,6 +419,9 @@ var arithOps = map[BinaryFunc]repr.ArithOp{
 func (c CallVariadic) Typ(input []ColumnType) ColumnType {
 	if c.Func.isArray() {
 		return c.arrayTyp(input)
+	}
+	if c.Func.isString() {
+		return c.stringTyp(input)
 	}
 	t := ColumnType{Nullable: true}
 	for i, a := range c.Args {

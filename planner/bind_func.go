@@ -22,9 +22,7 @@ var aggregateNames = map[string]bool{
 // not 42883, which would claim it does not exist.
 var knownFunctions = map[string]bool{
 	"octet_length": true, "trim": true,
-	"concat_ws": true,
-	"left":      true, "right": true, "lpad": true, "rpad": true, "repeat": true, "reverse": true,
-	"split_part": true, "starts_with": true, "md5": true, "to_char": true, "to_date": true,
+	"to_char": true, "to_date": true,
 	"to_timestamp": true, "age": true,
 	"current_timestamp": true, "clock_timestamp": true, "statement_timestamp": true,
 	"random": true, "trunc": true, "sqrt": true, "power": true, "pow": true, "exp": true, "ln": true,
@@ -32,7 +30,7 @@ var knownFunctions = map[string]bool{
 	"stddev": true, "stddev_pop": true, "stddev_samp": true, "variance": true, "var_pop": true,
 	"var_samp": true, "row_number": true, "rank": true, "dense_rank": true, "lag": true, "lead": true,
 	"first_value": true, "last_value": true, "nextval": true, "pg_typeof": true,
-	"format": true, "regexp_matches": true, "to_json": true,
+	"regexp_matches": true, "to_json": true,
 	"date": true, "timezone": true, "make_date": true, "justify_days": true, "justify_hours": true,
 }
 
@@ -91,6 +89,9 @@ func (b *binder) bindFunc(fc *pg.FuncCall, c *exprCtx) (hscalar, error) {
 		return s, err
 	}
 	if s, ok, err := b.bindArrayFunc(name, args); ok || err != nil {
+		return s, err
+	}
+	if s, ok, err := b.bindStringFunc(name, args); ok || err != nil {
 		return s, err
 	}
 	if name == "current_schemas" {

@@ -1,0 +1,87 @@
+package planner
+
+import (
+	"freshet/expr"
+	"freshet/repr"
+)
+
+// stringFuncs are the string functions of expr/string_funcs.go: their
+// argument types by number of arguments. A nil list takes any number of
+// arguments of any type, each read as text (format's and concat_ws's
+// after the first).
+var stringFuncs = map[string]struct {
+	fn   expr.VariadicFunc
+	sigs map[int][]repr.Type
+}{
+	"format":         {expr.Format, nil},
+	"concat_ws":      {expr.ConcatWS, nil},
+	"parse_ident":    {expr.ParseIdent, map[int][]repr.Type{1: {repr.Text}, 2: {repr.Text, repr.Bool}}},
+	"split_part":     {expr.SplitPart, map[int][]repr.Type{3: {repr.Text, repr.Text, repr.Int4}}},
+	"lpad":           {expr.LPad, map[int][]repr.Type{2: {repr.Text, repr.Int4}, 3: {repr.Text, repr.Int4, repr.Text}}},
+	"rpad":           {expr.RPad, map[int][]repr.Type{2: {repr.Text, repr.Int4}, 3: {repr.Text, repr.Int4, repr.Text}}},
+	"left":           {expr.Left, map[int][]repr.Type{2: {repr.Text, repr.Int4}}},
+	"right":          {expr.Right, map[int][]repr.Type{2: {repr.Text, repr.Int4}}},
+	"repeat":         {expr.Repeat, map[int][]repr.Type{2: {repr.Text, repr.Int4}}},
+	"reverse":        {expr.Reverse, map[int][]repr.Type{1: {repr.Text}}},
+	"starts_with":    {expr.StartsWith, map[int][]repr.Type{2: {repr.Text, repr.Text}}},
+	"quote_literal":  {expr.QuoteLiteral, map[int][]repr.Type{1: {repr.Text}}},
+	"quote_nullable": {expr.QuoteNullable, map[int][]repr.Type{1: {repr.Text}}},
+	"md5":            {expr.MD5, map[int][]repr.Type{1: {repr.Text}}},
+}
+
+// bindStringFunc binds a function of stringFuncs; ok is false for any
+// other name.
+func (b *binder) bindStringFunc(name string, args []hscalar) (s hscalar, ok bool, err error) {
+	f, known := stringFuncs[name]
+	if !known {
+		return nil, false, nil
+	}
+	out := make([]hscalar, len(args))
+	if f.sigs == nil {
+		if len(args) == 0 {
+			return nil, true, errNoFunction(name, args)
+		}
+		for i, a := range args {
+			t := a.typ().Type
+			switch {
+			case i == 0 || t.Kind() == repr.KindUnknown:
+				out[i], err = b.coerceTo(a, repr.Text)
+			case isRegKind(t.Kind()):
+				out[i], err = b.regText(a)
+			default:
+				// Any other argument is printed by its output function
+				// (true is t), as PostgreSQL's are.
+				out[i] = a
+			}
+			if err != nil {
+				return nil, true, errNoFunction(name, args)
+			}
+		}
+	} else {
+		types, fits := f.sigs[len(args)]
+		if !fits {
+			return nil, true, errNoFunction(name, args)
+		}
+		for i, a := range args {
+			if out[i], err = b.coerceTo(a, types[i]); err != nil {
+				return nil, true, errNoFunction(name, args)
+			}
+		}
+	}
+	nullable := false
+	for _, a := range out {
+		nullable = nullable || a.typ().Nullable
+	}
+	t := expr.ColumnType{Type: repr.Text, Nullable: nullable}
+	switch f.fn {
+	case expr.ParseIdent:
+		t.Type = repr.ArrayOf(repr.Text)
+	case expr.StartsWith:
+		t.Type = repr.Bool
+	case expr.ConcatWS, expr.Format:
+		t.Nullable = out[0].typ().Nullable
+	case expr.QuoteNullable:
+		t.Nullable = false
+	}
+	return hVariadic{fn: f.fn, args: out, t: t}, true, nil
+}
