@@ -127,10 +127,11 @@ type generatedView struct {
 // dataflow over one would not follow later DDL, so materialized views
 // over them are refused.
 var generatedViews = map[string]generatedView{
-	"pg_class":     {pgClassColumns, pgClassSQL, nil},
-	"pg_database":  {pgDatabaseColumns, func(c *catalog.Catalog, _ string) string { return pgDatabaseSQL(c) }, nil},
-	"pg_views":     {pgViewsColumns, pgViewsSQL, nil},
-	"pg_index":     {pgIndexColumns, pgIndexSQL, nil},
-	"pg_attribute": {pgAttributeColumns, pgAttributeSQL, nil},
-	"pg_settings":  {pgSettingsColumns, nil, (*Session).pgSettingsSQL},
+	"pg_class":         {pgClassColumns, pgClassSQL, nil},
+	"pg_database":      {pgDatabaseColumns, func(c *catalog.Catalog, _ string) string { return pgDatabaseSQL(c) }, nil},
+	"pg_views":         {pgViewsColumns, pgViewsSQL, nil},
+	"pg_index":         {pgIndexColumns, pgIndexSQL, nil},
+	"pg_attribute":     {pgAttributeColumns, pgAttributeSQL, nil},
+	"pg_settings":      {pgSettingsColumns, nil, (*Session).pgSettingsSQL},
+	"pg_stat_activity": {pgStatActivityColumns, nil, (*Session).pgStatActivitySQL},
 }

@@ -2,6 +2,7 @@ package coord
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -192,4 +193,27 @@ func TestPgDependAndIndexes(t *testing.T) {
 	if got := env.query(s, "SELECT data_type FROM information_schema.routines WHERE routine_name = 'int4in'"); got != "integer" {
 		t.Fatalf("routines: %q", got)
 	}
+}
+
+// pg_stat_activity has a row per session: its database, user, state and
+// last statement; the reading session is active, running the read.
+func TestPgStatActivity(t *testing.T) {
+	env := openSQL(t, t.TempDir())
+	defer env.e.Close()
+	a, b := env.session(), env.session()
+	env.exec(a, "CREATE TABLE t (x int)")
+	env.exec(a, "BEGIN")
+	env.exec(a, "SELECT count(*) FROM t")
+	const q = "SELECT pid::text || ' ' || datname || ' ' || state || ' ' || query || ' ' || (xact_start IS NOT NULL)::text FROM pg_stat_activity"
+	rows := []string{fmt.Sprintf("%d freshet active %s true", b.CancelKey().ProcessID, q),
+		fmt.Sprintf("%d freshet idle in transaction SELECT count(*) FROM t true", a.CancelKey().ProcessID)}
+	if want := strings.Join(sortedCopy(rows), " "); env.query(b, q) != want {
+		got := env.query(b, q)
+		t.Fatalf("pg_stat_activity:\n got %q\nwant %q", got, want)
+	}
+	env.exec(a, "COMMIT")
+	if got := env.query(b, "SELECT state || ' ' || (xact_start IS NULL)::text FROM pg_stat_activity WHERE pid = "+fmt.Sprint(a.CancelKey().ProcessID)); got != "idle true" {
+		t.Fatalf("after COMMIT: %q", got)
+	}
+	env.failsWith(b, "CREATE MATERIALIZED VIEW act AS SELECT pid FROM pg_stat_activity", "0A000")
 }

@@ -96,7 +96,7 @@ func (p *preparedStatement) Bind(ctx context.Context, params [][]byte) (pgwire.P
 			return nil, err
 		}
 	}
-	return &portal{s: p.s, stmt: st}, nil
+	return &portal{s: p.s, stmt: st, sql: p.sql}, nil
 }
 
 // Close implements pgwire.Statement.
@@ -106,6 +106,7 @@ func (p *preparedStatement) Close() {}
 // Executes so that a row limit can resume where it stopped.
 type portal struct {
 	s    *Session
+	sql  string
 	stmt planner.Statement
 	done bool
 	res  *result
@@ -126,11 +127,13 @@ func (p *portal) Execute(ctx context.Context, maxRows int, w pgwire.Writer) (pgw
 			return pgwire.Completion{}, sqlerr.New(sqlerr.InFailedSQLTransaction, "current transaction is aborted, commands ignored until end of transaction block")
 		}
 		var res result
+		s.beginStatement(p.sql)
 		err := s.run(ctx, func(ctx context.Context) error {
 			var err error
 			res, err = s.execute(ctx, p.stmt, w)
 			return err
 		})
+		defer s.endStatement()
 		if err != nil {
 			s.failTx()
 			return pgwire.Completion{}, err

@@ -28,6 +28,8 @@ type Session struct {
 
 	tx transaction
 
+	activity activity
+
 	// running cancels the statement being executed, for CancelRequest.
 	runningMu sync.Mutex
 	running   context.CancelFunc
@@ -103,6 +105,9 @@ func (s *Session) checkOwnWrites(plan expr.Relation) error {
 func newSession(b *Backend, key pgwire.CancelKey, s pgwire.Startup) *Session {
 	sess := &Session{backend: b, engine: b.engine, key: key, database: s.Database, startup: s,
 		settings: defaultSettings(s), tx: transaction{status: pgwire.TxIdle}}
+	sess.activity.backendStart = b.engine.Clock()
+	sess.activity.state = "idle"
+	sess.activity.appName = sess.settings["application_name"]
 	var end context.CancelFunc
 	sess.terminated, end = context.WithCancel(context.Background())
 	sess.terminate = func() {
@@ -168,6 +173,8 @@ func (s *Session) run(ctx context.Context, f func(ctx context.Context) error) er
 // Query implements pgwire.Session: every statement of the message runs in
 // turn; outside a transaction block each is its own transaction.
 func (s *Session) Query(ctx context.Context, sql string, w pgwire.QueryWriter) error {
+	s.beginStatement(sql)
+	defer s.endStatement()
 	parsed, err := planner.Parse(sql)
 	if err != nil {
 		s.failTx()
