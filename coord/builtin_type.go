@@ -54,7 +54,7 @@ type typeRow struct {
 // type.
 var typeRows = func() []typeRow {
 	var rows []typeRow
-	for k := repr.KindUnknown; k < repr.KindRegrole+1; k++ {
+	for k := repr.KindUnknown; k <= repr.KindJSON; k++ {
 		if k == repr.KindArray {
 			continue
 		}

@@ -193,6 +193,10 @@ const (
 	QuoteLiteral
 	QuoteNullable
 	MD5
+	// The json functions (json_funcs.go).
+	JSONBuildObject
+	JSONBuildArray
+	ToJSON
 )
 
 var variadicNames = map[VariadicFunc]string{Coalesce: "coalesce", Greatest: "greatest", Least: "least",
@@ -210,6 +214,7 @@ var variadicNames = map[VariadicFunc]string{Coalesce: "coalesce", Greatest: "gre
 	ArrayCat: "array_cat", ArrayAppend: "array_append", ArrayPrepend: "array_prepend",
 	Format: "format", ParseIdent: "parse_ident", ConcatWS: "concat_ws", SplitPart: "split_part", LPad: "lpad",
 	RPad: "rpad", Left: "left", Right: "right", Repeat: "repeat", Reverse: "reverse", StartsWith: "starts_with",
-	QuoteLiteral: "quote_literal", QuoteNullable: "quote_nullable", MD5: "md5"}
+	QuoteLiteral: "quote_literal", QuoteNullable: "quote_nullable", MD5: "md5",
+	JSONBuildObject: "json_build_object", JSONBuildArray: "json_build_array", ToJSON: "to_json"}
 
 func (f VariadicFunc) String() string { return variadicNames[f] }

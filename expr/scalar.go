@@ -335,6 +335,9 @@ func (c CallVariadic) Eval(row []repr.Datum) (repr.Datum, error) {
 	if c.Func.isString() {
 		return c.evalString(row)
 	}
+	if c.Func.isJSON() {
+		return c.evalJSON(row)
+	}
 	return repr.Null, sqlerr.AssertionFailedf("unknown variadic function %d", c.Func)
 }
 
@@ -422,6 +425,10 @@ func (c CallVariadic) Typ(input []ColumnType) ColumnType {
 	}
 	if c.Func.isString() {
 		return c.stringTyp(input)
+	}
+	if c.Func.isJSON() {
+		nullable := c.Func == ToJSON && c.Args[0].Typ(input).Nullable
+		return ColumnType{Type: repr.JSON, Nullable: nullable}
 	}
 	t := ColumnType{Nullable: true}
 	for i, a := range c.Args {

@@ -30,7 +30,7 @@ var knownFunctions = map[string]bool{
 	"stddev": true, "stddev_pop": true, "stddev_samp": true, "variance": true, "var_pop": true,
 	"var_samp": true, "row_number": true, "rank": true, "dense_rank": true, "lag": true, "lead": true,
 	"first_value": true, "last_value": true, "nextval": true, "pg_typeof": true,
-	"regexp_matches": true, "to_json": true,
+	"regexp_matches": true,
 	"date": true, "timezone": true, "make_date": true, "justify_days": true, "justify_hours": true,
 }
 
@@ -92,6 +92,9 @@ func (b *binder) bindFunc(fc *pg.FuncCall, c *exprCtx) (hscalar, error) {
 		return s, err
 	}
 	if s, ok, err := b.bindStringFunc(name, args); ok || err != nil {
+		return s, err
+	}
+	if s, ok, err := b.bindJSONFunc(name, args); ok || err != nil {
 		return s, err
 	}
 	if name == "current_schemas" {

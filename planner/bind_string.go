@@ -85,3 +85,39 @@ func (b *binder) bindStringFunc(name string, args []hscalar) (s hscalar, ok bool
 	}
 	return hVariadic{fn: f.fn, args: out, t: t}, true, nil
 }
+
+// jsonFuncs are the json functions of expr/json_funcs.go, which take
+// arguments of any type (an untyped literal is text).
+var jsonFuncs = map[string]expr.VariadicFunc{
+	"json_build_object": expr.JSONBuildObject,
+	"json_build_array":  expr.JSONBuildArray,
+	"to_json":           expr.ToJSON,
+}
+
+// bindJSONFunc binds a function of jsonFuncs; ok is false for any other
+// name.
+func (b *binder) bindJSONFunc(name string, args []hscalar) (s hscalar, ok bool, err error) {
+	fn, known := jsonFuncs[name]
+	if !known {
+		return nil, false, nil
+	}
+	if fn == expr.ToJSON && len(args) != 1 {
+		return nil, true, errNoFunction(name, args)
+	}
+	out := make([]hscalar, len(args))
+	for i, a := range args {
+		switch t := a.typ().Type; {
+		case t.Kind() == repr.KindUnknown:
+			out[i], err = b.coerceTo(a, repr.Text)
+		case isRegKind(t.Kind()):
+			out[i], err = b.regText(a)
+		default:
+			out[i] = a
+		}
+		if err != nil {
+			return nil, true, err
+		}
+	}
+	nullable := fn == expr.ToJSON && out[0].typ().Nullable
+	return hVariadic{fn: fn, args: out, t: expr.ColumnType{Type: repr.JSON, Nullable: nullable}}, true, nil
+}

@@ -35,6 +35,8 @@ func cast(d Datum, to Type, assign bool) (Datum, error) {
 	switch {
 	case from == KindArray && to.kind == KindArray:
 		return castArray(d, to, assign)
+	case to.kind == KindJSON && from == KindJSON:
+		return d, nil
 	case to.kind.IsOIDKind() && !from.IsString():
 		return castToOID(d, to.kind)
 	case from.IsOIDKind() && (to.kind == KindInt8 || to.kind == KindInt4):

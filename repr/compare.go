@@ -54,7 +54,7 @@ func Compare(a, b Datum) int {
 		return compareFloats(a.Float(), b.Float())
 	case KindNumeric:
 		return compareNumerics(a.num, b.num)
-	case KindText, KindVarchar, KindBpchar, KindUnknown:
+	case KindText, KindVarchar, KindBpchar, KindUnknown, KindJSON:
 		return strings.Compare(comparableString(a), comparableString(b))
 	case KindArray:
 		// The bodies are order-preserving encodings (array.go).

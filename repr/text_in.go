@@ -49,6 +49,8 @@ func ParseText(t Type, s string) (Datum, error) {
 		return parseInterval(s)
 	case KindArray:
 		return parseArray(t, s)
+	case KindJSON:
+		return parseJSON(s)
 	case KindOID, KindRegclass, KindRegtype, KindRegproc, KindRegnamespace, KindRegrole:
 		return parseOID(t, s)
 	}

@@ -33,7 +33,7 @@ func AppendText(buf []byte, d Datum) []byte {
 		return AppendFloat(buf, d.Float(), 64, 1)
 	case KindNumeric:
 		return appendNumeric(buf, d.num)
-	case KindText, KindVarchar, KindBpchar, KindUnknown:
+	case KindText, KindVarchar, KindBpchar, KindUnknown, KindJSON:
 		return append(buf, d.s...)
 	case KindDate:
 		return appendDate(buf, int64(d.Date()))

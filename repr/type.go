@@ -36,6 +36,9 @@ const (
 	KindRegproc
 	KindRegnamespace
 	KindRegrole
+	// KindJSON is json: the text of a JSON value, kept as written
+	// (json.go).
+	KindJSON
 	numKinds
 )
 
@@ -74,6 +77,7 @@ var kinds = [numKinds]kindInfo{
 	KindRegproc:      {24, 1008, "regproc", "regproc", 4, 'N', false},
 	KindRegnamespace: {4089, 4090, "regnamespace", "regnamespace", 4, 'N', false},
 	KindRegrole:      {4096, 4097, "regrole", "regrole", 4, 'N', false},
+	KindJSON:         {114, 199, "json", "json", -1, 'U', false},
 }
 
 // String returns the kind's pg_type.typname, such as "int4".
@@ -150,6 +154,7 @@ var (
 	Regproc      = Type{kind: KindRegproc}
 	Regnamespace = Type{kind: KindRegnamespace}
 	Regrole      = Type{kind: KindRegrole}
+	JSON         = Type{kind: KindJSON}
 	Unknown      = Type{kind: KindUnknown}
 	Bool         = Type{kind: KindBool}
 	Int2         = Type{kind: KindInt2}

@@ -45,6 +45,7 @@ var typeNames = map[string]Kind{
 	"regproc":                     KindRegproc,
 	"regnamespace":                KindRegnamespace,
 	"regrole":                     KindRegrole,
+	"json":                        KindJSON,
 }
 
 // int2vector is a type of its own name (TypeFromName), not a kind.
@@ -54,7 +55,7 @@ var typeNames = map[string]Kind{
 // does not exist. "char" is PostgreSQL's one-byte internal type; the SQL
 // keyword CHAR arrives from pg_query as bpchar.
 var unsupportedTypes = map[string]bool{
-	"char": true, "name": true, "bytea": true, "json": true, "jsonb": true,
+	"char": true, "name": true, "bytea": true, "jsonb": true,
 	"uuid": true, "time": true, "timetz": true, "money": true, "inet": true, "cidr": true,
 	"macaddr": true, "bit": true, "varbit": true, "xml": true, "point": true,
 	"regprocedure": true, "regoper": true, "regoperator": true, "regconfig": true,

@@ -18,8 +18,7 @@ const systemPython = "/usr/bin/python3"
 // Superset run on first connecting. Each expected result is what the
 // same script prints against PostgreSQL 15 for the same schema, except
 // the view definition, which is the text the view was created with
-// (docs/catalog.md). get_columns is run but not checked: its query
-// builds JSON with json_build_object, which Freshet lacks.
+// (docs/catalog.md).
 func TestSQLAlchemyInspector(t *testing.T) {
 	if err := exec.Command(systemPython, "-c", "import sqlalchemy, psycopg2").Run(); err != nil {
 		t.Fatalf("SQLAlchemy and psycopg2 are required (apt-get install python3-sqlalchemy python3-psycopg2): %v", err)
@@ -44,6 +43,7 @@ func TestSQLAlchemyInspector(t *testing.T) {
 		"tables":            `["customers","orders"]`,
 		"views":             `["big_orders","totals"]`,
 		"has_table":         `[true,false]`,
+		"columns":           `[["id","INTEGER",false,null],["customer","INTEGER",false,null],["amount","NUMERIC(10, 2)",true,null],["note","TEXT",true,"'none'::text"]]`,
 		"pk":                `{"constrained_columns":["id"],"name":"orders_pkey"}`,
 		"unique":            `[{"column_names":["name"],"name":"customers_name_key"}]`,
 		"indexes":           `[{"column_names":["customer"],"dialect_options":{"postgresql_include":[]},"include_columns":[],"name":"orders_customer_idx","unique":false}]`,
