@@ -31,7 +31,7 @@ var knownFunctions = map[string]bool{
 	"var_samp": true, "row_number": true, "rank": true, "dense_rank": true, "lag": true, "lead": true,
 	"first_value": true, "last_value": true, "nextval": true, "pg_typeof": true,
 	"regexp_matches": true,
-	"date": true, "timezone": true, "make_date": true, "justify_days": true, "justify_hours": true,
+	"date":           true, "timezone": true, "make_date": true, "justify_days": true, "justify_hours": true,
 }
 
 func funcName(fc *pg.FuncCall) (string, error) {
