@@ -217,3 +217,19 @@ func TestPgStatActivity(t *testing.T) {
 	}
 	env.failsWith(b, "CREATE MATERIALIZED VIEW act AS SELECT pid FROM pg_stat_activity", "0A000")
 }
+
+// pg_get_keywords() lists the parser's keywords with PostgreSQL's
+// categories and bare-label rules (these rows as PostgreSQL 15 gives
+// them).
+func TestPgGetKeywords(t *testing.T) {
+	env := openSQL(t, t.TempDir())
+	defer env.e.Close()
+	s := env.session()
+	const q = "SELECT word || ' ' || catcode || ' ' || barelabel::text || ' ' || baredesc FROM pg_get_keywords() WHERE word IN ('select', 'between', 'isnull', 'name', 'all')"
+	if got, want := env.query(s, q), "all R true can be bare label between C true can be bare label isnull T false requires AS name U true can be bare label select R true can be bare label"; got != want {
+		t.Fatalf("pg_get_keywords:\n got %q\nwant %q", got, want)
+	}
+	if got := env.query(s, "SELECT count(*) >= 460 FROM pg_catalog.pg_get_keywords() AS k JOIN (SELECT 'select' AS w) x ON true"); got != "t" {
+		t.Fatalf("keyword count: %q", got)
+	}
+}

@@ -214,6 +214,20 @@ func (b *binder) bindRangeFunction(rf *pg.RangeFunction, left hrel, sc *scope) (
 	if name == "unnest" || name == "generate_subscripts" {
 		return b.bindUnnest(rf, fc, left, sc, name)
 	}
+	if name == "pg_get_keywords" && len(fc.Args) == 0 {
+		// The keywords are the relation pg_catalog.freshet_keywords.
+		alias := rf.Alias
+		if alias == nil {
+			alias = &pg.Alias{Aliasname: name}
+		}
+		rv := &pg.Node{Node: &pg.Node_RangeVar{RangeVar: &pg.RangeVar{Schemaname: "pg_catalog", Relname: "freshet_keywords",
+			Inh: true, Relpersistence: "p", Alias: alias, Location: fc.Location}}}
+		r, items, err := b.bindTableRef(rv, sc.parent)
+		if err != nil || isUnit(left) {
+			return r, items, err
+		}
+		return hJoin{left: left, right: r, kind: joinInner}, shifted(items, len(left.types())), nil
+	}
 	if name != "generate_series" {
 		return b.bindScalarFunctionInFrom(rf, fc, name, left, sc)
 	}
