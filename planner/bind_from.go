@@ -160,6 +160,11 @@ func (b *binder) bindRangeVar(rv *pg.RangeVar) (hrel, []scopeItem, error) {
 		names[i] = c.Name
 	}
 	items, err := aliasItems(rel, rv.Relname, names, rv.Alias)
+	if err == nil && r.ID != 0 && (r.Kind == KindTable || r.Kind == KindMaterializedView) {
+		for i := range items {
+			items[i].source = ColumnSource{Relation: r.ID, Column: items[i].col + 1}
+		}
+	}
 	return rel, items, err
 }
 

@@ -21,6 +21,9 @@ type boundQuery struct {
 	order   []expr.ColumnOrder
 	// limit < 0 means none.
 	limit, offset int64
+	// sources are the table columns the visible columns come straight
+	// from, or zeros; nil when none does.
+	sources []ColumnSource
 }
 
 // bindQuery binds any query. parent is the scope of the enclosing query,
@@ -297,6 +300,9 @@ func (b *binder) bindSelect(stmt *pg.SelectStmt, parent *scope) (*boundQuery, er
 		rel = hTopK{input: rel, groupKey: distinctOn, order: order, limit: 1}
 	}
 	q := &boundQuery{rel: rel, names: names, visible: len(exprs), order: order}
+	if !aggregating {
+		q.sources = columnSources(exprs, sc)
+	}
 	if q.limit, q.offset, err = b.bindLimit(stmt); err != nil {
 		return nil, err
 	}

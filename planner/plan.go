@@ -240,10 +240,17 @@ func (p *planner) selectStmt(sel *pg.SelectStmt) (*Select, error) {
 	for i, c := range project {
 		visible[i] = ts[c]
 	}
+	cols := columns(visible, q.names[:q.visible])
+	for i := range cols {
+		// A column printed as a name (reg*) is computed, not read.
+		if i < len(q.sources) && project[i] == i {
+			cols[i].Source = q.sources[i]
+		}
+	}
 	return &Select{
 		Plan:      plan,
 		Finishing: Finishing{OrderBy: q.order, Limit: q.limit, Offset: q.offset, Project: project},
-		Columns:   columns(visible, q.names[:q.visible]),
+		Columns:   cols,
 	}, nil
 }
 

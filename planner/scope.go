@@ -28,6 +28,16 @@ type scopeItem struct {
 	unqualifiedHidden bool
 	// starHidden keeps the column out of an unqualified `*`.
 	starHidden bool
+	// source is the table or materialized view column the item reads
+	// straight from (RowDescription reports it), or zero.
+	source ColumnSource
+}
+
+// ColumnSource names a column of a table or materialized view: its
+// relation and its position (from 1); zero for none.
+type ColumnSource struct {
+	Relation expr.GlobalID
+	Column   int
 }
 
 // hasTable reports whether a FROM item of this level is named table.
@@ -104,6 +114,26 @@ func shifted(items []scopeItem, offset int) []scopeItem {
 	for i, it := range items {
 		it.col += offset
 		out[i] = it
+	}
+	return out
+}
+
+// columnSources returns, for each of exprs, the table column it reads
+// straight from: a plain column of this level whose scope item has a
+// source.
+func columnSources(exprs []hscalar, sc *scope) []ColumnSource {
+	out := make([]ColumnSource, len(exprs))
+	for i, s := range exprs {
+		c, ok := s.(hColumn)
+		if !ok || c.level != 0 {
+			continue
+		}
+		for _, it := range sc.items {
+			if it.col == c.index {
+				out[i] = it.source
+				break
+			}
+		}
 	}
 	return out
 }

@@ -17,6 +17,9 @@ type Column struct {
 	Name     string
 	Type     repr.Type
 	Nullable bool
+	// Source is the table or materialized view column a query's output
+	// column comes straight from, or zero.
+	Source ColumnSource
 }
 
 // Select is a query: Plan computes its rows as a collection, and

@@ -47,7 +47,7 @@ func TestJDBCMetadata(t *testing.T) {
 		"columns":         "id,int4,10,0,0,null,1 | customer,int4,10,0,0,null,2 | amount,numeric,10,2,1,null,3 | note,text,2147483647,0,1,'none'::text,4",
 		"imported_keys":   "",
 		"procedures":      "",
-		"result_metadata": "id,int4,text",
+		"result_metadata": "id,int4,text,orders,orders,,0,1,2",
 		"type_info":       "rows",
 	} {
 		if got[step] != want {

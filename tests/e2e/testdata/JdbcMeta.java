@@ -39,9 +39,11 @@ public class JdbcMeta {
                 "INDEX_NAME", "NON_UNIQUE", "COLUMN_NAME", "ORDINAL_POSITION");
             step(md, "imported_keys", m -> m.getImportedKeys(null, "public", "orders"), "FKCOLUMN_NAME");
             step(md, "procedures", m -> m.getProcedures(null, "public", "%"), "PROCEDURE_NAME");
-            try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT id, note FROM orders")) {
+            try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT id, note, id + 1 AS next FROM orders")) {
                 ResultSetMetaData rm = rs.getMetaData();
-                System.out.println("result_metadata: " + rm.getColumnName(1) + "," + rm.getColumnTypeName(1) + "," + rm.getColumnTypeName(2));
+                System.out.println("result_metadata: " + rm.getColumnName(1) + "," + rm.getColumnTypeName(1) + "," + rm.getColumnTypeName(2)
+                    + "," + rm.getTableName(1) + "," + rm.getTableName(2) + "," + rm.getTableName(3)
+                    + "," + rm.isNullable(1) + "," + rm.isNullable(2) + "," + rm.isNullable(3));
             } catch (SQLException e) {
                 System.out.println("result_metadata: ERROR " + e.getSQLState() + " " + e.getMessage().split("\n")[0]);
             }
