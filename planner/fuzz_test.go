@@ -28,6 +28,10 @@ func FuzzPlan(f *testing.F) {
 		"INSERT INTO t VALUES (1, 2), (3, 4)",
 		"CREATE VIEW w AS SELECT k FROM t WHERE k NOT LIKE '%a_'",
 		"SELECT /* ( */ 1 -- (\n",
+		"SELECT ARRAY[k, v][1], k = ANY('{1,2}'), unnest(ARRAY[k]) || ARRAY[v], ARRAY(SELECT v FROM u ORDER BY 1) FROM t",
+		"SELECT k, row_number() OVER (PARTITION BY v ORDER BY k DESC), generate_subscripts(ARRAY[k], 1) FROM t ORDER BY 2",
+		"SELECT format('%s %I', k, v), '1 2'::int2vector[0], '{}'::json, json_build_object('a', k) FROM t, generate_series(1, 2) g",
+		"SELECT 'x'::regclass, 23::regtype::text, pg_get_viewdef(1), string_to_array('a,b', ',')",
 	} {
 		f.Add(s)
 	}
