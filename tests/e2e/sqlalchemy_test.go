@@ -14,14 +14,15 @@ const systemPython = "/usr/bin/python3"
 
 // TestSQLAlchemyInspector runs SQLAlchemy 1.4's PostgreSQL dialect over
 // psycopg2 against the binary: its connect sequence and the inspector's
-// reflection of tables, views, keys and indexes, which ORMs, pandas and
-// Superset run on first connecting. Each expected result is what the
+// reflection of tables, views, columns, keys and indexes, which ORMs and
+// Superset run on first connecting, MetaData.reflect, and
+// pandas.read_sql through the engine. Each expected result is what the
 // same script prints against PostgreSQL 15 for the same schema, except
 // the view definition, which is the text the view was created with
 // (docs/catalog.md).
 func TestSQLAlchemyInspector(t *testing.T) {
-	if err := exec.Command(systemPython, "-c", "import sqlalchemy, psycopg2").Run(); err != nil {
-		t.Fatalf("SQLAlchemy and psycopg2 are required (apt-get install python3-sqlalchemy python3-psycopg2): %v", err)
+	if err := exec.Command(systemPython, "-c", "import sqlalchemy, psycopg2, pandas").Run(); err != nil {
+		t.Fatalf("SQLAlchemy, psycopg2 and pandas are required (apt-get install python3-sqlalchemy python3-psycopg2 python3-pandas): %v", err)
 	}
 	s := startBinary(t)
 	s.must("CREATE TABLE customers (id int PRIMARY KEY, name varchar(50) NOT NULL UNIQUE)")
@@ -52,6 +53,8 @@ func TestSQLAlchemyInspector(t *testing.T) {
 		"table_comment":     `{"text":null}`,
 		"view_definition":   `"SELECT id, customer, amount FROM orders WHERE amount \u003e 100"`,
 		"select":            `[[1,7],[2,8]]`,
+		"reflect":           `{"big_orders":["id","customer","amount"],"customers":["id","name"],"orders":["id","customer","amount","note"],"totals":["customer","n"]}`,
+		"pandas":            `{"columns":["id","customer","amount","note"],"dtypes":["int64","int64","float64","object"],"rows":[[1,7,10,"x"],[2,8,200,"y"]]}`,
 	}
 	for step, w := range want {
 		var wv any

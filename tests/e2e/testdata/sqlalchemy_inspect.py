@@ -34,4 +34,24 @@ step("table_comment", lambda: inspector.get_table_comment("orders"))
 step("view_definition", lambda: inspector.get_view_definition("big_orders"))
 step("select", lambda: [list(r) for r in engine.connect().execute(
     sa.text("SELECT id, customer FROM orders ORDER BY id")).fetchall()])
+
+
+def reflect():
+    meta = sa.MetaData()
+    meta.reflect(bind=engine, views=True)
+    return {name: [c.name for c in t.columns] for name, t in sorted(meta.tables.items())}
+
+
+step("reflect", reflect)
+
+
+def read_sql():
+    import pandas
+    frame = pandas.read_sql("SELECT id, customer, amount, note FROM orders ORDER BY id", engine)
+    return {"columns": list(frame.columns), "dtypes": [str(t) for t in frame.dtypes],
+            "rows": [[None if pandas.isna(v) else (float(v) if not isinstance(v, str) else v) for v in row]
+                     for row in frame.itertuples(index=False)]}
+
+
+step("pandas", read_sql)
 print(json.dumps(out, sort_keys=True))
