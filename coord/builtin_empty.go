@@ -14,7 +14,7 @@ import (
 // tables, partitions, event triggers, extended statistics, conversions)
 // with PostgreSQL 15's columns, so that the catalog queries of psql,
 // drivers and BI tools that join them run and find no rows. A column is
-// "name:type", the type one of o (an OID, int8 until Freshet has oid),
+// "name:type", the type one of o (oid),
 // t, b, c (int2), i (int4), l (int8), f (float4), z (timestamptz), or an
 // array: O (of OIDs), T (of text; also aclitem[] and "char"[]), C (of
 // int2), V (int2vector). An oidvector column is an array of OIDs: these
