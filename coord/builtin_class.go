@@ -96,9 +96,8 @@ func pgClassSQL(c *catalog.Catalog, db string) string {
 func quoteLiteral(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
 
 // pgIndexColumns are pg_index's columns, PostgreSQL 15's, in its order.
-// indkey and indoption are int2vectors; the oidvector columns
-// (indcollation, indclass) are their text ("0 0") until Freshet has
-// oidvector; indexprs and indpred, node trees in PostgreSQL, are text.
+// indkey and indoption are int2vectors, indcollation and indclass
+// oidvectors; indexprs and indpred, node trees in PostgreSQL, are text.
 var pgIndexColumns = []planner.RelationColumn{
 	col("indexrelid", oidType, false), col("indrelid", oidType, false),
 	col("indnatts", repr.Int2, false), col("indnkeyatts", repr.Int2, false),
@@ -108,7 +107,7 @@ var pgIndexColumns = []planner.RelationColumn{
 	col("indisvalid", repr.Bool, false), col("indcheckxmin", repr.Bool, false),
 	col("indisready", repr.Bool, false), col("indislive", repr.Bool, false),
 	col("indisreplident", repr.Bool, false), col("indkey", repr.Int2Vector, false),
-	col("indcollation", repr.Text, false), col("indclass", repr.Text, false),
+	col("indcollation", repr.OIDVector, false), col("indclass", repr.OIDVector, false),
 	col("indoption", repr.Int2Vector, false), col("indexprs", repr.Text, true),
 	col("indpred", repr.Text, true),
 }

@@ -17,9 +17,7 @@ import (
 // "name:type", the type one of o (oid),
 // t, b, c (int2), i (int4), l (int8), f (float4), z (timestamptz), or an
 // array: O (of OIDs), T (of text; also aclitem[] and "char"[]), C (of
-// int2), V (int2vector). An oidvector column is an array of OIDs: these
-// relations have no rows, and a query that subscripts one or casts it to
-// an array must still plan.
+// int2), V (int2vector), W (oidvector).
 var emptyRelations = map[string]string{
 	"pg_description":           "objoid:o classoid:o objsubid:i description:t",
 	"pg_shdescription":         "objoid:o classoid:o description:t",
@@ -38,7 +36,7 @@ var emptyRelations = map[string]string{
 	"pg_sequence":              "seqrelid:o seqtypid:o seqstart:l seqincrement:l seqmax:l seqmin:l seqcache:l seqcycle:b",
 	"pg_rewrite":               "oid:o rulename:t ev_class:o ev_type:t ev_enabled:t is_instead:b ev_qual:t ev_action:t",
 	"pg_foreign_table":         "ftrelid:o ftserver:o ftoptions:T",
-	"pg_partitioned_table":     "partrelid:o partstrat:t partnatts:c partdefid:o partattrs:V partclass:O partcollation:O partexprs:t",
+	"pg_partitioned_table":     "partrelid:o partstrat:t partnatts:c partdefid:o partattrs:V partclass:W partcollation:W partexprs:t",
 	"pg_event_trigger":         "oid:o evtname:t evtevent:t evtowner:o evtfoid:o evtenabled:t evttags:T",
 	"pg_conversion":            "oid:o conname:t connamespace:o conowner:o conforencoding:i contoencoding:i conproc:t condefault:b",
 	"pg_tablespace":            "oid:o spcname:t spcowner:o spcacl:T spcoptions:T",
@@ -48,7 +46,7 @@ var emptyRelations = map[string]string{
 
 func init() {
 	types := map[string]repr.Type{"o": oidType, "t": repr.Text, "b": repr.Bool, "c": repr.Int2, "i": repr.Int4, "l": repr.Int8, "f": repr.Float4, "z": repr.TimestampTZ,
-		"O": repr.ArrayOf(oidType), "T": textArray, "C": repr.ArrayOf(repr.Int2), "V": repr.Int2Vector}
+		"O": repr.ArrayOf(oidType), "T": textArray, "C": repr.ArrayOf(repr.Int2), "V": repr.Int2Vector, "W": repr.OIDVector}
 	for name, spec := range emptyRelations {
 		var cols []planner.RelationColumn
 		var nulls, names []string

@@ -90,10 +90,13 @@ var typeRows = func() []typeRow {
 		}
 		rows = append(rows, typeRow{t.OID(), 0, t.ArrayOID(), name, n, n > 0 && n <= 8, t.Category(), t.Preferred(),
 			name + sep + "in", name + sep + "out", name + sep + "recv", name + sep + "send", align, storage, collation})
-		if k == repr.KindInt2 {
+		if k == repr.KindInt2 || k == repr.KindOID {
 			v := repr.Int2Vector
+			if k == repr.KindOID {
+				v = repr.OIDVector
+			}
 			rows = append(rows, typeRow{v.OID(), t.OID(), v.ArrayOID(), v.Name(), -1, false, 'A', false,
-				"int2vectorin", "int2vectorout", "int2vectorrecv", "int2vectorsend", "i", "p", 0})
+				v.Name() + "in", v.Name() + "out", v.Name() + "recv", v.Name() + "send", "i", "p", 0})
 		}
 	}
 	for _, r := range slices.Clone(rows) {
@@ -164,14 +167,13 @@ func pgTypeSQL() string {
 }
 
 // pgProcColumns are pg_proc's columns, PostgreSQL 15's, in its order.
-// proargtypes, an oidvector, is an oid[].
 var pgProcColumns = func() []planner.RelationColumn {
 	var cols []planner.RelationColumn
 	types := map[string]repr.Type{"o": oidType, "t": repr.Text, "b": repr.Bool, "c": repr.Int2, "f": repr.Float4,
-		"O": repr.ArrayOf(oidType), "T": textArray}
+		"O": repr.ArrayOf(oidType), "T": textArray, "W": repr.OIDVector}
 	for _, c := range strings.Fields("oid:o proname:t pronamespace:o proowner:o prolang:o procost:f prorows:f provariadic:o " +
 		"prosupport:t prokind:t prosecdef:b proleakproof:b proisstrict:b proretset:b provolatile:t proparallel:t pronargs:c " +
-		"pronargdefaults:c prorettype:o proargtypes:O proallargtypes:O proargmodes:T proargnames:T proargdefaults:t " +
+		"pronargdefaults:c prorettype:o proargtypes:W proallargtypes:O proargmodes:T proargnames:T proargdefaults:t " +
 		"protrftypes:O prosrc:t probin:t prosqlbody:t proconfig:T proacl:T") {
 		n, k, _ := strings.Cut(c, ":")
 		cols = append(cols, col(n, types[k], true))
@@ -205,9 +207,9 @@ func pgProcSQL() string {
 		case strings.HasSuffix(name, "out") || strings.HasSuffix(name, "send"):
 			arg = 0
 		}
-		args := "'{}'"
+		args := "''"
 		if arg != 0 {
-			args = sqlText(fmt.Sprintf("{%d}", arg))
+			args = sqlText(fmt.Sprint(arg))
 		}
 		rows = append(rows, []string{
 			sqlInt(oid), sqlText(name), sqlInt(pgCatalogNamespaceOID), sqlInt(bootstrapRoleOID), "12", "1", "0", "0",

@@ -28,20 +28,35 @@ const (
 	arrayNext = 0x01
 )
 
-// int2vector: PostgreSQL's vector of int2 (pg_index.indkey), an array of
-// int2 whose subscripts start at 0 and whose text form is its elements
-// separated by spaces ("1 3"). Its datums are arrays with vectorFlag set
-// in the element kind field, so that they print as vectors.
+// int2vector and oidvector: PostgreSQL's vectors of int2 and oid
+// (pg_index.indkey, pg_index.indclass), arrays whose subscripts start at
+// 0 and whose text form is the elements separated by spaces ("1 3").
+// Their datums are arrays with vectorFlag set in the element kind field,
+// so that they print as vectors.
 const (
 	int2VectorOID      = 22
 	int2VectorArrayOID = 1006
+	oidVectorOID       = 30
+	oidVectorArrayOID  = 1013
 	vectorFlag         = 1 << 8
 )
 
-// Int2Vector is the int2vector type.
-var Int2Vector = Type{kind: KindArray, elem: KindInt2, vector: true}
+// The vector types.
+var (
+	Int2Vector = Type{kind: KindArray, elem: KindInt2, vector: true}
+	OIDVector  = Type{kind: KindArray, elem: KindOID, vector: true}
+)
 
-// IsVector reports whether t is int2vector, whose subscripts start at 0.
+// vectorFacts returns a vector type's OID, array OID and name.
+func (t Type) vectorFacts() (oid, array uint32, name string) {
+	if t.elem == KindOID {
+		return oidVectorOID, oidVectorArrayOID, "oidvector"
+	}
+	return int2VectorOID, int2VectorArrayOID, "int2vector"
+}
+
+// IsVector reports whether t is int2vector or oidvector, whose
+// subscripts start at 0.
 func (t Type) IsVector() bool { return t.vector }
 
 // MaxArrayLength bounds the number of elements of an array built or read
@@ -86,12 +101,16 @@ func NewArray(elem Type, elems []Datum) Datum {
 	return Datum{kind: KindArray, valid: true, i: int64(elem.kind), j: int64(len(elems)), s: string(b)}
 }
 
-// NewInt2Vector returns the int2vector of elems (int2 datums).
-func NewInt2Vector(elems []Datum) Datum {
-	d := NewArray(Int2, elems)
+// NewVector returns the vector of type t (Int2Vector or OIDVector) of
+// elems, datums of its element type.
+func NewVector(t Type, elems []Datum) Datum {
+	d := NewArray(t.Elem(), elems)
 	d.i |= vectorFlag
 	return d
 }
+
+// NewInt2Vector returns the int2vector of elems (int2 datums).
+func NewInt2Vector(elems []Datum) Datum { return NewVector(Int2Vector, elems) }
 
 // elemKind is the element kind of an array datum.
 func (d Datum) elemKind() Kind { return Kind(d.i &^ vectorFlag) }
@@ -220,13 +239,13 @@ func parseArray(t Type, s string) (Datum, error) {
 	if t.vector {
 		var elems []Datum
 		for _, f := range strings.FieldsFunc(s, func(r rune) bool { return r < 128 && isSpace(byte(r)) }) {
-			e, err := ParseText(Int2, f)
+			e, err := ParseText(t.Elem(), f)
 			if err != nil {
 				return Null, err
 			}
 			elems = append(elems, e)
 		}
-		return NewInt2Vector(elems), nil
+		return NewVector(t.Base(), elems), nil
 	}
 	elem := t.Elem()
 	p := strings.TrimLeft(s, " \t\n\r\v\f")
@@ -345,7 +364,7 @@ func castArray(d Datum, to Type, assign bool) (Datum, error) {
 		}
 	}
 	if to.vector {
-		return NewInt2Vector(elems), nil
+		return NewVector(to.Base(), elems), nil
 	}
 	return NewArray(elem, elems), nil
 }
@@ -362,8 +381,8 @@ func TypeCastContext(from, to Type) CastContext {
 	switch {
 	case from.kind == KindArray && to.kind == KindArray:
 		if to.vector && !from.vector {
-			// PostgreSQL reads an int2vector only from text or another
-			// int2vector.
+			// PostgreSQL reads a vector only from text or another
+			// vector.
 			return CastExplicit
 		}
 		return CastContextOf(from.elem, to.elem)

@@ -159,3 +159,20 @@ func TestInt2Vector(t *testing.T) {
 		t.Fatal("int2vector cast contexts")
 	}
 }
+
+func TestOIDVector(t *testing.T) {
+	d, err := ParseText(OIDVector, "1259 4294967295")
+	if err != nil || FormatText(d) != "1259 4294967295" || !d.IsVector() {
+		t.Fatalf("oidvector: %v, %v", d, err)
+	}
+	if OIDVector.OID() != 30 || OIDVector.ArrayOID() != 1013 || OIDVector.Name() != "oidvector" || OIDVector.Elem() != OID {
+		t.Fatal("oidvector's type facts")
+	}
+	if got, err := TypeFromName("oidvector", nil); err != nil || got != OIDVector {
+		t.Fatalf("TypeFromName(oidvector) = %v, %v", got, err)
+	}
+	ds, err := PackRow(d).Datums([]Type{OIDVector})
+	if err != nil || FormatText(ds[0]) != "1259 4294967295" {
+		t.Fatalf("row round trip: %v, %v", ds, err)
+	}
+}

@@ -129,9 +129,9 @@ type Type struct {
 	// fields are then the element's modifiers. Invariant: KindUnknown
 	// for every other kind, never KindArray.
 	elem Kind
-	// vector marks int2vector: an array of int2 with lower bound 0,
-	// written as its elements separated by spaces (array.go).
-	// Invariant: false but for KindArray with elem KindInt2.
+	// vector marks int2vector and oidvector: arrays with lower bound 0,
+	// written as their elements separated by spaces (array.go).
+	// Invariant: false but for KindArray with elem KindInt2 or KindOID.
 	vector bool
 }
 
@@ -197,7 +197,8 @@ func (t Type) Kind() Kind { return t.kind }
 // OID returns the PostgreSQL object id of t's base type (pg_type.oid).
 func (t Type) OID() uint32 {
 	if t.vector {
-		return int2VectorOID
+		oid, _, _ := t.vectorFacts()
+		return oid
 	}
 	if t.kind == KindArray {
 		return kinds[t.elem].arrayOID
@@ -209,7 +210,8 @@ func (t Type) OID() uint32 {
 // or 0 if there is none (an array type has none).
 func (t Type) ArrayOID() uint32 {
 	if t.vector {
-		return int2VectorArrayOID
+		_, array, _ := t.vectorFacts()
+		return array
 	}
 	return kinds[t.kind].arrayOID
 }
@@ -218,7 +220,8 @@ func (t Type) ArrayOID() uint32 {
 // "_int4" for an array of int4.
 func (t Type) Name() string {
 	if t.vector {
-		return "int2vector"
+		_, _, name := t.vectorFacts()
+		return name
 	}
 	if t.kind == KindArray {
 		return "_" + kinds[t.elem].typname
@@ -331,7 +334,8 @@ func (t Type) DisplayScale() int {
 // "timestamp(3) with time zone", "bpchar" (char without a length).
 func (t Type) String() string {
 	if t.vector {
-		return "int2vector"
+		_, _, name := t.vectorFacts()
+		return name
 	}
 	if t.kind == KindArray {
 		return t.Elem().String() + "[]"

@@ -48,7 +48,8 @@ var typeNames = map[string]Kind{
 	"json":                        KindJSON,
 }
 
-// int2vector is a type of its own name (TypeFromName), not a kind.
+// int2vector and oidvector are types of their own names (TypeFromName),
+// not kinds.
 
 // unsupportedTypes are PostgreSQL types that repr does not implement yet.
 // Naming one is 0A000 rather than 42704, which would claim that the type
@@ -71,9 +72,12 @@ var unsupportedTypes = map[string]bool{
 // and 0A000 for types repr does not support yet.
 func TypeFromName(name string, mods []int32) (Type, error) {
 	base := strings.TrimPrefix(name, "pg_catalog.")
-	if base == "int2vector" {
+	if base == "int2vector" || base == "oidvector" {
 		if len(mods) > 0 {
 			return Type{}, sqlerr.New(sqlerr.SyntaxError, "type modifier is not allowed for type %q", base)
+		}
+		if base == "oidvector" {
+			return OIDVector, nil
 		}
 		return Int2Vector, nil
 	}

@@ -4,8 +4,11 @@ package repr
 // client names a parameter's type in Parse, and whether there is one.
 // The unknown type's OID (705) maps to Unknown.
 func TypeFromOID(oid uint32) (Type, bool) {
-	if oid == int2VectorOID {
+	switch oid {
+	case int2VectorOID:
 		return Int2Vector, true
+	case oidVectorOID:
+		return OIDVector, true
 	}
 	for k := KindUnknown; k < numKinds; k++ {
 		if k == KindArray {
