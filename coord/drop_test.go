@@ -433,7 +433,7 @@ func TestWriteRacingDropTableNamesTheTable(t *testing.T) {
 	}
 	ins := stmts[0].(*planner.Insert)
 	env.exec(other, "DROP TABLE gone")
-	_, err = s.writeRows(context.Background(), ins.Table, ins.Plan, 0)
+	_, _, err = s.writeRows(context.Background(), ins.Table, ins.Plan, 0, nil)
 	if e := sqlerr.From(err); err == nil || e.Code != sqlerr.UndefinedTable || e.Message != `relation "gone" does not exist` {
 		t.Fatalf("a write to a table dropped meanwhile: %v", err)
 	}

@@ -35,6 +35,12 @@ func (s *Session) Parse(ctx context.Context, sql string, paramOIDs []uint32) (pg
 		ps.columns = describe(st.Columns)
 	case *planner.Explain:
 		ps.columns = []pgwire.Column{textColumn("QUERY PLAN")}
+	case *planner.Insert:
+		ps.columns = returningColumns(st.Returning)
+	case *planner.Update:
+		ps.columns = returningColumns(st.Returning)
+	case *planner.Delete:
+		ps.columns = returningColumns(st.Returning)
 	case *planner.Show:
 		ps.columns = showColumns(st.Name)
 	}
@@ -156,7 +162,7 @@ func (p *portal) Execute(ctx context.Context, maxRows int, w pgwire.Writer) (pgw
 		}
 	}
 	tag := p.res.tag
-	if p.res.columns != nil {
+	if p.res.columns != nil && !returnsRows(p.stmt) {
 		tag = fmt.Sprintf("SELECT %d", len(p.res.rows))
 	}
 	p.res, p.done = nil, true
@@ -169,4 +175,26 @@ func (p *portal) Close() {}
 // textColumn describes a result column of type text.
 func textColumn(name string) pgwire.Column {
 	return pgwire.Column{Name: name, TypeOID: repr.Text.OID(), TypeSize: -1, TypeModifier: -1}
+}
+
+// returningColumns describes a RETURNING list's result; nil for none.
+func returningColumns(ret *planner.Returning) []pgwire.Column {
+	if ret == nil {
+		return nil
+	}
+	return describe(ret.Columns)
+}
+
+// returnsRows reports whether st is an INSERT, UPDATE or DELETE with a
+// RETURNING list, whose rows complete with the statement's own tag.
+func returnsRows(st planner.Statement) bool {
+	switch st := st.(type) {
+	case *planner.Insert:
+		return st.Returning != nil
+	case *planner.Update:
+		return st.Returning != nil
+	case *planner.Delete:
+		return st.Returning != nil
+	}
+	return false
 }

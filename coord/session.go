@@ -281,14 +281,17 @@ func (s *Session) execute(ctx context.Context, st planner.Statement, w pgwire.Wr
 	case *planner.CreateIndex:
 		return s.createIndex(ctx, st, w)
 	case *planner.Insert:
-		n, err := s.writeRows(ctx, st.Table, st.Plan, 0)
-		return result{tag: fmt.Sprintf("INSERT 0 %d", n)}, err
+		n, res, err := s.writeRows(ctx, st.Table, st.Plan, 0, st.Returning)
+		res.tag = fmt.Sprintf("INSERT 0 %d", n)
+		return res, err
 	case *planner.Update:
-		n, err := s.writeRows(ctx, st.Table, st.Plan, len(st.Table.Columns))
-		return result{tag: fmt.Sprintf("UPDATE %d", n)}, err
+		n, res, err := s.writeRows(ctx, st.Table, st.Plan, len(st.Table.Columns), st.Returning)
+		res.tag = fmt.Sprintf("UPDATE %d", n)
+		return res, err
 	case *planner.Delete:
-		n, err := s.writeRows(ctx, st.Table, st.Plan, -1)
-		return result{tag: fmt.Sprintf("DELETE %d", n)}, err
+		n, res, err := s.writeRows(ctx, st.Table, st.Plan, -1, st.Returning)
+		res.tag = fmt.Sprintf("DELETE %d", n)
+		return res, err
 	case *planner.Copy:
 		return s.copyFrom(ctx, st, w)
 	case *planner.Drop:
@@ -609,9 +612,14 @@ func (s *Session) createIndex(ctx context.Context, st *planner.CreateIndex, w pg
 // table changes: inserts (split 0), retractions (split -1), or old and
 // new halves (split n). In a transaction block the changes wait for
 // COMMIT; otherwise they commit now, at one time.
-func (s *Session) writeRows(ctx context.Context, t planner.Target, plan expr.Relation, split int) (int64, error) {
+//
+// With a RETURNING list, the result holds the list evaluated over each
+// row written (for DELETE, removed; for UPDATE, the new row), once per
+// count, computed before anything is written: an error there writes
+// nothing.
+func (s *Session) writeRows(ctx context.Context, t planner.Target, plan expr.Relation, split int, ret *planner.Returning) (int64, result, error) {
 	if err := s.checkOwnWrites(plan); err != nil {
-		return 0, err
+		return 0, result{}, err
 	}
 	deps := dependencies(plan)
 	inBlock := s.tx.status == pgwire.TxInBlock
@@ -622,20 +630,37 @@ func (s *Session) writeRows(ctx context.Context, t planner.Target, plan expr.Rel
 	}
 	plan, apply, err := s.bindSession(plan)
 	if err != nil {
-		return 0, err
+		return 0, result{}, err
 	}
 	if apply != nil {
-		return 0, sqlerr.New(sqlerr.FeatureNotSupported, "set_config() is not supported in INSERT, UPDATE or DELETE")
+		return 0, result{}, sqlerr.New(sqlerr.FeatureNotSupported, "set_config() is not supported in INSERT, UPDATE or DELETE")
 	}
 	ts, now, release := s.readTime()
 	defer release()
 	rows, err := s.engine.Read(ctx, withNow(plan, now), ts)
 	if err != nil {
-		return 0, err
+		return 0, result{}, err
 	}
 	var writes []TableWrite
+	var res result
+	if ret != nil {
+		res.columns = describe(ret.Columns)
+	}
 	var n int64
 	for _, r := range rows {
+		if ret != nil {
+			row := r.Datums
+			if split > 0 {
+				row = r.Datums[split:]
+			}
+			out, err := returningRow(ret, row)
+			if err != nil {
+				return 0, result{}, err
+			}
+			for i := int64(0); i < r.Diff; i++ {
+				res.rows = append(res.rows, out)
+			}
+		}
 		switch {
 		case split == 0:
 			writes = append(writes, TableWrite{Table: uint64(t.ID), Row: repr.PackRow(r.Datums...), Diff: r.Diff})
@@ -650,7 +675,7 @@ func (s *Session) writeRows(ctx context.Context, t planner.Target, plan expr.Rel
 	}
 	if inBlock {
 		if err := s.engine.checkBlockWrite(&s.tx.keys, s.tx.writes, writes); err != nil {
-			return 0, err
+			return 0, result{}, err
 		}
 		s.tx.writes = append(s.tx.writes, writes...)
 		if s.tx.read == nil {
@@ -661,13 +686,16 @@ func (s *Session) writeRows(ctx context.Context, t planner.Target, plan expr.Rel
 		}
 		s.tx.written[uint64(t.ID)] = true
 		s.tx.noteName(uint64(t.ID), t.Name.Name)
-		return n, nil
+		return n, res, nil
 	}
 	if len(writes) == 0 {
-		return 0, nil
+		return 0, res, nil
 	}
 	_, err = s.engine.Write(ctx, writes)
-	return n, namedTableError(err, map[uint64]string{uint64(t.ID): t.Name.Name})
+	if err != nil {
+		return 0, result{}, namedTableError(err, map[uint64]string{uint64(t.ID): t.Name.Name})
+	}
+	return n, res, nil
 }
 
 func (s *Session) drop(ctx context.Context, st *planner.Drop, w pgwire.Writer) (result, error) {
@@ -760,4 +788,17 @@ func (s *Session) relationPlanOf(on *catalog.Object) (expr.Relation, bool, error
 		return nil, false, sqlerr.AssertionFailedf("view %s planned as %T", on.Name, stmts[0])
 	}
 	return sel.Plan, generated, nil
+}
+
+// returningRow is a RETURNING list evaluated over one row, as text.
+func returningRow(ret *planner.Returning, row []repr.Datum) ([][]byte, error) {
+	vals := make([]repr.Datum, len(ret.Scalars))
+	for i, e := range ret.Scalars {
+		v, err := e.Eval(row)
+		if err != nil {
+			return nil, err
+		}
+		vals[i] = v
+	}
+	return textRow(vals, ret.Columns), nil
 }

@@ -94,8 +94,6 @@ func (p *planner) insert(is *pg.InsertStmt) (Statement, error) {
 		return nil, unsupported("WITH in INSERT")
 	case is.OnConflictClause != nil:
 		return nil, unsupported("ON CONFLICT")
-	case len(is.ReturningList) > 0:
-		return nil, unsupported("RETURNING")
 	}
 	tgt, r, err := p.target(is.Relation, "insert into")
 	if err != nil {
@@ -212,7 +210,11 @@ func (p *planner) insert(is *pg.InsertStmt) (Statement, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Insert{Table: tgt, Plan: checkNotNull(plan, tgt, 0)}, nil
+	ret, err := p.returning(is.ReturningList, r, aliasOf(is.Relation))
+	if err != nil {
+		return nil, err
+	}
+	return &Insert{Table: tgt, Plan: checkNotNull(plan, tgt, 0), Returning: ret}, nil
 }
 
 func insertArity(values, cols int) error {
@@ -272,8 +274,6 @@ func (p *planner) update(us *pg.UpdateStmt) (Statement, error) {
 		return nil, unsupported("WITH in UPDATE")
 	case len(us.FromClause) > 0:
 		return nil, unsupported("UPDATE ... FROM")
-	case len(us.ReturningList) > 0:
-		return nil, unsupported("RETURNING")
 	}
 	tgt, r, err := p.target(us.Relation, "update")
 	if err != nil {
@@ -328,7 +328,11 @@ func (p *planner) update(us *pg.UpdateStmt) (Statement, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Update{Table: tgt, Plan: checkNotNull(plan, tgt, n)}, nil
+	ret, err := p.returning(us.ReturningList, r, aliasOf(us.Relation))
+	if err != nil {
+		return nil, err
+	}
+	return &Update{Table: tgt, Plan: checkNotNull(plan, tgt, n), Returning: ret}, nil
 }
 
 func (p *planner) delete(ds *pg.DeleteStmt) (Statement, error) {
@@ -337,8 +341,6 @@ func (p *planner) delete(ds *pg.DeleteStmt) (Statement, error) {
 		return nil, unsupported("WITH in DELETE")
 	case len(ds.UsingClause) > 0:
 		return nil, unsupported("DELETE ... USING")
-	case len(ds.ReturningList) > 0:
-		return nil, unsupported("RETURNING")
 	}
 	tgt, r, err := p.target(ds.Relation, "delete from")
 	if err != nil {
@@ -355,7 +357,11 @@ func (p *planner) delete(ds *pg.DeleteStmt) (Statement, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Delete{Table: tgt, Plan: plan}, nil
+	ret, err := p.returning(ds.ReturningList, r, aliasOf(ds.Relation))
+	if err != nil {
+		return nil, err
+	}
+	return &Delete{Table: tgt, Plan: plan, Returning: ret}, nil
 }
 
 func (p *planner) copy(cs *pg.CopyStmt) (Statement, error) {
@@ -548,4 +554,13 @@ func (c *Copy) Row(values []repr.Datum) ([]repr.Datum, error) {
 		}
 	}
 	return row, nil
+}
+
+// aliasOf is the name a DML statement's table goes by: its alias, or
+// its name.
+func aliasOf(rv *pg.RangeVar) string {
+	if rv.Alias != nil && rv.Alias.Aliasname != "" {
+		return rv.Alias.Aliasname
+	}
+	return rv.Relname
 }

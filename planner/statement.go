@@ -135,6 +135,8 @@ type Target struct {
 type Insert struct {
 	Table Target
 	Plan  expr.Relation
+	// Returning is the RETURNING list over the rows inserted, or nil.
+	Returning *Returning
 }
 
 // Update is UPDATE. Plan produces, for every row to change, the old row
@@ -144,6 +146,8 @@ type Insert struct {
 type Update struct {
 	Table Target
 	Plan  expr.Relation
+	// Returning is the RETURNING list over the new rows, or nil.
+	Returning *Returning
 }
 
 // Delete is DELETE. Plan produces the rows to retract, whole rows with
@@ -151,6 +155,8 @@ type Update struct {
 type Delete struct {
 	Table Target
 	Plan  expr.Relation
+	// Returning is the RETURNING list over the rows deleted, or nil.
+	Returning *Returning
 }
 
 // Copy is COPY table [(columns)] FROM STDIN.
