@@ -67,28 +67,10 @@ func explain(b *strings.Builder, r Relation, depth int) {
 		}
 		fmt.Fprintf(b, "Reduce group_by=[%s] aggregates=[%s]", scalars(n.GroupKey), strings.Join(aggs, ", "))
 	case TopK:
-		ord := make([]string, len(n.Order))
-		for i, o := range n.Order {
-			ord[i] = fmt.Sprintf("#%d", o.Column)
-			if o.Desc {
-				ord[i] += " desc"
-			}
-			if o.NullsFirst {
-				ord[i] += " nulls_first"
-			}
-		}
+		ord := orderStrings(n.Order)
 		fmt.Fprintf(b, "TopK group_by=%v order_by=[%s] limit=%d offset=%d", n.GroupKey, strings.Join(ord, ", "), n.Limit, n.Offset)
 	case Window:
-		ord := make([]string, len(n.Order))
-		for i, o := range n.Order {
-			ord[i] = fmt.Sprintf("#%d", o.Column)
-			if o.Desc {
-				ord[i] += " desc"
-			}
-			if o.NullsFirst {
-				ord[i] += " nulls_first"
-			}
-		}
+		ord := orderStrings(n.Order)
 		fns := make([]string, len(n.Funcs))
 		for i, f := range n.Funcs {
 			fns[i] = f.String()
@@ -134,4 +116,19 @@ func formatRow(r Row) string {
 		s += fmt.Sprintf("×%d", r.Diff)
 	}
 	return s
+}
+
+// orderStrings prints a sort order's columns: #3 desc nulls_first.
+func orderStrings(order []ColumnOrder) []string {
+	ord := make([]string, len(order))
+	for i, o := range order {
+		ord[i] = fmt.Sprintf("#%d", o.Column)
+		if o.Desc {
+			ord[i] += " desc"
+		}
+		if o.NullsFirst {
+			ord[i] += " nulls_first"
+		}
+	}
+	return ord
 }

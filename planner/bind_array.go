@@ -305,17 +305,9 @@ func stripNodeLocations(n *pg.Node) *pg.Node {
 // generate_subscripts(array, dim) is bound here too: the subscripts of
 // the array's elements.
 func (b *binder) bindUnnest(rf *pg.RangeFunction, fc *pg.FuncCall, left hrel, sc *scope, name string) (hrel, []scopeItem, error) {
-	ctx := &exprCtx{scope: sc, clause: "functions in FROM"}
-	var args []hscalar
-	for _, a := range fc.Args {
-		s, err := b.bindExpr(a, ctx)
-		if err != nil {
-			return nil, nil, err
-		}
-		if hasSubquery(s) {
-			return nil, nil, errorAt(unsupported("subqueries in the arguments of functions in FROM"), b.sql, nodeLocation(a))
-		}
-		args = append(args, s)
+	args, err := b.bindFunctionArgs(fc, sc)
+	if err != nil {
+		return nil, nil, err
 	}
 	if name == "unnest" && len(args) != 1 {
 		return nil, nil, errorAt(unsupported("unnest of more than one array"), b.sql, fc.Location)
@@ -341,15 +333,9 @@ func (b *binder) bindUnnest(rf *pg.RangeFunction, fc *pg.FuncCall, left hrel, sc
 	}
 	rel := hFlatMap{input: left, fn: fn, args: args, typ: typ}
 	col := len(left.types())
-	table, colName := name, name
-	if rf.Alias != nil {
-		table, colName = rf.Alias.Aliasname, rf.Alias.Aliasname
-		if len(rf.Alias.Colnames) > 1 {
-			return nil, nil, sqlerr.New(sqlerr.InvalidColumnReference, "too many column aliases specified for function %s", name)
-		}
-		if len(rf.Alias.Colnames) == 1 {
-			colName = rf.Alias.Colnames[0].GetString_().GetSval()
-		}
+	table, colName, err := functionNames(rf, name)
+	if err != nil {
+		return nil, nil, err
 	}
 	return rel, []scopeItem{{table: table, name: colName, col: col, typ: expr.ColumnType{Type: typ, Nullable: true}}}, nil
 }
@@ -396,15 +382,9 @@ func (b *binder) bindScalarFunctionInFrom(rf *pg.RangeFunction, fc *pg.FuncCall,
 	t.Nullable = true
 	rel := hFlatMap{input: left, fn: expr.Value, args: []hscalar{s}, typ: t.Type}
 	col := len(left.types())
-	table, colName := name, name
-	if rf.Alias != nil {
-		table, colName = rf.Alias.Aliasname, rf.Alias.Aliasname
-		if len(rf.Alias.Colnames) > 1 {
-			return nil, nil, sqlerr.New(sqlerr.InvalidColumnReference, "too many column aliases specified for function %s", name)
-		}
-		if len(rf.Alias.Colnames) == 1 {
-			colName = rf.Alias.Colnames[0].GetString_().GetSval()
-		}
+	table, colName, err := functionNames(rf, name)
+	if err != nil {
+		return nil, nil, err
 	}
 	return rel, []scopeItem{{table: table, name: colName, col: col, typ: t}}, nil
 }

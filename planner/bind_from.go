@@ -236,17 +236,9 @@ func (b *binder) bindRangeFunction(rf *pg.RangeFunction, left hrel, sc *scope) (
 	if name != "generate_series" {
 		return b.bindScalarFunctionInFrom(rf, fc, name, left, sc)
 	}
-	ctx := &exprCtx{scope: sc, clause: "functions in FROM"}
-	var args []hscalar
-	for _, a := range fc.Args {
-		s, err := b.bindExpr(a, ctx)
-		if err != nil {
-			return nil, nil, err
-		}
-		if hasSubquery(s) {
-			return nil, nil, errorAt(unsupported("subqueries in the arguments of functions in FROM"), b.sql, nodeLocation(a))
-		}
-		args = append(args, s)
+	args, err := b.bindFunctionArgs(fc, sc)
+	if err != nil {
+		return nil, nil, err
 	}
 	if len(args) < 2 || len(args) > 3 {
 		return nil, nil, errorAt(errNoFunction(name, args), b.sql, fc.Location)
@@ -273,15 +265,9 @@ func (b *binder) bindRangeFunction(rf *pg.RangeFunction, left hrel, sc *scope) (
 	}
 	rel := hFlatMap{input: left, fn: expr.GenerateSeries, args: args, typ: t}
 	col := len(left.types())
-	table, colName := name, name
-	if rf.Alias != nil {
-		table, colName = rf.Alias.Aliasname, rf.Alias.Aliasname
-		if len(rf.Alias.Colnames) > 1 {
-			return nil, nil, sqlerr.New(sqlerr.InvalidColumnReference, "too many column aliases specified for function %s", name)
-		}
-		if len(rf.Alias.Colnames) == 1 {
-			colName = rf.Alias.Colnames[0].GetString_().GetSval()
-		}
+	table, colName, err := functionNames(rf, name)
+	if err != nil {
+		return nil, nil, err
 	}
 	return rel, []scopeItem{{table: table, name: colName, col: col, typ: expr.ColumnType{Type: t}}}, nil
 }
@@ -456,4 +442,39 @@ func referencesColumns(rf *pg.RangeFunction) bool {
 		})
 	}
 	return found
+}
+
+// bindFunctionArgs binds the arguments of a function in FROM in scope
+// sc, which holds the FROM items before it; subqueries are refused.
+func (b *binder) bindFunctionArgs(fc *pg.FuncCall, sc *scope) ([]hscalar, error) {
+	ctx := &exprCtx{scope: sc, clause: "functions in FROM"}
+	var args []hscalar
+	for _, a := range fc.Args {
+		s, err := b.bindExpr(a, ctx)
+		if err != nil {
+			return nil, err
+		}
+		if hasSubquery(s) {
+			return nil, errorAt(unsupported("subqueries in the arguments of functions in FROM"), b.sql, nodeLocation(a))
+		}
+		args = append(args, s)
+	}
+	return args, nil
+}
+
+// functionNames returns the names a function in FROM goes by: its
+// table's and its one column's, the function's name unless aliased.
+func functionNames(rf *pg.RangeFunction, name string) (table, column string, err error) {
+	if rf.Alias == nil {
+		return name, name, nil
+	}
+	table, column = rf.Alias.Aliasname, rf.Alias.Aliasname
+	switch len(rf.Alias.Colnames) {
+	case 0:
+	case 1:
+		column = rf.Alias.Colnames[0].GetString_().GetSval()
+	default:
+		return "", "", sqlerr.New(sqlerr.InvalidColumnReference, "too many column aliases specified for function %s", name)
+	}
+	return table, column, nil
 }
