@@ -321,6 +321,12 @@ func decodeNumeric(tag byte, body []byte) (*apd.Decimal, error) {
 		e = int64(m) - expBias
 		i = 1
 	}
+	// e is the position of the decimal point. A value outside numeric's
+	// limits is never encoded, and one read back from corrupt bytes must
+	// not cost a power of ten with billions of digits where it is scaled.
+	if e > maxNumericIntDigits || e < -2*maxNumericDscale {
+		return nil, errCorrupt("numeric exponent %d out of range", e)
+	}
 	var tmp [48]byte
 	digits := tmp[:0]
 	for ; i < len(body)-1; i++ {
