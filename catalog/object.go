@@ -77,6 +77,10 @@ type Object struct {
 	// is one more unique key of that table (Catalog.UniqueKeys).
 	Unique     bool
 	KeyColumns []int
+	// TimeZone is the session time zone a materialized view or a table's
+	// column defaults were planned in, and are planned in again at
+	// restart (planner.SessionZone); empty is UTC.
+	TimeZone string
 }
 
 // UniqueKey is a set of a table's columns in which no two rows may hold
@@ -127,6 +131,7 @@ type storedObject struct {
 	UniqueKeys []storedKey `json:"unique_keys,omitempty"`
 	Unique     bool        `json:"unique,omitempty"`
 	KeyColumns []int       `json:"key_columns,omitempty"`
+	TimeZone   string      `json:"time_zone,omitempty"`
 }
 
 type storedKey struct {
@@ -146,7 +151,7 @@ type storedColumn struct {
 // Encode returns the object's stored form.
 func Encode(o *Object) []byte {
 	s := storedObject{ID: o.ID, Kind: o.Kind, Name: o.Name, Database: o.Database, Schema: o.Schema,
-		SQL: o.SQL, DependsOn: o.DependsOn, On: o.On, Unique: o.Unique, KeyColumns: o.KeyColumns}
+		SQL: o.SQL, DependsOn: o.DependsOn, On: o.On, Unique: o.Unique, KeyColumns: o.KeyColumns, TimeZone: o.TimeZone}
 	for _, c := range o.Columns {
 		s.Columns = append(s.Columns, storedColumn{Name: c.Name, Type: c.Type.Name(), Mods: typeMods(c.Type),
 			NotNull: c.NotNull, Default: c.Default})
@@ -168,7 +173,7 @@ func Decode(b []byte) (*Object, error) {
 		return nil, sqlerr.Wrapf(err, sqlerr.InternalError, "corrupt catalog record")
 	}
 	o := &Object{ID: s.ID, Kind: s.Kind, Name: s.Name, Database: s.Database, Schema: s.Schema,
-		SQL: s.SQL, DependsOn: s.DependsOn, On: s.On, Unique: s.Unique, KeyColumns: s.KeyColumns}
+		SQL: s.SQL, DependsOn: s.DependsOn, On: s.On, Unique: s.Unique, KeyColumns: s.KeyColumns, TimeZone: s.TimeZone}
 	for _, k := range s.UniqueKeys {
 		o.UniqueKeys = append(o.UniqueKeys, UniqueKey{Name: k.Name, Columns: k.Columns, Primary: k.Primary})
 	}

@@ -4,6 +4,7 @@ import (
 	"freshet/catalog"
 	"freshet/expr"
 	"freshet/planner"
+	"freshet/repr"
 	"freshet/sqlerr"
 )
 
@@ -77,3 +78,6 @@ func (sc sessionCatalog) ResolveRelation(name planner.QualifiedName) (planner.Re
 	})
 	return rel, err
 }
+
+// TimeZone implements planner.SessionZone.
+func (sc sessionCatalog) TimeZone() *repr.Zone { return sc.s.zone() }

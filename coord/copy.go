@@ -70,7 +70,7 @@ func (s *Session) copyFrom(ctx context.Context, st *planner.Copy, w pgwire.Write
 				row[ci] = repr.Null
 				continue
 			}
-			v, err := repr.ParseText(col.Type, unescapeCopy(fields[fi]))
+			v, err := repr.ParseTextIn(col.Type, unescapeCopy(fields[fi]), s.zone())
 			if err != nil {
 				return result{}, sqlerr.Wrapf(err, "", "%s", sqlerr.From(err).Message).
 					WithDetail("COPY %s, line %d, column %s", st.Table.Name.Name, line, col.Name)

@@ -82,7 +82,7 @@ func (p *preparedStatement) Bind(ctx context.Context, params [][]byte) (pgwire.P
 		if raw == nil {
 			continue
 		}
-		v, err := repr.ParseText(p.types[i], string(raw))
+		v, err := repr.ParseTextIn(p.types[i], string(raw), p.s.zone())
 		if err != nil {
 			return nil, err
 		}

@@ -9,7 +9,6 @@ import (
 
 	"freshet/catalog"
 	"freshet/expr"
-	"freshet/pgwire"
 	"freshet/planner"
 	"freshet/sqlerr"
 )
@@ -19,7 +18,7 @@ import (
 // SQL, and a table's column defaults from theirs.
 func Rebuild(ctx context.Context) func(e *Engine, o *catalog.Object) error {
 	return func(e *Engine, o *catalog.Object) error {
-		s := &Session{engine: e, database: o.Database, settings: defaultSettings(pgwire.Startup{})}
+		s := &Session{engine: e, database: o.Database, settings: settingsIn(o.TimeZone)}
 		switch o.Kind {
 		case catalog.MaterializedView:
 			stmts, err := planner.Plan(s.catalog(), fmt.Sprintf("CREATE MATERIALIZED VIEW %s AS %s", quoteIdent(o.Name), o.SQL))
@@ -79,7 +78,7 @@ func RestoreDefaults(e *Engine) error {
 			if c.Default == "" {
 				continue
 			}
-			s := &Session{engine: e, database: t.Database}
+			s := &Session{engine: e, database: t.Database, settings: settingsIn(t.TimeZone)}
 			d, err := planner.PlanDefault(s.catalog(), c.Default, c.Name, c.Type)
 			if err != nil {
 				return fmt.Errorf("default of %s.%s: %w", t.Name, c.Name, err)

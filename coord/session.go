@@ -400,7 +400,7 @@ func (s *Session) selectRows(ctx context.Context, st *planner.Select) (result, e
 	out := st.Finishing.Apply(rows)
 	res := result{columns: describe(st.Columns), tag: fmt.Sprintf("SELECT %d", len(out))}
 	for _, r := range out {
-		res.rows = append(res.rows, textRow(r, st.Columns))
+		res.rows = append(res.rows, textRow(r, st.Columns, s.zone()))
 	}
 	return res, nil
 }
@@ -417,7 +417,9 @@ func describe(cols []planner.Column) []pgwire.Column {
 	return out
 }
 
-func textRow(r []repr.Datum, cols []planner.Column) [][]byte {
+// textRow prints a result row in the text format, timestamps with time
+// zone in the session's zone z.
+func textRow(r []repr.Datum, cols []planner.Column, z *repr.Zone) [][]byte {
 	vals := make([][]byte, len(r))
 	for i, d := range r {
 		if d.IsNull() {
@@ -429,7 +431,7 @@ func textRow(r []repr.Datum, cols []planner.Column) [][]byte {
 			}
 		}
 		// Non-nil even when empty: nil means NULL to pgwire.
-		vals[i] = repr.AppendText([]byte{}, d)
+		vals[i] = repr.AppendTextIn([]byte{}, d, z)
 	}
 	return vals
 }
@@ -468,6 +470,9 @@ func (s *Session) explain(st *planner.Explain) (result, error) {
 // objectFor builds the catalog object of a new relation.
 func (s *Session) objectFor(kind catalog.Kind, name planner.QualifiedName, cols []planner.Column, sql string) *catalog.Object {
 	o := &catalog.Object{Kind: kind, Name: name.Name, Database: s.database, Schema: catalog.DefaultSchema, SQL: sql}
+	if kind == catalog.MaterializedView {
+		o.TimeZone = s.storedZone()
+	}
 	if name.Schema != "" {
 		o.Schema = name.Schema
 	}
@@ -481,7 +486,8 @@ func (s *Session) createTable(ctx context.Context, st *planner.CreateTable, w pg
 	if err := refuseSystemSchema(st.Name); err != nil {
 		return result{}, err
 	}
-	o := &catalog.Object{Kind: catalog.Table, Name: st.Name.Name, Database: s.database, Schema: catalog.DefaultSchema}
+	o := &catalog.Object{Kind: catalog.Table, Name: st.Name.Name, Database: s.database, Schema: catalog.DefaultSchema,
+		TimeZone: s.storedZone()}
 	if st.Name.Schema != "" {
 		o.Schema = st.Name.Schema
 	}
@@ -653,7 +659,7 @@ func (s *Session) writeRows(ctx context.Context, t planner.Target, plan expr.Rel
 			if split > 0 {
 				row = r.Datums[split:]
 			}
-			out, err := returningRow(ret, row)
+			out, err := returningRow(ret, row, s.zone())
 			if err != nil {
 				return 0, result{}, err
 			}
@@ -791,7 +797,7 @@ func (s *Session) relationPlanOf(on *catalog.Object) (expr.Relation, bool, error
 }
 
 // returningRow is a RETURNING list evaluated over one row, as text.
-func returningRow(ret *planner.Returning, row []repr.Datum) ([][]byte, error) {
+func returningRow(ret *planner.Returning, row []repr.Datum, z *repr.Zone) ([][]byte, error) {
 	vals := make([]repr.Datum, len(ret.Scalars))
 	for i, e := range ret.Scalars {
 		v, err := e.Eval(row)
@@ -800,5 +806,5 @@ func returningRow(ret *planner.Returning, row []repr.Datum) ([][]byte, error) {
 		}
 		vals[i] = v
 	}
-	return textRow(vals, ret.Columns), nil
+	return textRow(vals, ret.Columns, z), nil
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"freshet/pgwire"
+	"freshet/repr"
 	"freshet/sqlerr"
 )
 
@@ -69,7 +70,7 @@ func init() {
 			def: fixed("0"), check: durationSetting("statement_timeout")},
 		{name: "idle_in_transaction_session_timeout", description: "The longest a client may stay silent inside a transaction block before its connection is ended with 25P03 (0: no limit).",
 			def: fixed("0"), check: durationSetting("idle_in_transaction_session_timeout")},
-		{name: "TimeZone", reported: true, description: "The session time zone; only UTC is supported.",
+		{name: "TimeZone", reported: true, description: "The time zone in which timestamps with time zone are printed, read and taken apart.",
 			def: fixed("UTC"), check: timeZone},
 		{name: "transaction_isolation", description: "The current transaction's isolation level: always serializable.",
 			def: fixed("serializable"), check: isolation},
@@ -124,22 +125,14 @@ func oneOf(name, canonical string, accepted ...string) func(string) (string, err
 	}
 }
 
-// utcZones are the zone names that mean UTC, by lower-case name, with
-// PostgreSQL's spelling.
-var utcZones = map[string]string{
-	"utc": "UTC", "etc/utc": "Etc/UTC", "gmt": "GMT", "etc/gmt": "Etc/GMT", "uct": "UCT", "etc/uct": "Etc/UCT",
-	"universal": "Universal", "etc/universal": "Etc/Universal", "zulu": "Zulu", "etc/zulu": "Etc/Zulu",
-	"gmt0": "GMT0", "etc/gmt0": "Etc/GMT0", "greenwich": "Greenwich", "etc/greenwich": "Etc/Greenwich",
-}
-
-// timeZone accepts the names of UTC: Freshet prints and computes
-// timestamps with time zone in UTC, so any other zone would be
-// silently wrong.
+// timeZone accepts a zone of the zone database, or a number of hours
+// east of UTC, and stores the zone's name (repr.LoadZone).
 func timeZone(v string) (string, error) {
-	if z, ok := utcZones[strings.ToLower(strings.TrimSpace(v))]; ok {
-		return z, nil
+	z, err := repr.LoadZone(v)
+	if err != nil {
+		return "", sqlerr.New(sqlerr.InvalidParameterValue, "invalid value for parameter \"TimeZone\": %q", v)
 	}
-	return "", sqlerr.New(sqlerr.FeatureNotSupported, "time zone %q is not supported: sessions run in UTC", v)
+	return z.Name(), nil
 }
 
 // isolation accepts every level PostgreSQL knows; transactions run
@@ -189,12 +182,88 @@ func searchPath(v string) (string, error) {
 // (or, for custom settings, the name as given in lower case).
 type sessionSettings map[string]string
 
+// defaultSettings returns the settings a session starts with: those the
+// client sent in its startup message (as parameters or as -c name=value
+// in options), where they are settings that can be SET and their values
+// are valid, and the defaults for the rest. PostgreSQL ends a
+// connection whose startup holds an invalid value; Freshet starts it
+// with the default, and SHOW tells which.
 func defaultSettings(st pgwire.Startup) sessionSettings {
+	given := startupSettings(st)
 	out := sessionSettings{}
 	for _, s := range settings {
-		out[s.name] = s.def(st)
+		out[s.name] = s.start(st, given)
 	}
 	return out
+}
+
+// start returns the value the setting starts with in a session whose
+// startup message gave the settings given (by lower-case name).
+func (s *setting) start(st pgwire.Startup, given map[string]string) string {
+	if v, ok := given[strings.ToLower(s.name)]; ok && s.check != nil {
+		if c, err := s.check(v); err == nil {
+			return c
+		}
+	}
+	return s.def(st)
+}
+
+// startupSettings returns the settings of a startup message by
+// lower-case name: its parameters, then the -c name=value and
+// --name=value of its options, which win.
+func startupSettings(st pgwire.Startup) map[string]string {
+	out := map[string]string{}
+	for k, v := range st.Params {
+		out[strings.ToLower(k)] = v
+	}
+	words := optionWords(st.Options)
+	for i := 0; i < len(words); i++ {
+		w := words[i]
+		switch {
+		case w == "-c" && i+1 < len(words):
+			i++
+			w = words[i]
+		case strings.HasPrefix(w, "-c"):
+			w = w[2:]
+		case strings.HasPrefix(w, "--"):
+			w = w[2:]
+		default:
+			continue
+		}
+		if k, v, ok := strings.Cut(w, "="); ok {
+			out[strings.ToLower(strings.ReplaceAll(k, "-", "_"))] = v
+		}
+	}
+	return out
+}
+
+// optionWords splits the options parameter at spaces, a backslash
+// escaping the character after it, as PostgreSQL splits it.
+func optionWords(s string) []string {
+	var words []string
+	var w strings.Builder
+	have := false
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '\\' && i+1 < len(s):
+			i++
+			w.WriteByte(s[i])
+			have = true
+		case c == ' ' || c == '\t' || c == '\n':
+			if have {
+				words = append(words, w.String())
+				w.Reset()
+				have = false
+			}
+		default:
+			w.WriteByte(c)
+			have = true
+		}
+	}
+	if have {
+		words = append(words, w.String())
+	}
+	return words
 }
 
 // reported returns the settings that go to the client in ParameterStatus.
@@ -255,7 +324,7 @@ func resetValue(name string, st pgwire.Startup) (canonical, v string, err error)
 	if s.check == nil {
 		return "", "", sqlerr.New(sqlerr.CantChangeRuntimeParam, "parameter %q cannot be changed", s.name)
 	}
-	return s.name, s.def(st), nil
+	return s.name, s.start(st, startupSettings(st)), nil
 }
 
 // all returns SHOW ALL's rows: name, setting, description, sorted by
@@ -268,4 +337,34 @@ func (ss sessionSettings) all() [][]string {
 	}
 	slices.SortFunc(rows, func(a, b []string) int { return strings.Compare(strings.ToLower(a[0]), strings.ToLower(b[0])) })
 	return rows
+}
+
+// zone returns the session time zone (the TimeZone setting).
+func (s *Session) zone() *repr.Zone {
+	z, err := repr.LoadZone(s.settings["TimeZone"])
+	if err != nil {
+		// SET checked the name; it cannot have gone.
+		return repr.UTC
+	}
+	return z
+}
+
+// storedZone is the session time zone as a catalog object keeps it:
+// empty for UTC.
+func (s *Session) storedZone() string {
+	if z := s.zone(); !z.IsUTC() {
+		return z.Name()
+	}
+	return ""
+}
+
+// settingsIn returns the settings a session starts with, in time zone
+// zone (a catalog object's TimeZone; empty is UTC): those of a session
+// that plans a stored object again.
+func settingsIn(zone string) sessionSettings {
+	ss := defaultSettings(pgwire.Startup{})
+	if zone != "" {
+		ss["TimeZone"] = zone
+	}
+	return ss
 }

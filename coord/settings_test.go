@@ -29,7 +29,9 @@ func TestSettingChecks(t *testing.T) {
 	}{
 		{"timezone", "utc", "TimeZone", "UTC", ""},
 		{"TIMEZONE", "Etc/UTC", "TimeZone", "Etc/UTC", ""},
-		{"TimeZone", "America/New_York", "", "", "0A000"},
+		{"TimeZone", "america/new_york", "TimeZone", "America/New_York", ""},
+		{"TimeZone", "-7", "TimeZone", "<-07>+07", ""},
+		{"TimeZone", "Mars/Olympus", "", "", "22023"},
 		{"datestyle", "iso", "DateStyle", "ISO, MDY", ""},
 		{"DateStyle", "SQL, DMY", "", "", "0A000"},
 		{"client_encoding", "unicode", "client_encoding", "UTF8", ""},
@@ -71,5 +73,28 @@ func TestReportedMatchesStartup(t *testing.T) {
 		if got[name] != v {
 			t.Errorf("%s: reported %q, startup %q", name, got[name], v)
 		}
+	}
+}
+
+// The settings a client sends at startup, as parameters or in options,
+// are the session's starting values when they are valid, and what RESET
+// goes back to.
+func TestStartupSettings(t *testing.T) {
+	st := pgwire.Startup{User: "u", Params: map[string]string{
+		"TimeZone": "Europe/Berlin", "DateStyle": "ISO", "extra_float_digits": "3",
+		"statement_timeout": "not a duration",
+	}, Options: `-c search_path=pg_catalog,\ public --application-name=opt -cidle_in_transaction_session_timeout=5s`}
+	ss := defaultSettings(st)
+	for name, want := range map[string]string{
+		"TimeZone": "Europe/Berlin", "DateStyle": "ISO, MDY", "extra_float_digits": "3",
+		"statement_timeout": "0", "search_path": "pg_catalog, public", "application_name": "opt",
+		"idle_in_transaction_session_timeout": "5s",
+	} {
+		if got := ss[name]; got != want {
+			t.Errorf("%s starts as %q, want %q", name, got, want)
+		}
+	}
+	if _, v, err := resetValue("timezone", st); err != nil || v != "Europe/Berlin" {
+		t.Errorf("RESET TimeZone gives %q, %v; want Europe/Berlin", v, err)
 	}
 }

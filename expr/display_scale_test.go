@@ -70,7 +70,7 @@ func TestDisplayScale(t *testing.T) {
 			Map{Input: one, Scalars: []Scalar{CallVariadic{Extract, []Scalar{text("epoch"), ts("2024-01-02 03:04:05")}}}}, "1704164645.000000"},
 		{"SELECT sum(x) FROM e", Project{Input: sums, Outputs: []int{0}}, "4.00"},
 		{"SELECT avg(x) FROM e", Project{Input: Map{Input: sums, Scalars: []Scalar{
-			CallBinary{Div, Cast{Column{0}, repr.Numeric}, Cast{Column{1}, repr.Numeric}},
+			CallBinary{Div, Cast{Arg: Column{0}, To: repr.Numeric}, Cast{Arg: Column{1}, To: repr.Numeric}},
 		}}, Outputs: []int{2}}, "2.0000000000000000"},
 		// The planner's default row for an aggregate without input: a
 		// NULL does not lower the sum's display scale.

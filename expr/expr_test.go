@@ -63,8 +63,8 @@ func TestScalarEval(t *testing.T) {
 		{"and raises the error it needs", CallBinary{And, tru, CallBinary{Eq, divZero, i4(1)}}, "", sqlerr.DivisionByZero},
 		{"abs", CallUnary{Abs, i4(-4)}, "4", ""},
 		{"neg", CallUnary{Neg, i4(4)}, "-4", ""},
-		{"cast text to int", Cast{Literal{repr.NewText("42"), repr.Text}, repr.Int4}, "42", ""},
-		{"bad cast", Cast{Literal{repr.NewText("x"), repr.Text}, repr.Int4}, "", sqlerr.InvalidTextRepresentation},
+		{"cast text to int", Cast{Arg: Literal{repr.NewText("42"), repr.Text}, To: repr.Int4}, "42", ""},
+		{"bad cast", Cast{Arg: Literal{repr.NewText("x"), repr.Text}, To: repr.Int4}, "", sqlerr.InvalidTextRepresentation},
 		{"concat", CallBinary{Concat, Literal{repr.NewText("a"), repr.Text}, i4(1)}, "a1", ""},
 	}
 	for _, tt := range tests {

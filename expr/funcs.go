@@ -197,6 +197,10 @@ const (
 	JSONBuildObject
 	JSONBuildArray
 	ToJSON
+	// The time zone functions (zone_funcs.go).
+	Timezone
+	DateAdd
+	DateSubtract
 )
 
 var variadicNames = map[VariadicFunc]string{Coalesce: "coalesce", Greatest: "greatest", Least: "least",
@@ -215,6 +219,7 @@ var variadicNames = map[VariadicFunc]string{Coalesce: "coalesce", Greatest: "gre
 	Format: "format", ParseIdent: "parse_ident", ConcatWS: "concat_ws", SplitPart: "split_part", LPad: "lpad",
 	RPad: "rpad", Left: "left", Right: "right", Repeat: "repeat", Reverse: "reverse", StartsWith: "starts_with",
 	QuoteLiteral: "quote_literal", QuoteNullable: "quote_nullable", MD5: "md5",
-	JSONBuildObject: "json_build_object", JSONBuildArray: "json_build_array", ToJSON: "to_json"}
+	JSONBuildObject: "json_build_object", JSONBuildArray: "json_build_array", ToJSON: "to_json",
+	Timezone: "timezone", DateAdd: "date_add", DateSubtract: "date_subtract"}
 
 func (f VariadicFunc) String() string { return variadicNames[f] }

@@ -55,9 +55,13 @@ type CallVariadic struct {
 type If struct{ Cond, Then, Else Scalar }
 
 // Cast converts Arg to type To, with PostgreSQL's explicit-cast rules.
+// Zone is the session time zone the planner found, for the casts that
+// depend on one (timestamptz to and from text, timestamp and date); nil
+// is UTC.
 type Cast struct {
-	Arg Scalar
-	To  repr.Type
+	Arg  Scalar
+	To   repr.Type
+	Zone *repr.Zone
 }
 
 // NullOf returns the NULL literal of type t.
@@ -338,6 +342,9 @@ func (c CallVariadic) Eval(row []repr.Datum) (repr.Datum, error) {
 	if c.Func.isJSON() {
 		return c.evalJSON(row)
 	}
+	if c.Func.isZone() {
+		return c.evalZone(row)
+	}
 	return repr.Null, sqlerr.AssertionFailedf("unknown variadic function %d", c.Func)
 }
 
@@ -359,7 +366,7 @@ func (c Cast) Eval(row []repr.Datum) (repr.Datum, error) {
 	if err != nil || a.IsNull() {
 		return repr.Null, err
 	}
-	return repr.Cast(a, c.To)
+	return repr.CastIn(a, c.To, c.Zone)
 }
 
 // Typ implements Scalar.
@@ -425,6 +432,9 @@ func (c CallVariadic) Typ(input []ColumnType) ColumnType {
 	}
 	if c.Func.isString() {
 		return c.stringTyp(input)
+	}
+	if c.Func.isZone() {
+		return c.zoneTyp(input)
 	}
 	if c.Func.isJSON() {
 		nullable := c.Func == ToJSON && c.Args[0].Typ(input).Nullable

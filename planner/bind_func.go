@@ -265,7 +265,25 @@ func (b *binder) bindFunc(fc *pg.FuncCall, c *exprCtx) (hscalar, error) {
 		case "date_trunc":
 			fn, t = expr.DateTrunc, ts.typ().Type.Base()
 		}
-		return hVariadic{fn: fn, args: []hscalar{field, ts}, t: expr.ColumnType{Type: t, Nullable: true}}, nil
+		return b.zonedDatePart(fn, field, ts, t, b.zoneLiteral())
+	case name == "date_trunc" && len(args) == 3:
+		// date_trunc(field, timestamptz, zone): truncated in zone.
+		field, err := b.coerceTo(args[0], repr.Text)
+		if err != nil {
+			return nil, err
+		}
+		ts, err := b.coerceTo(args[1], repr.TimestampTZ)
+		if err != nil {
+			return nil, errNoFunction(name, args)
+		}
+		zone, err := b.coerceTo(args[2], repr.Text)
+		if err != nil {
+			return nil, errNoFunction(name, args)
+		}
+		return b.zonedDatePart(expr.DateTrunc, field, ts, repr.TimestampTZ, zone)
+	case name == "timezone" && len(args) == 2:
+		// timezone(zone, ts), which AT TIME ZONE calls.
+		return b.atTimeZone(args[0], args[1])
 	case name == "mod" && len(args) == 2:
 		if isNumeric(args[0].typ().Type.Kind()) && isNumeric(args[1].typ().Type.Kind()) {
 			return b.binaryOp("%", args[0], args[1])

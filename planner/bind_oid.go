@@ -24,7 +24,7 @@ type OIDResolver interface {
 func (b *binder) parseLiteral(t repr.Type, text string) (repr.Datum, error) {
 	k := t.Kind()
 	if !k.IsOIDKind() || k == repr.KindOID {
-		return repr.ParseText(t, text)
+		return repr.ParseTextIn(t, text, b.zone())
 	}
 	trimmed := strings.TrimSpace(text)
 	if trimmed == "-" || (trimmed != "" && strings.ContainsAny(trimmed[:1], "+-0123456789")) {

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"freshet/expr"
+	"freshet/repr"
 )
 
 // Catalog is what the planner needs to know about the objects a statement
@@ -14,6 +15,21 @@ type Catalog interface {
 	// unqualified name through the session's search path. A missing
 	// relation is 42P01 `relation "x" does not exist`.
 	ResolveRelation(name QualifiedName) (Relation, error)
+}
+
+// SessionZone is what a Catalog implements to give the session time
+// zone (SET TIME ZONE), in which a statement reads and casts timestamps
+// with time zone. A Catalog without it plans in UTC.
+type SessionZone interface {
+	TimeZone() *repr.Zone
+}
+
+// zone returns the session time zone the statement is planned in.
+func (b *binder) zone() *repr.Zone {
+	if z, ok := b.cat.(SessionZone); ok {
+		return z.TimeZone()
+	}
+	return repr.UTC
 }
 
 // QualifiedName is an object name as a statement spells it, with its

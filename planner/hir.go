@@ -269,6 +269,8 @@ type hCast struct {
 	arg    hscalar
 	to     repr.Type
 	assign bool
+	// zone is the session time zone, for a cast that depends on it.
+	zone *repr.Zone
 }
 
 // hExists is EXISTS (rel).

@@ -55,13 +55,14 @@ func (r raise) String() string { return fmt.Sprintf("error(%s %q)", r.code, r.me
 // assignCast is a cast with assignment semantics (repr.AssignCast): a
 // string too long for varchar(n) or char(n) is an error, not truncated.
 type assignCast struct {
-	arg expr.Scalar
-	to  repr.Type
+	arg  expr.Scalar
+	to   repr.Type
+	zone *repr.Zone
 }
 
 // RewriteScalars implements expr.ScalarRewriter.
 func (c assignCast) RewriteScalars(f func(expr.Scalar) expr.Scalar) expr.Scalar {
-	return assignCast{arg: f(c.arg), to: c.to}
+	return assignCast{arg: f(c.arg), to: c.to, zone: c.zone}
 }
 
 func (c assignCast) Eval(row []repr.Datum) (repr.Datum, error) {
@@ -69,7 +70,7 @@ func (c assignCast) Eval(row []repr.Datum) (repr.Datum, error) {
 	if err != nil || a.IsNull() {
 		return repr.Null, err
 	}
-	return repr.AssignCast(a, c.to)
+	return repr.AssignCastIn(a, c.to, c.zone)
 }
 
 func (c assignCast) Typ(input []expr.ColumnType) expr.ColumnType {
@@ -172,10 +173,14 @@ func (c *exprConv) convert(s hscalar) (expr.Scalar, error) {
 		if err != nil {
 			return nil, err
 		}
-		if _, ok := s.to.Length(); ok && s.assign {
-			return assignCast{arg: a, to: s.to}, nil
+		var zone *repr.Zone
+		if repr.CastUsesZone(s.arg.typ().Type, s.to) {
+			zone = s.zone
 		}
-		return expr.Cast{Arg: a, To: s.to}, nil
+		if _, ok := s.to.Length(); ok && s.assign {
+			return assignCast{arg: a, to: s.to, zone: zone}, nil
+		}
+		return expr.Cast{Arg: a, To: s.to, Zone: zone}, nil
 	}
 	return nil, sqlerr.AssertionFailedf("scalar %T cannot be converted before lowering", s)
 }

@@ -123,6 +123,15 @@ func (b *binder) binaryOp(op string, l, r hscalar) (hscalar, error) {
 	if r, err = b.coerceTo(r, rt); err != nil {
 		return nil, err
 	}
+	if fn == expr.Add || fn == expr.Sub {
+		ts, iv := l, r
+		if fn == expr.Add && r.typ().Type.Kind() == repr.KindTimestampTZ {
+			ts, iv = r, l
+		}
+		if z := b.zonedIntervalArith(op, ts, iv); z != nil {
+			return z, nil
+		}
+	}
 	nullable := l.typ().Nullable || r.typ().Nullable
 	if fn == expr.IsDistinctFrom || fn == expr.IsNotDistinctFrom {
 		nullable = false
@@ -292,7 +301,7 @@ func (b *binder) coerce(s hscalar, t repr.Type, ctx repr.CastContext) (hscalar, 
 			if t == t.Base() {
 				return p, true, nil
 			}
-			return hCast{arg: p, to: t, assign: ctx == repr.CastAssignment}, true, nil
+			return hCast{arg: p, to: t, assign: ctx == repr.CastAssignment, zone: b.zone()}, true, nil
 		}
 	}
 	if from == t {
@@ -312,7 +321,7 @@ func (b *binder) coerce(s hscalar, t repr.Type, ctx repr.CastContext) (hscalar, 
 		}
 		return b.coerce(s, t, ctx)
 	}
-	return hCast{arg: s, to: t, assign: ctx == repr.CastAssignment}, true, nil
+	return hCast{arg: s, to: t, assign: ctx == repr.CastAssignment, zone: b.zone()}, true, nil
 }
 
 // explicitCast builds CAST(s AS t).
@@ -329,7 +338,7 @@ func (b *binder) explicitCast(s hscalar, t repr.Type) (hscalar, error) {
 		// as an explicit cast does: 'abcdef'::varchar(3) is 'abc'.
 		d, err := b.parseLiteral(t.Base(), l.v.Text())
 		if err == nil {
-			d, err = repr.Cast(d, t)
+			d, err = repr.CastIn(d, t, b.zone())
 		}
 		if err != nil {
 			return nil, err
@@ -353,7 +362,7 @@ func (b *binder) explicitCast(s hscalar, t repr.Type) (hscalar, error) {
 	if isRegKind(t.Kind()) && from.Kind().IsString() {
 		return b.regFromText(s, t)
 	}
-	return hCast{arg: s, to: t}, nil
+	return hCast{arg: s, to: t, zone: b.zone()}, nil
 }
 
 // coerceBool requires s to be boolean, as the argument of clause (AND,

@@ -163,7 +163,7 @@ func arrayBodyLen(b []byte) (n, count int, err error) {
 // Elements are quoted when they are empty, are NULL spelled as text,
 // or hold a brace, comma, quote, backslash or white space; quotes and
 // backslashes inside are escaped with a backslash.
-func appendArrayText(buf []byte, d Datum) []byte {
+func appendArrayText(buf []byte, d Datum, z *Zone) []byte {
 	elems, err := d.ArrayElems(Type{kind: d.elemKind()})
 	if err != nil {
 		// A datum built by this package always decodes.
@@ -174,7 +174,7 @@ func appendArrayText(buf []byte, d Datum) []byte {
 			if i > 0 {
 				buf = append(buf, ' ')
 			}
-			buf = AppendText(buf, e)
+			buf = AppendTextIn(buf, e, z)
 		}
 		return buf
 	}
@@ -188,7 +188,7 @@ func appendArrayText(buf []byte, d Datum) []byte {
 			continue
 		}
 		start := len(buf)
-		buf = AppendText(buf, e)
+		buf = AppendTextIn(buf, e, z)
 		text := string(buf[start:])
 		if arrayElemNeedsQuotes(text) {
 			buf = buf[:start]
@@ -232,14 +232,14 @@ func errMalformedArray(s, detail string) error {
 // its elements are read with the element type's input function. Arrays
 // of more than one dimension, and explicit bounds ([0:2]={...}), are
 // refused with 0A000.
-func parseArray(t Type, s string) (Datum, error) {
+func parseArray(t Type, s string, z *Zone) (Datum, error) {
 	if err := checkEncoding(s); err != nil {
 		return Null, err
 	}
 	if t.vector {
 		var elems []Datum
 		for _, f := range strings.FieldsFunc(s, func(r rune) bool { return r < 128 && isSpace(byte(r)) }) {
-			e, err := ParseText(t.Elem(), f)
+			e, err := ParseTextIn(t.Elem(), f, z)
 			if err != nil {
 				return Null, err
 			}
@@ -332,7 +332,7 @@ func parseArray(t Type, s string) (Datum, error) {
 		if !quoted && strings.EqualFold(text, "NULL") {
 			e = Null
 		} else {
-			v, err := ParseText(elem, text)
+			v, err := ParseTextIn(elem, text, z)
 			if err != nil {
 				return Null, err
 			}
@@ -352,14 +352,14 @@ func parseArray(t Type, s string) (Datum, error) {
 
 // castArray converts every element of array d to to's element type, with
 // the rules of the cast between the element types.
-func castArray(d Datum, to Type, assign bool) (Datum, error) {
+func castArray(d Datum, to Type, assign bool, z *Zone) (Datum, error) {
 	elems, err := d.ArrayElems(Type{kind: d.elemKind()})
 	if err != nil {
 		return Null, err
 	}
 	elem := to.Elem()
 	for i, e := range elems {
-		if elems[i], err = cast(e, elem, assign); err != nil {
+		if elems[i], err = cast(e, elem, assign, z); err != nil {
 			return Null, err
 		}
 	}

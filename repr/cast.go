@@ -19,22 +19,29 @@ import (
 // NULL casts to NULL. A conversion that PostgreSQL has no cast for is
 // 42846. Whether a cast may be applied implicitly is the planner's
 // question; see CastContextOf.
-func Cast(d Datum, to Type) (Datum, error) { return cast(d, to, false) }
+func Cast(d Datum, to Type) (Datum, error) { return cast(d, to, false, UTC) }
+
+// CastIn is Cast in the session time zone z, which casts between a
+// timestamp with time zone and text, timestamp and date go through.
+func CastIn(d Datum, to Type, z *Zone) (Datum, error) { return cast(d, to, false, z) }
 
 // AssignCast converts d to type to as PostgreSQL converts a value stored
 // into a column of that type (INSERT, UPDATE): like Cast, except that a
 // string too long for varchar(n) or char(n) is an error (22001) unless
 // the excess is spaces.
-func AssignCast(d Datum, to Type) (Datum, error) { return cast(d, to, true) }
+func AssignCast(d Datum, to Type) (Datum, error) { return cast(d, to, true, UTC) }
 
-func cast(d Datum, to Type, assign bool) (Datum, error) {
+// AssignCastIn is AssignCast in the session time zone z.
+func AssignCastIn(d Datum, to Type, z *Zone) (Datum, error) { return cast(d, to, true, z) }
+
+func cast(d Datum, to Type, assign bool, z *Zone) (Datum, error) {
 	if !d.valid {
 		return Null, nil
 	}
 	from := d.kind
 	switch {
 	case from == KindArray && to.kind == KindArray:
-		return castArray(d, to, assign)
+		return castArray(d, to, assign, z)
 	case to.kind == KindJSON && from == KindJSON:
 		return d, nil
 	case to.kind.IsOIDKind() && !from.IsString():
@@ -42,9 +49,9 @@ func cast(d Datum, to Type, assign bool) (Datum, error) {
 	case from.IsOIDKind() && (to.kind == KindInt8 || to.kind == KindInt4):
 		return oidToInt(d, to.kind)
 	case to.kind.IsString():
-		return castToString(d, to, assign)
+		return castToString(d, to, assign, z)
 	case from.IsString():
-		return ParseText(to, d.s)
+		return ParseTextIn(to, d.s, z)
 	}
 	switch to.kind {
 	case KindBool:
@@ -71,7 +78,11 @@ func cast(d Datum, to Type, assign bool) (Datum, error) {
 			case TimestampPosInfinity:
 				return NewDate(DatePosInfinity), nil
 			}
-			days, _ := splitTimestamp(d.i)
+			us := d.i
+			if from == KindTimestampTZ {
+				us = z.ToLocal(us)
+			}
+			days, _ := splitTimestamp(us)
 			return NewDate(int32(days)), nil
 		}
 	case KindTimestamp, KindTimestampTZ:
@@ -79,6 +90,15 @@ func cast(d Datum, to Type, assign bool) (Datum, error) {
 		switch from {
 		case KindTimestamp, KindTimestampTZ:
 			us = d.i
+			switch {
+			case from == KindTimestampTZ && to.kind == KindTimestamp:
+				us = z.ToLocal(us)
+			case from == KindTimestamp && to.kind == KindTimestampTZ:
+				us = z.FromLocal(us)
+			}
+			if !validTimestamp(us) && !isInfiniteStamp(us) {
+				return Null, errTimestampRange
+			}
 		case KindDate:
 			switch days := int64(d.Date()); days {
 			case DateNegInfinity:
@@ -91,6 +111,9 @@ func cast(d Datum, to Type, assign bool) (Datum, error) {
 					return Null, errDateRangeForStamp
 				}
 				us = days * usPerDay
+				if to.kind == KindTimestampTZ {
+					us = z.FromLocal(us)
+				}
 			}
 		default:
 			return Null, errCannotCast(from, to)
@@ -116,7 +139,7 @@ func errCannotCast(from Kind, to Type) error {
 // "true" or "false" (PostgreSQL's bool-to-text cast, not boolout's "t"),
 // char(n) loses its trailing spaces, other types use FormatText. Then
 // the target's length applies.
-func castToString(d Datum, to Type, assign bool) (Datum, error) {
+func castToString(d Datum, to Type, assign bool, z *Zone) (Datum, error) {
 	var s string
 	switch {
 	case d.kind == KindBpchar:
@@ -126,7 +149,7 @@ func castToString(d Datum, to Type, assign bool) (Datum, error) {
 	case d.kind == KindBool:
 		s = strconv.FormatBool(d.Bool())
 	default:
-		s = FormatText(d)
+		s = FormatTextIn(d, z)
 	}
 	if assign {
 		return stringInput(to, s)

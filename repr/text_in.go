@@ -20,7 +20,12 @@ import (
 // the excess is spaces. Errors carry PostgreSQL's SQLSTATE and wording:
 // 22P02 invalid input syntax, 22003 out of range, 22007 and 22008 for
 // dates and times, 22001 too long, 22021 bad UTF-8.
-func ParseText(t Type, s string) (Datum, error) {
+func ParseText(t Type, s string) (Datum, error) { return ParseTextIn(t, s, UTC) }
+
+// ParseTextIn is ParseText in the session time zone z: a timestamp with
+// time zone written without an offset or zone is read as a wall-clock
+// time in z.
+func ParseTextIn(t Type, s string, z *Zone) (Datum, error) {
 	switch t.kind {
 	case KindBool:
 		return parseBool(s)
@@ -44,11 +49,11 @@ func ParseText(t Type, s string) (Datum, error) {
 	case KindDate:
 		return parseDate(s)
 	case KindTimestamp, KindTimestampTZ:
-		return parseTimestamp(t, s)
+		return parseTimestamp(t, s, z)
 	case KindInterval:
 		return parseInterval(s)
 	case KindArray:
-		return parseArray(t, s)
+		return parseArray(t, s, z)
 	case KindJSON:
 		return parseJSON(s)
 	case KindOID, KindRegclass, KindRegtype, KindRegproc, KindRegnamespace, KindRegrole:

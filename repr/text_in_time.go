@@ -60,7 +60,7 @@ func parseDate(s string) (Datum, error) {
 
 // parseTimestamp reads a timestamp or timestamptz as timestamp_in and
 // timestamptz_in do, then rounds it to t's precision.
-func parseTimestamp(t Type, s string) (Datum, error) {
+func parseTimestamp(t Type, s string, z *Zone) (Datum, error) {
 	var us int64
 	switch special(s) {
 	case "infinity", "+infinity":
@@ -80,13 +80,14 @@ func parseTimestamp(t Type, s string) (Datum, error) {
 		}
 		us = days*usPerDay + int64(f.hour)*usPerHour + int64(f.min)*usPerMinute + int64(f.sec)*usPerSecond + f.us
 		if t.kind == KindTimestampTZ {
-			if f.loc != nil {
+			switch {
+			case f.loc != nil:
 				// The offset of a named zone depends on the date and time.
-				local := time.Date(f.year, time.Month(f.month), f.day, f.hour, f.min, f.sec, 0, f.loc)
-				_, off := local.Zone()
-				us -= int64(off) * usPerSecond
-			} else {
+				us = (&Zone{loc: f.loc}).FromLocal(us)
+			case f.hasZone:
 				us -= f.offset * usPerSecond
+			default:
+				us = z.FromLocal(us)
 			}
 		}
 		if !validTimestamp(us) {

@@ -13,9 +13,16 @@ import (
 // FormatText returns "" and callers must check IsNull first.
 func FormatText(d Datum) string { return string(AppendText(nil, d)) }
 
+// FormatTextIn is FormatText in the session time zone z, which decides
+// how a timestamp with time zone prints.
+func FormatTextIn(d Datum, z *Zone) string { return string(AppendTextIn(nil, d, z)) }
+
 // AppendText appends FormatText(d) to buf and returns the extended
 // buffer. It does not allocate when buf has room, except for numerics.
-func AppendText(buf []byte, d Datum) []byte {
+func AppendText(buf []byte, d Datum) []byte { return AppendTextIn(buf, d, UTC) }
+
+// AppendTextIn appends FormatTextIn(d, z) to buf.
+func AppendTextIn(buf []byte, d Datum, z *Zone) []byte {
 	if !d.valid {
 		return buf
 	}
@@ -40,11 +47,11 @@ func AppendText(buf []byte, d Datum) []byte {
 	case KindTimestamp:
 		return appendTimestamp(buf, d.i, false)
 	case KindTimestampTZ:
-		return appendTimestamp(buf, d.i, true)
+		return appendTimestampTZ(buf, d.i, z)
 	case KindInterval:
 		return appendInterval(buf, d.Interval())
 	case KindArray:
-		return appendArrayText(buf, d)
+		return appendArrayText(buf, d, z)
 	}
 	return buf
 }

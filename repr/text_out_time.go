@@ -33,9 +33,26 @@ func appendYMD(buf []byte, y, m, d int) []byte {
 }
 
 // appendTimestamp appends a timestamp in ISO style, with "+00" for a
-// timestamptz (the session zone is UTC): "2024-01-02 03:04:05.5+00".
-// BC comes last, after the zone, as in PostgreSQL.
+// timestamptz in UTC: "2024-01-02 03:04:05.5+00". BC comes last, after
+// the zone, as in PostgreSQL.
 func appendTimestamp(buf []byte, us int64, tz bool) []byte {
+	if tz {
+		return appendTimestampTZ(buf, us, UTC)
+	}
+	return appendStamp(buf, us, false, 0)
+}
+
+// appendTimestampTZ appends a timestamptz as the wall-clock time in z
+// and z's offset at that instant: "2024-06-01 08:00:00-04".
+func appendTimestampTZ(buf []byte, us int64, z *Zone) []byte {
+	if isInfiniteStamp(us) {
+		return appendStamp(buf, us, false, 0)
+	}
+	off := z.offsetAt(us)
+	return appendStamp(buf, us+off*usPerSecond, true, int(off))
+}
+
+func appendStamp(buf []byte, us int64, tz bool, off int) []byte {
 	switch us {
 	case TimestampNegInfinity:
 		return append(buf, "-infinity"...)
@@ -48,7 +65,7 @@ func appendTimestamp(buf []byte, us int64, tz bool) []byte {
 	buf = append(buf, ' ')
 	buf = appendClock(buf, uint64(tod/usPerHour), tod/usPerMinute%60, tod%usPerMinute)
 	if tz {
-		buf = append(buf, "+00"...)
+		buf = appendOffset(buf, off)
 	}
 	if y <= 0 {
 		buf = append(buf, " BC"...)
