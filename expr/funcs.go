@@ -75,6 +75,13 @@ const (
 	// matches anywhere in the text. RegexI (~*) ignores case.
 	Regex
 	RegexI
+	// The bitwise operators of the integer types (bits.go): & | # of
+	// operands of one type, and << >> of an integer by an int4 count.
+	BitAnd
+	BitOr
+	BitXor
+	ShiftLeft
+	ShiftRight
 )
 
 var binaryNames = map[BinaryFunc]string{
@@ -82,6 +89,7 @@ var binaryNames = map[BinaryFunc]string{
 	Lt: "<", Lte: "<=", Gt: ">", Gte: ">=", And: "AND", Or: "OR", Concat: "||",
 	IsDistinctFrom: "IS DISTINCT FROM", IsNotDistinctFrom: "IS NOT DISTINCT FROM",
 	Like: "LIKE", ILike: "ILIKE", Regex: "~", RegexI: "~*",
+	BitAnd: "&", BitOr: "|", BitXor: "#", ShiftLeft: "<<", ShiftRight: ">>",
 }
 
 func (f BinaryFunc) String() string { return binaryNames[f] }

@@ -153,6 +153,8 @@ func (c CallBinary) Eval(row []repr.Datum) (repr.Datum, error) {
 		return repr.Mod(a, b)
 	case Concat:
 		return repr.NewText(repr.FormatText(a) + repr.FormatText(b)), nil
+	case BitAnd, BitOr, BitXor, ShiftLeft, ShiftRight:
+		return bitwise(c.Func, a, b)
 	case Like, ILike:
 		return like(a.Text(), b.Text(), c.Func == ILike)
 	case Regex, RegexI:
@@ -414,6 +416,8 @@ func (c CallBinary) Typ(input []ColumnType) ColumnType {
 		return ColumnType{Type: repr.Bool, Nullable: nullable}
 	case c.Func == Concat:
 		return ColumnType{Type: repr.Text, Nullable: nullable}
+	case c.Func.isBitwise():
+		return ColumnType{Type: l.Type, Nullable: nullable}
 	}
 	// Arithmetic: the planner casts both operands to the result type,
 	// and a numeric result has the display scale PostgreSQL gives it.

@@ -40,13 +40,22 @@ func (b *binder) bindArrayExpr(ae *pg.A_ArrayExpr, c *exprCtx) (hscalar, error) 
 }
 
 // bindIndirection binds a[i] (and a[i][j] as far as one dimension
-// goes). Slices (a[1:2]) and field selection ((r).f) are not supported.
+// goes), and the field selection (r).f of a record (bind_record.go).
+// Slices (a[1:2]) are not supported.
 func (b *binder) bindIndirection(ind *pg.A_Indirection, c *exprCtx) (hscalar, error) {
-	s, err := b.bindExpr(ind.Arg, c)
+	var s hscalar
+	var err error
+	rest := ind.Indirection
+	if len(rest) > 0 && rest[0].GetString_() != nil {
+		s, err = b.selectField(ind.Arg, rest[0].GetString_().GetSval(), c)
+		rest = rest[1:]
+	} else {
+		s, err = b.bindExpr(ind.Arg, c)
+	}
 	if err != nil {
 		return nil, err
 	}
-	for _, n := range ind.Indirection {
+	for _, n := range rest {
 		idx := n.GetAIndices()
 		if idx == nil {
 			return nil, unsupported("field selection")

@@ -108,12 +108,43 @@ func (b *binder) bindSubselect(rs *pg.RangeSubselect, parent *scope) (hrel, []sc
 	if err != nil {
 		return nil, nil, err
 	}
-	rel, err := b.nested(q)
+	if len(q.records) == 0 {
+		rel, err := b.nested(q)
+		if err != nil {
+			return nil, nil, err
+		}
+		items, err := aliasItems(rel, "", q.names[:q.visible], rs.Alias)
+		return rel, items, err
+	}
+	// The subquery's records keep their fields, after its visible
+	// columns, for field selection ((alias.r).x).
+	var keep []int
+	for _, r := range q.records {
+		for _, f := range r.fields {
+			keep = append(keep, f.col)
+		}
+	}
+	rel, err := b.nestedKeeping(q, keep)
+	if err == nil {
+		rel, err = b.resolveUnknown(rel)
+	}
 	if err != nil {
 		return nil, nil, err
 	}
 	items, err := aliasItems(rel, "", q.names[:q.visible], rs.Alias)
-	return rel, items, err
+	if err != nil {
+		return nil, nil, err
+	}
+	pos := q.visible
+	for _, r := range q.records {
+		fields := make([]recordScopeField, len(r.fields))
+		for i, f := range r.fields {
+			fields[i] = recordScopeField{name: f.name, col: pos, typ: f.typ}
+			pos++
+		}
+		items[r.output].fields = fields
+	}
+	return rel, items, nil
 }
 
 // aliasItems returns the scope items of a FROM item's columns, renamed

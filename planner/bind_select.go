@@ -24,6 +24,9 @@ type boundQuery struct {
 	// sources are the table columns the visible columns come straight
 	// from, or zeros; nil when none does.
 	sources []ColumnSource
+	// records are the visible columns that are records, whose fields
+	// are hidden columns (bind_record.go).
+	records []boundRecord
 }
 
 // bindQuery binds any query. parent is the scope of the enclosing query,
@@ -59,12 +62,18 @@ func (b *binder) nested(q *boundQuery) (hrel, error) {
 // nestedKeepUnknown is nested for the operands of a set operation, whose
 // untyped columns the operation resolves.
 func (b *binder) nestedKeepUnknown(q *boundQuery) (hrel, error) {
+	return b.nestedKeeping(q, nil)
+}
+
+// nestedKeeping is nestedKeepUnknown keeping the hidden columns keep
+// after the visible ones, in that order.
+func (b *binder) nestedKeeping(q *boundQuery, keep []int) (hrel, error) {
 	rel := q.rel
 	if q.limit >= 0 || q.offset > 0 {
 		rel = hTopK{input: rel, order: q.order, limit: q.limit, offset: q.offset}
 	}
 	if len(rel.types()) > q.visible {
-		rel = hProject{input: rel, outputs: seq(0, q.visible)}
+		rel = hProject{input: rel, outputs: append(seq(0, q.visible), keep...)}
 	}
 	return rel, nil
 }
@@ -255,7 +264,27 @@ func (b *binder) bindSelect(stmt *pg.SelectStmt, parent *scope) (*boundQuery, er
 			return nil, errorAt(err, b.sql, nodeLocation(stmt.HavingClause))
 		}
 	}
-	res := &sortResolver{b: b, exprs: exprs, names: names, bind: func(n *pg.Node) (hscalar, error) { return bindOut(n, "ORDER BY") }}
+	// A record in the select list keeps its fields as hidden columns,
+	// for field selection from an enclosing query (bind_record.go).
+	var records []boundRecord
+	resExprs := exprs
+	for i, t := range targets {
+		fc := t.node.GetFuncCall()
+		if fc == nil {
+			continue
+		}
+		rec, ok := b.records[fc]
+		if !ok {
+			continue
+		}
+		br := boundRecord{output: i}
+		for _, f := range rec.fields {
+			br.fields = append(br.fields, recordScopeField{name: f.name, col: len(resExprs), typ: f.value.typ()})
+			resExprs = append(resExprs[:len(resExprs):len(resExprs)], f.value)
+		}
+		records = append(records, br)
+	}
+	res := &sortResolver{b: b, exprs: resExprs, names: names, bind: func(n *pg.Node) (hscalar, error) { return bindOut(n, "ORDER BY") }}
 	order, err := res.orderBy(stmt.SortClause)
 	if err != nil {
 		return nil, err
@@ -281,7 +310,7 @@ func (b *binder) bindSelect(stmt *pg.SelectStmt, parent *scope) (*boundQuery, er
 	rel = hProject{input: rel, outputs: outs}
 	switch {
 	case distinct && distinctOn == nil:
-		if len(res.exprs) > len(exprs) {
+		if len(res.exprs) > len(resExprs) {
 			return nil, errorAt(sqlerr.New(sqlerr.InvalidColumnReference, "for SELECT DISTINCT, ORDER BY expressions must appear in select list"),
 				b.sql, nodeLocation(stmt.SortClause[0]))
 		}
@@ -299,7 +328,7 @@ func (b *binder) bindSelect(stmt *pg.SelectStmt, parent *scope) (*boundQuery, er
 		}
 		rel = hTopK{input: rel, groupKey: distinctOn, order: order, limit: 1}
 	}
-	q := &boundQuery{rel: rel, names: names, visible: len(exprs), order: order}
+	q := &boundQuery{rel: rel, names: names, visible: len(exprs), order: order, records: records}
 	if !aggregating {
 		q.sources = columnSources(exprs, sc)
 	}
@@ -613,7 +642,13 @@ func figureColnameStrength(n *pg.Node) (string, int) {
 	case *pg.Node_AArrayExpr:
 		return "array", 2
 	case *pg.Node_AIndirection:
-		// a[i] is named as a is.
+		// (r).f is named f; a[i] is named as a is.
+		ind := x.AIndirection.Indirection
+		for i := len(ind) - 1; i >= 0; i-- {
+			if f := ind[i].GetString_(); f != nil {
+				return f.Sval, 2
+			}
+		}
 		return figureColnameStrength(x.AIndirection.Arg)
 	case *pg.Node_MinMaxExpr:
 		if x.MinMaxExpr.Op == pg.MinMaxOp_IS_GREATEST {

@@ -10,7 +10,7 @@ import (
 
 // setReturningNames are the set-returning functions, which FROM takes
 // (bindRangeFunction) and the select list takes through bindSelectSRF.
-var setReturningNames = map[string]bool{"generate_series": true, "unnest": true, "generate_subscripts": true}
+var setReturningNames = map[string]bool{"generate_series": true, "unnest": true, "generate_subscripts": true, "_pg_expandarray": true}
 
 // selectListSRFs returns the calls of set-returning functions in the
 // select list of this query level (not inside subqueries).
@@ -73,7 +73,7 @@ func (b *binder) bindSelectSRF(stmt *pg.SelectStmt, rel hrel, sc *scope) (hrel, 
 	if b.callColumns == nil {
 		b.callColumns = map[*pg.FuncCall]hscalar{}
 	}
-	if len(distinct) > 1 {
+	if len(distinct) > 1 || isRecordSRF(calls[0]) {
 		return b.bindLockstepSRFs(distinct, rel, sc)
 	}
 	rf := &pg.RangeFunction{Lateral: true, Functions: []*pg.Node{{Node: &pg.Node_List{List: &pg.List{
@@ -107,7 +107,7 @@ func (b *binder) bindLockstepSRFs(calls [][]*pg.FuncCall, rel hrel, sc *scope) (
 		if err != nil {
 			return nil, errorAt(err, b.sql, fc.Location)
 		}
-		if name == "generate_series" || (name == "unnest" && len(fc.Args) != 1) || (name == "generate_subscripts" && len(fc.Args) != 2) {
+		if name == "generate_series" || (name == "unnest" || name == "_pg_expandarray") && len(fc.Args) != 1 || (name == "generate_subscripts" && len(fc.Args) != 2) {
 			return nil, errorAt(unsupported("more than one set-returning function in the select list"), b.sql, fc.Location)
 		}
 		var args []hscalar
@@ -145,9 +145,27 @@ func (b *binder) bindLockstepSRFs(calls [][]*pg.FuncCall, rel hrel, sc *scope) (
 	k := hColumn{level: 0, index: col, t: expr.ColumnType{Type: repr.Int4}, name: "k"}
 	for i, s := range srfs {
 		var v hscalar
-		if s.name == "unnest" {
+		switch s.name {
+		case "unnest":
 			v = hVariadic{fn: expr.ArraySubscript, args: []hscalar{s.array, k}, t: expr.ColumnType{Type: s.array.typ().Type.Elem(), Nullable: true}}
-		} else {
+		case "_pg_expandarray":
+			// The record (x, n): element k and its position k, while k is
+			// within the array.
+			x := hVariadic{fn: expr.ArraySubscript, args: []hscalar{s.array, k}, t: expr.ColumnType{Type: s.array.typ().Type.Elem(), Nullable: true}}
+			within, err := b.binaryOp("<=", k, counts[i])
+			if err != nil {
+				return nil, err
+			}
+			n := hIf{cond: within, then: k, els: hLiteral{v: repr.Null, t: repr.Int4}, t: expr.ColumnType{Type: repr.Int4, Nullable: true}}
+			rec, err := b.record([]recordField{{"x", x}, {"n", n}})
+			if err != nil {
+				return nil, err
+			}
+			for _, c := range calls[i] {
+				b.records[c] = rec
+			}
+			v = rec.text
+		default:
 			// Subscript k - 1 + the array's lower bound, while k is
 			// within the array's length.
 			within, err := b.binaryOp("<=", k, counts[i])

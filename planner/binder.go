@@ -27,6 +27,9 @@ type binder struct {
 	// called in a select list read (bind_srf.go, bind_window.go), by
 	// call.
 	callColumns map[*pg.FuncCall]hscalar
+	// records are the record values of calls of record functions in the
+	// select list (bind_record.go), by call.
+	records map[*pg.FuncCall]recordValue
 	// viewDepth counts views being inlined, to stop a cycle.
 	viewDepth int
 	// reads collects every catalog relation the statement reads, views

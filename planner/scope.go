@@ -31,6 +31,9 @@ type scopeItem struct {
 	// source is the table or materialized view column the item reads
 	// straight from (RowDescription reports it), or zero.
 	source ColumnSource
+	// fields, for a record column of a FROM subquery, are its fields'
+	// columns (bind_record.go).
+	fields []recordScopeField
 }
 
 // ColumnSource names a column of a table or materialized view: its
@@ -113,6 +116,14 @@ func shifted(items []scopeItem, offset int) []scopeItem {
 	out := make([]scopeItem, len(items))
 	for i, it := range items {
 		it.col += offset
+		if it.fields != nil {
+			fs := make([]recordScopeField, len(it.fields))
+			for j, f := range it.fields {
+				f.col += offset
+				fs[j] = f
+			}
+			it.fields = fs
+		}
 		out[i] = it
 	}
 	return out

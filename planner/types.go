@@ -14,11 +14,12 @@ var binaryOps = map[string]expr.BinaryFunc{
 	"+": expr.Add, "-": expr.Sub, "*": expr.Mul, "/": expr.Div, "%": expr.Mod,
 	"=": expr.Eq, "<>": expr.NotEq, "!=": expr.NotEq, "<": expr.Lt, "<=": expr.Lte, ">": expr.Gt, ">=": expr.Gte,
 	"||": expr.Concat,
+	"&": expr.BitAnd, "|": expr.BitOr, "#": expr.BitXor, "<<": expr.ShiftLeft, ">>": expr.ShiftRight,
 }
 
 // unsupportedOps are PostgreSQL operators that expr cannot compute yet.
 var unsupportedOps = map[string]bool{
-	"^": true, "|/": true, "||/": true, "@": true, "&": true, "|": true, "#": true, "<<": true, ">>": true,
+	"^": true, "|/": true, "||/": true, "@": true,
 	"~~": true, "~~*": true, "!~~": true, "!~~*": true, "@>": true, "<@": true,
 	"&&": true, "->": true, "->>": true, "#>": true, "#>>": true, "?": true,
 }
@@ -188,6 +189,15 @@ func resolveBinary(fn expr.BinaryFunc, op string, l, r repr.Type) (lt, rt, res r
 	case fn == expr.Concat:
 		if lk.IsString() || rk.IsString() {
 			return repr.Text, repr.Text, repr.Text, nil
+		}
+	case fn == expr.ShiftLeft || fn == expr.ShiftRight:
+		if lk.IsInt() && rk.IsInt() {
+			return l.Base(), repr.Int4, l.Base(), nil
+		}
+	case fn == expr.BitAnd || fn == expr.BitOr || fn == expr.BitXor:
+		if lk.IsInt() && rk.IsInt() {
+			c := commonNumeric(lk, rk)
+			return c, c, c, nil
 		}
 	case isArith(fn):
 		switch {

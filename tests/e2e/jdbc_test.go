@@ -15,9 +15,8 @@ const jdbcJar = "/usr/share/java/postgresql.jar"
 // binary (testdata/JdbcMeta.java, run by java's source launcher). Each
 // expected line is what the program prints against PostgreSQL 15 for
 // the same schema, but for the database's name. getPrimaryKeys and
-// getIndexInfo are run but not checked: their queries call
-// information_schema._pg_expandarray, which returns a record, and
-// Freshet has no record type.
+// getIndexInfo call information_schema._pg_expandarray, whose records
+// the planner binds field by field (planner/bind_record.go).
 func TestJDBCMetadata(t *testing.T) {
 	if _, err := exec.LookPath("java"); err != nil {
 		t.Fatal("java is required (apt-get install default-jdk-headless)")
@@ -45,6 +44,8 @@ func TestJDBCMetadata(t *testing.T) {
 		"catalogs":        "freshet",
 		"tables":          "customers_name_key,INDEX | customers_pkey,INDEX | orders_customer_idx,INDEX | orders_pkey,INDEX | totals,MATERIALIZED VIEW | customers,TABLE | orders,TABLE | big_orders,VIEW",
 		"columns":         "id,int4,10,0,0,null,1 | customer,int4,10,0,0,null,2 | amount,numeric,10,2,1,null,3 | note,text,2147483647,0,1,'none'::text,4",
+		"primary_keys":    "id,1,orders_pkey",
+		"index_info":      "orders_pkey,false,id,1 | orders_customer_idx,true,customer,1",
 		"imported_keys":   "",
 		"procedures":      "",
 		"result_metadata": "id,int4,text,orders,orders,,0,1,2",
