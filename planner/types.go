@@ -14,7 +14,7 @@ var binaryOps = map[string]expr.BinaryFunc{
 	"+": expr.Add, "-": expr.Sub, "*": expr.Mul, "/": expr.Div, "%": expr.Mod,
 	"=": expr.Eq, "<>": expr.NotEq, "!=": expr.NotEq, "<": expr.Lt, "<=": expr.Lte, ">": expr.Gt, ">=": expr.Gte,
 	"||": expr.Concat,
-	"&": expr.BitAnd, "|": expr.BitOr, "#": expr.BitXor, "<<": expr.ShiftLeft, ">>": expr.ShiftRight,
+	"&":  expr.BitAnd, "|": expr.BitOr, "#": expr.BitXor, "<<": expr.ShiftLeft, ">>": expr.ShiftRight,
 }
 
 // unsupportedOps are PostgreSQL operators that expr cannot compute yet.
