@@ -62,9 +62,9 @@ func (s *Session) endStatement() {
 // pgStatActivityColumns are pg_stat_activity's columns, PostgreSQL 15's;
 // client_addr, an inet, is text, and the xid columns int8.
 var pgStatActivityColumns = []planner.RelationColumn{
-	col("datid", oidType, true), col("datname", repr.Text, true),
+	col("datid", oidType, true), col("datname", repr.Name, true),
 	col("pid", repr.Int4, false), col("leader_pid", repr.Int4, true),
-	col("usesysid", oidType, true), col("usename", repr.Text, true),
+	col("usesysid", oidType, true), col("usename", repr.Name, true),
 	col("application_name", repr.Text, true), col("client_addr", repr.Text, true),
 	col("client_hostname", repr.Text, true), col("client_port", repr.Int4, true),
 	col("backend_start", repr.TimestampTZ, true), col("xact_start", repr.TimestampTZ, true),

@@ -18,19 +18,19 @@ const userOIDBase = 16384
 // The "char" columns are text, xid columns int8, and the array and node
 // relacl and reloptions text[] and relpartbound text, always NULL.
 var pgClassColumns = []planner.RelationColumn{
-	col("oid", oidType, false), col("relname", repr.Text, false),
+	col("oid", oidType, false), col("relname", repr.Name, false),
 	col("relnamespace", oidType, false), col("reltype", oidType, false),
 	col("reloftype", oidType, false), col("relowner", oidType, false),
 	col("relam", oidType, false), col("relfilenode", oidType, false),
 	col("reltablespace", oidType, false), col("relpages", repr.Int4, false),
 	col("reltuples", repr.Float4, false), col("relallvisible", repr.Int4, false),
 	col("reltoastrelid", oidType, false), col("relhasindex", repr.Bool, false),
-	col("relisshared", repr.Bool, false), col("relpersistence", repr.Text, false),
-	col("relkind", repr.Text, false), col("relnatts", repr.Int2, false),
+	col("relisshared", repr.Bool, false), col("relpersistence", repr.Char, false),
+	col("relkind", repr.Char, false), col("relnatts", repr.Int2, false),
 	col("relchecks", repr.Int2, false), col("relhasrules", repr.Bool, false),
 	col("relhastriggers", repr.Bool, false), col("relhassubclass", repr.Bool, false),
 	col("relrowsecurity", repr.Bool, false), col("relforcerowsecurity", repr.Bool, false),
-	col("relispopulated", repr.Bool, false), col("relreplident", repr.Text, false),
+	col("relispopulated", repr.Bool, false), col("relreplident", repr.Char, false),
 	col("relispartition", repr.Bool, false), col("relrewrite", oidType, false),
 	col("relfrozenxid", repr.Int8, false), col("relminmxid", repr.Int8, false),
 	col("relacl", textArray, true), col("reloptions", textArray, true),

@@ -19,14 +19,14 @@ import (
 // pgConstraintColumns are pg_constraint's columns, PostgreSQL 15's, in
 // its order. The "char" columns are text; conbin, a node tree, is text.
 var pgConstraintColumns = []planner.RelationColumn{
-	col("oid", oidType, false), col("conname", repr.Text, false),
-	col("connamespace", oidType, false), col("contype", repr.Text, false),
+	col("oid", oidType, false), col("conname", repr.Name, false),
+	col("connamespace", oidType, false), col("contype", repr.Char, false),
 	col("condeferrable", repr.Bool, false), col("condeferred", repr.Bool, false),
 	col("convalidated", repr.Bool, false), col("conrelid", oidType, false),
 	col("contypid", oidType, false), col("conindid", oidType, false),
 	col("conparentid", oidType, false), col("confrelid", oidType, false),
-	col("confupdtype", repr.Text, false), col("confdeltype", repr.Text, false),
-	col("confmatchtype", repr.Text, false), col("conislocal", repr.Bool, false),
+	col("confupdtype", repr.Char, false), col("confdeltype", repr.Char, false),
+	col("confmatchtype", repr.Char, false), col("conislocal", repr.Bool, false),
 	col("coninhcount", repr.Int4, false), col("connoinherit", repr.Bool, false),
 	col("conkey", repr.ArrayOf(repr.Int2), true), col("confkey", repr.ArrayOf(repr.Int2), true),
 	col("conpfeqop", repr.ArrayOf(oidType), true), col("conppeqop", repr.ArrayOf(oidType), true),
@@ -149,8 +149,8 @@ func definitionsSQL(c *catalog.Catalog, db string) string {
 
 // pgMatviewsColumns are pg_matviews' columns.
 var pgMatviewsColumns = []planner.RelationColumn{
-	col("schemaname", repr.Text, false), col("matviewname", repr.Text, false),
-	col("matviewowner", repr.Text, false), col("tablespace", repr.Text, true),
+	col("schemaname", repr.Name, false), col("matviewname", repr.Name, false),
+	col("matviewowner", repr.Name, false), col("tablespace", repr.Name, true),
 	col("hasindexes", repr.Bool, false), col("ispopulated", repr.Bool, false),
 	col("definition", repr.Text, false),
 }
@@ -209,7 +209,7 @@ var pgDependColumns = []planner.RelationColumn{
 	col("classid", oidType, false), col("objid", oidType, false),
 	col("objsubid", repr.Int4, false), col("refclassid", oidType, false),
 	col("refobjid", oidType, false), col("refobjsubid", repr.Int4, false),
-	col("deptype", repr.Text, false),
+	col("deptype", repr.Char, false),
 }
 
 // pgDependSQL is pg_depend for database db: a view or materialized view
@@ -264,8 +264,8 @@ func init() {
 	generatedViews["pg_depend"] = generatedView{pgDependColumns, pgDependSQL, nil}
 	builtinViews["pg_indexes"] = builtinView{
 		columns: []planner.RelationColumn{
-			col("schemaname", repr.Text, false), col("tablename", repr.Text, false),
-			col("indexname", repr.Text, false), col("tablespace", repr.Text, true),
+			col("schemaname", repr.Name, false), col("tablename", repr.Name, false),
+			col("indexname", repr.Name, false), col("tablespace", repr.Name, true),
 			col("indexdef", repr.Text, false),
 		},
 		sql: `SELECT n.nspname AS schemaname, c.relname AS tablename, i.relname AS indexname, NULL::text AS tablespace,

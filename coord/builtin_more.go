@@ -16,7 +16,7 @@ func init() {
 	role := fmt.Sprintf("'%s', true, true, true, true, true, true, -1, '********', NULL::text, true, NULL::text[], %d::oid", bootstrapRoleName, bootstrapRoleOID)
 	builtinViews["pg_roles"] = builtinView{
 		columns: []planner.RelationColumn{
-			col("rolname", repr.Text, false), col("rolsuper", repr.Bool, false),
+			col("rolname", repr.Name, false), col("rolsuper", repr.Bool, false),
 			col("rolinherit", repr.Bool, false), col("rolcreaterole", repr.Bool, false),
 			col("rolcreatedb", repr.Bool, false), col("rolcanlogin", repr.Bool, false),
 			col("rolreplication", repr.Bool, false), col("rolconnlimit", repr.Int4, false),
@@ -28,7 +28,7 @@ func init() {
 	}
 	builtinViews["pg_user"] = builtinView{
 		columns: []planner.RelationColumn{
-			col("usename", repr.Text, false), col("usesysid", oidType, false),
+			col("usename", repr.Name, false), col("usesysid", oidType, false),
 			col("usecreatedb", repr.Bool, false), col("usesuper", repr.Bool, false),
 			col("userepl", repr.Bool, false), col("usebypassrls", repr.Bool, false),
 			col("passwd", repr.Text, false), col("valuntil", repr.Text, true),
@@ -38,8 +38,8 @@ func init() {
 	}
 	builtinViews["pg_tables"] = builtinView{
 		columns: []planner.RelationColumn{
-			col("schemaname", repr.Text, false), col("tablename", repr.Text, false),
-			col("tableowner", repr.Text, false), col("tablespace", repr.Text, true),
+			col("schemaname", repr.Name, false), col("tablename", repr.Name, false),
+			col("tableowner", repr.Name, false), col("tablespace", repr.Name, true),
 			col("hasindexes", repr.Bool, false), col("hasrules", repr.Bool, false),
 			col("hastriggers", repr.Bool, false), col("rowsecurity", repr.Bool, false),
 		},
@@ -50,9 +50,9 @@ func init() {
 // pgDatabaseColumns are pg_database's columns, PostgreSQL 15's, in its
 // order; the xid columns are int8.
 var pgDatabaseColumns = []planner.RelationColumn{
-	col("oid", oidType, false), col("datname", repr.Text, false),
+	col("oid", oidType, false), col("datname", repr.Name, false),
 	col("datdba", oidType, false), col("encoding", repr.Int4, false),
-	col("datlocprovider", repr.Text, false), col("datistemplate", repr.Bool, false),
+	col("datlocprovider", repr.Char, false), col("datistemplate", repr.Bool, false),
 	col("datallowconn", repr.Bool, false), col("datconnlimit", repr.Int4, false),
 	col("datfrozenxid", repr.Int8, false), col("datminmxid", repr.Int8, false),
 	col("dattablespace", oidType, false), col("datcollate", repr.Text, false),
@@ -80,8 +80,8 @@ func pgDatabaseSQL(c *catalog.Catalog) string {
 
 // pgViewsColumns are pg_views' columns.
 var pgViewsColumns = []planner.RelationColumn{
-	col("schemaname", repr.Text, false), col("viewname", repr.Text, false),
-	col("viewowner", repr.Text, false), col("definition", repr.Text, false),
+	col("schemaname", repr.Name, false), col("viewname", repr.Name, false),
+	col("viewowner", repr.Name, false), col("definition", repr.Text, false),
 }
 
 // pgViewsSQL is pg_views for database db; definition is the CREATE VIEW

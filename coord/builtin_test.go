@@ -186,7 +186,7 @@ func TestPgAttributeAndType(t *testing.T) {
 		{"SELECT t.oid, typarray FROM pg_type t JOIN pg_namespace ns ON typnamespace = ns.oid WHERE typname = 'hstore'", ""},
 		{"SELECT oid, typarray, typcategory FROM pg_type WHERE typname = 'int4'", "23,1007,N"},
 		{"SELECT typname, typelem, typcategory FROM pg_type WHERE oid = 1231", "_numeric,1700,A"},
-		{"SELECT count(*) FROM pg_type WHERE typnamespace = 11", "47"},
+		{"SELECT count(*) FROM pg_type WHERE typnamespace = 11", "51"},
 		{"SELECT format_type(1015, 14), format_type(23, NULL), format_type(99999, -1)", "character varying(10)[],integer,???"},
 	} {
 		if got := env.query(s, tc.q); got != tc.want {

@@ -15,18 +15,18 @@ import (
 // rows; typmodin, typmodout and typanalyze, regprocs in PostgreSQL, are
 // the text '-' (no function).
 var pgTypeColumns = []planner.RelationColumn{
-	col("oid", oidType, false), col("typname", repr.Text, false),
+	col("oid", oidType, false), col("typname", repr.Name, false),
 	col("typnamespace", oidType, false), col("typowner", oidType, false),
 	col("typlen", repr.Int2, false), col("typbyval", repr.Bool, false),
-	col("typtype", repr.Text, false), col("typcategory", repr.Text, false),
+	col("typtype", repr.Char, false), col("typcategory", repr.Char, false),
 	col("typispreferred", repr.Bool, false), col("typisdefined", repr.Bool, false),
-	col("typdelim", repr.Text, false), col("typrelid", oidType, false),
+	col("typdelim", repr.Char, false), col("typrelid", oidType, false),
 	col("typsubscript", repr.Text, false), col("typelem", oidType, false),
 	col("typarray", oidType, false), col("typinput", repr.Regproc, false),
 	col("typoutput", repr.Regproc, false), col("typreceive", repr.Regproc, false),
 	col("typsend", repr.Regproc, false), col("typmodin", repr.Text, false),
 	col("typmodout", repr.Text, false), col("typanalyze", repr.Text, false),
-	col("typalign", repr.Text, false), col("typstorage", repr.Text, false),
+	col("typalign", repr.Char, false), col("typstorage", repr.Char, false),
 	col("typnotnull", repr.Bool, false), col("typbasetype", oidType, false),
 	col("typtypmod", repr.Int4, false), col("typndims", repr.Int4, false),
 	col("typcollation", oidType, false), col("typdefaultbin", repr.Text, true),
@@ -36,6 +36,9 @@ var pgTypeColumns = []planner.RelationColumn{
 // textCollationOID is the OID of the "default" collation, which
 // PostgreSQL gives its string types.
 const textCollationOID = 100
+
+// cCollationOID is the OID of the "C" collation, name's.
+const cCollationOID = 950
 
 // typeRow is one row of pg_type.
 type typeRow struct {
@@ -54,7 +57,7 @@ type typeRow struct {
 // type.
 var typeRows = func() []typeRow {
 	var rows []typeRow
-	for k := repr.KindUnknown; k <= repr.KindJSON; k++ {
+	for k := repr.KindUnknown; k < repr.NumKinds; k++ {
 		if k == repr.KindArray {
 			continue
 		}
@@ -85,7 +88,12 @@ var typeRows = func() []typeRow {
 			}
 		}
 		collation := 0
-		if k.IsString() {
+		switch {
+		case k == repr.KindName:
+			// name is compared in the C collation, "char" not at all.
+			align, collation = "c", cCollationOID
+		case k == repr.KindChar:
+		case k.IsString():
 			collation = textCollationOID
 		}
 		rows = append(rows, typeRow{t.OID(), 0, t.ArrayOID(), name, n, n > 0 && n <= 8, t.Category(), t.Preferred(),
@@ -233,15 +241,15 @@ func columnNames(cols []planner.RelationColumn) string {
 // pgAttributeColumns are the columns of pg_attribute, with PostgreSQL
 // 15's names.
 var pgAttributeColumns = []planner.RelationColumn{
-	col("attrelid", oidType, false), col("attname", repr.Text, false),
+	col("attrelid", oidType, false), col("attname", repr.Name, false),
 	col("atttypid", oidType, false), col("attstattarget", repr.Int4, false),
 	col("attlen", repr.Int2, false), col("attnum", repr.Int2, false),
 	col("attndims", repr.Int4, false), col("attcacheoff", repr.Int4, false),
 	col("atttypmod", repr.Int4, false), col("attbyval", repr.Bool, false),
-	col("attalign", repr.Text, false), col("attstorage", repr.Text, false),
-	col("attcompression", repr.Text, false), col("attnotnull", repr.Bool, false),
+	col("attalign", repr.Char, false), col("attstorage", repr.Char, false),
+	col("attcompression", repr.Char, false), col("attnotnull", repr.Bool, false),
 	col("atthasdef", repr.Bool, false), col("atthasmissing", repr.Bool, false),
-	col("attidentity", repr.Text, false), col("attgenerated", repr.Text, false),
+	col("attidentity", repr.Char, false), col("attgenerated", repr.Char, false),
 	col("attisdropped", repr.Bool, false), col("attislocal", repr.Bool, false),
 	col("attinhcount", repr.Int4, false), col("attcollation", oidType, false),
 	col("attacl", repr.Text, true), col("attoptions", repr.Text, true),

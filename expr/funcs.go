@@ -24,10 +24,16 @@ const (
 	// Floor and Ceil round float8 or numeric down and up.
 	Floor
 	Ceil
+	// OctetLength counts a text's bytes; ASCII is the code of its first
+	// character (0 for ""); Chr is the character of a code (int4).
+	OctetLength
+	ASCII
+	Chr
 )
 
 var unaryNames = map[UnaryFunc]string{Not: "not", Neg: "-", IsNull: "isnull", IsTrue: "istrue", IsFalse: "isfalse", Abs: "abs",
-	Lower: "lower", Upper: "upper", Length: "length", Floor: "floor", Ceil: "ceil"}
+	Lower: "lower", Upper: "upper", Length: "length", Floor: "floor", Ceil: "ceil",
+	OctetLength: "octet_length", ASCII: "ascii", Chr: "chr"}
 
 func (f UnaryFunc) String() string { return unaryNames[f] }
 

@@ -113,6 +113,16 @@ func (c CallUnary) Eval(row []repr.Datum) (repr.Datum, error) {
 		return repr.NewInt4(int32(utf8.RuneCountInString(a.Text()))), nil
 	case Floor, Ceil:
 		return roundToward(a, c.Func == Ceil)
+	case OctetLength:
+		return repr.NewInt4(int32(len(a.Text()))), nil
+	case ASCII:
+		r, _ := utf8.DecodeRuneInString(a.Text())
+		if a.Text() == "" {
+			r = 0
+		}
+		return repr.NewInt4(int32(r)), nil
+	case Chr:
+		return chr(a.Int())
 	}
 	return repr.Null, sqlerr.AssertionFailedf("unknown unary function %d", c.Func)
 }
@@ -392,8 +402,10 @@ func (c CallUnary) Typ(input []ColumnType) ColumnType {
 		return ColumnType{Type: repr.Bool, Nullable: a.Nullable}
 	case Lower, Upper:
 		return ColumnType{Type: repr.Text, Nullable: a.Nullable}
-	case Length:
+	case Length, OctetLength, ASCII:
 		return ColumnType{Type: repr.Int4, Nullable: a.Nullable}
+	case Chr:
+		return ColumnType{Type: repr.Text, Nullable: a.Nullable}
 	case IsNull, IsTrue, IsFalse:
 		return ColumnType{Type: repr.Bool}
 	case Floor, Ceil:
@@ -592,7 +604,7 @@ func (l Literal) String() string {
 		return "null"
 	}
 	switch l.Type.Kind() {
-	case repr.KindText, repr.KindVarchar, repr.KindBpchar, repr.KindDate, repr.KindTimestamp,
+	case repr.KindText, repr.KindVarchar, repr.KindBpchar, repr.KindName, repr.KindChar, repr.KindDate, repr.KindTimestamp,
 		repr.KindTimestampTZ, repr.KindInterval:
 		return "'" + strings.ReplaceAll(repr.FormatText(l.Value), "'", "''") + "'"
 	}

@@ -379,3 +379,19 @@ func format(f string, args []repr.Datum) (repr.Datum, error) {
 	}
 	return repr.NewText(b.String()), nil
 }
+
+// chr is chr(int): the character with code n; a negative code, 0, a
+// surrogate or a code past Unicode's last is 54000, as in PostgreSQL.
+func chr(n int64) (repr.Datum, error) {
+	switch {
+	case n < 0:
+		return repr.Null, sqlerr.New(sqlerr.ProgramLimitExceeded, "character number must be positive")
+	case n == 0:
+		return repr.Null, sqlerr.New(sqlerr.ProgramLimitExceeded, "null character not permitted")
+	case n > utf8.MaxRune:
+		return repr.Null, sqlerr.New(sqlerr.ProgramLimitExceeded, "requested character too large for encoding: %d", n)
+	case n >= 0xD800 && n <= 0xDFFF:
+		return repr.Null, sqlerr.New(sqlerr.ProgramLimitExceeded, "requested character not valid for encoding: %d", n)
+	}
+	return repr.NewText(string(rune(n))), nil
+}

@@ -756,7 +756,7 @@ func (b *binder) bindTextMatch(fn expr.BinaryFunc, op string, l, r hscalar) (hsc
 			if *s, err = b.coerceTo(*s, repr.Text); err != nil {
 				return nil, err
 			}
-		case k != repr.KindText && k != repr.KindVarchar && k != repr.KindBpchar:
+		case k != repr.KindText && k != repr.KindVarchar && k != repr.KindBpchar && k != repr.KindName && k != repr.KindChar:
 			return nil, errNoOperator(op, l.typ().Type, r.typ().Type)
 		}
 	}

@@ -21,7 +21,7 @@ var aggregateNames = map[string]bool{
 // planner cannot express with expr's scalars yet: naming one is 0A000,
 // not 42883, which would claim it does not exist.
 var knownFunctions = map[string]bool{
-	"octet_length": true, "trim": true,
+	"trim": true,
 	"to_char": true, "to_date": true,
 	"to_timestamp": true, "age": true,
 	"current_timestamp": true, "clock_timestamp": true, "statement_timestamp": true,
@@ -29,7 +29,7 @@ var knownFunctions = map[string]bool{
 	"log": true, "sign": true, "json_agg": true, "jsonb_agg": true,
 	"stddev": true, "stddev_pop": true, "stddev_samp": true, "variance": true, "var_pop": true,
 	"var_samp": true, "row_number": true, "rank": true, "dense_rank": true, "lag": true, "lead": true,
-	"first_value": true, "last_value": true, "nextval": true, "pg_typeof": true,
+	"first_value": true, "last_value": true, "nextval": true,
 	"regexp_matches": true,
 	"date":           true, "timezone": true, "make_date": true, "justify_days": true, "justify_hours": true,
 }
@@ -119,7 +119,7 @@ func (b *binder) bindFunc(fc *pg.FuncCall, c *exprCtx) (hscalar, error) {
 			}
 			k = repr.KindText
 		}
-		if k == repr.KindText || k == repr.KindVarchar || k == repr.KindBpchar {
+		if k == repr.KindText || k == repr.KindVarchar || k == repr.KindBpchar || k == repr.KindName || k == repr.KindChar {
 			fn, t := expr.Lower, repr.Text
 			switch name {
 			case "upper":
@@ -129,6 +129,25 @@ func (b *binder) bindFunc(fc *pg.FuncCall, c *exprCtx) (hscalar, error) {
 			}
 			return hUnary{fn: fn, arg: arg, t: expr.ColumnType{Type: t, Nullable: arg.typ().Nullable}}, nil
 		}
+	case (name == "octet_length" || name == "ascii") && len(args) == 1:
+		arg, err := b.coerceTo(args[0], repr.Text)
+		if err != nil {
+			return nil, errNoFunction(name, args)
+		}
+		fn := expr.OctetLength
+		if name == "ascii" {
+			fn = expr.ASCII
+		}
+		return hUnary{fn: fn, arg: arg, t: expr.ColumnType{Type: repr.Int4, Nullable: arg.typ().Nullable}}, nil
+	case name == "chr" && len(args) == 1:
+		arg, err := b.coerceTo(args[0], repr.Int4)
+		if err != nil {
+			return nil, errNoFunction(name, args)
+		}
+		return hUnary{fn: expr.Chr, arg: arg, t: expr.ColumnType{Type: repr.Text, Nullable: arg.typ().Nullable}}, nil
+	case name == "pg_typeof" && len(args) == 1:
+		// The argument's type, known when the statement is planned.
+		return hLiteral{v: repr.NewOID(repr.KindRegtype, args[0].typ().Type.OID()), t: repr.Regtype}, nil
 	case (name == "floor" || name == "ceil" || name == "ceiling") && len(args) == 1:
 		arg := args[0]
 		k := arg.typ().Type.Kind()
@@ -208,7 +227,7 @@ func (b *binder) bindFunc(fc *pg.FuncCall, c *exprCtx) (hscalar, error) {
 			case name == "concat" && k != repr.KindUnknown:
 				targs[i] = a
 				continue
-			case k != repr.KindUnknown && k != repr.KindText && k != repr.KindVarchar && k != repr.KindBpchar:
+			case k != repr.KindUnknown && !k.IsString():
 				return nil, errNoFunction(name, args)
 			}
 			if targs[i], err = b.coerceTo(a, repr.Text); err != nil {
@@ -416,7 +435,7 @@ func (b *binder) aggregateArg(name string, arg hscalar) (hscalar, error) {
 		switch k {
 		case repr.KindUnknown:
 			return b.coerceTo(arg, repr.Text)
-		case repr.KindText, repr.KindVarchar, repr.KindBpchar:
+		case repr.KindText, repr.KindVarchar, repr.KindBpchar, repr.KindName, repr.KindChar:
 			return b.coerceTo(arg, repr.Text)
 		}
 	case "array_agg":

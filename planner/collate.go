@@ -40,7 +40,7 @@ func (b *binder) bindCollate(cc *pg.CollateClause, c *exprCtx) (hscalar, error) 
 	switch arg.typ().Type.Kind() {
 	case repr.KindUnknown:
 		return b.coerceTo(arg, repr.Text)
-	case repr.KindText, repr.KindVarchar, repr.KindBpchar:
+	case repr.KindText, repr.KindVarchar, repr.KindBpchar, repr.KindName:
 		return arg, nil
 	}
 	return nil, errorAt(sqlerr.New(sqlerr.DatatypeMismatch,

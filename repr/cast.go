@@ -48,6 +48,20 @@ func cast(d Datum, to Type, assign bool, z *Zone) (Datum, error) {
 		return castToOID(d, to.kind)
 	case from.IsOIDKind() && (to.kind == KindInt8 || to.kind == KindInt4):
 		return oidToInt(d, to.kind)
+	case from == KindChar && to.kind == KindInt4:
+		// The byte as a signed integer, as PostgreSQL's int4(char).
+		if d.s == "" {
+			return NewInt4(0), nil
+		}
+		return NewInt4(int32(int8(d.s[0]))), nil
+	case from == KindInt4 && to.kind == KindChar:
+		if d.i < -128 || d.i > 127 {
+			return Null, sqlerr.New(sqlerr.NumericValueOutOfRange, "\"char\" out of range")
+		}
+		if d.i == 0 {
+			return NewString(KindChar, ""), nil
+		}
+		return NewString(KindChar, string([]byte{byte(int8(d.i))})), nil
 	case to.kind.IsString():
 		return castToString(d, to, assign, z)
 	case from.IsString():
@@ -151,7 +165,7 @@ func castToString(d Datum, to Type, assign bool, z *Zone) (Datum, error) {
 	default:
 		s = FormatTextIn(d, z)
 	}
-	if assign {
+	if assign || to.kind == KindName || to.kind == KindChar {
 		return stringInput(to, s)
 	}
 	n, ok := to.Length()

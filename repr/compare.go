@@ -54,7 +54,7 @@ func Compare(a, b Datum) int {
 		return compareFloats(a.Float(), b.Float())
 	case KindNumeric:
 		return compareNumerics(a.num, b.num)
-	case KindText, KindVarchar, KindBpchar, KindUnknown, KindJSON:
+	case KindText, KindVarchar, KindBpchar, KindUnknown, KindJSON, KindName, KindChar:
 		return strings.Compare(comparableString(a), comparableString(b))
 	case KindArray:
 		// The bodies are order-preserving encodings (array.go).

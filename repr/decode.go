@@ -29,7 +29,7 @@ func family(k Kind) byte {
 		return tagFloat
 	case KindNumeric:
 		return tagNumNegInf
-	case KindText, KindVarchar, KindBpchar, KindUnknown, KindJSON:
+	case KindText, KindVarchar, KindBpchar, KindUnknown, KindJSON, KindName, KindChar:
 		return tagString
 	case KindDate:
 		return tagDate
@@ -221,7 +221,7 @@ func decodeDatum(b []byte, t Type) (Datum, int, error) {
 			d.Exponent = -scale
 		}
 		return NewNumeric(d), n, nil
-	case KindText, KindVarchar, KindBpchar, KindUnknown, KindJSON:
+	case KindText, KindVarchar, KindBpchar, KindUnknown, KindJSON, KindName, KindChar:
 		s := decodeString(body[:len(body)-2])
 		if t.kind == KindBpchar {
 			if l, ok := t.Length(); ok {

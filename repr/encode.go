@@ -83,7 +83,7 @@ func AppendDatum(buf []byte, d Datum) []byte {
 		return binary.BigEndian.AppendUint64(append(buf, tagFloat), floatKey(d.Float()))
 	case KindNumeric:
 		return appendNumericKey(buf, d.num)
-	case KindText, KindVarchar, KindUnknown, KindJSON:
+	case KindText, KindVarchar, KindUnknown, KindJSON, KindName, KindChar:
 		return appendString(buf, d.s)
 	case KindBpchar:
 		return appendString(buf, trimTrailingSpaces(d.s))

@@ -16,7 +16,7 @@ func FuzzParseText(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		for _, typ := range append(propTypes, ArrayOf(Int4), ArrayOf(Text), ArrayOf(Numeric)) {
+		for _, typ := range append(propTypes, ArrayOf(Int4), ArrayOf(Text), ArrayOf(Numeric), Name, Char, ArrayOf(Char)) {
 			d, err := ParseText(typ, s)
 			if err != nil {
 				continue
@@ -50,7 +50,7 @@ func FuzzRowDatums(f *testing.F) {
 	f.Add([]byte(PackRow(NewInt4(7), NewText("x"))), uint8(1))
 	f.Add([]byte(PackRow(Null, NewInt8(-1))), uint8(2))
 	f.Add([]byte(PackRow(NewArray(Int4, []Datum{NewInt4(1), Null}))), uint8(5))
-	lists := [][]Type{{Int4}, {Int4, Text}, {Text, Int8}, {Numeric, Float8, Bool}, {Date, Timestamp, Interval}, {ArrayOf(Int4), ArrayOf(Text)}}
+	lists := [][]Type{{Int4}, {Int4, Text}, {Text, Int8}, {Numeric, Float8, Bool}, {Date, Timestamp, Interval}, {ArrayOf(Int4), ArrayOf(Text)}, {Name, Char, Text}}
 	f.Fuzz(func(t *testing.T, b []byte, which uint8) {
 		types := lists[int(which)%len(lists)]
 		ds, err := Row(b).Datums(types)

@@ -41,7 +41,7 @@ func ParseTextIn(t Type, s string, z *Zone) (Datum, error) {
 		return parseFloat(t, s, 64)
 	case KindNumeric:
 		return parseNumeric(t, s)
-	case KindText, KindVarchar, KindBpchar, KindUnknown:
+	case KindText, KindVarchar, KindBpchar, KindUnknown, KindName, KindChar:
 		if err := checkEncoding(s); err != nil {
 			return Null, err
 		}
@@ -329,6 +329,12 @@ func parseDecimal(s string) (*apd.Decimal, error) {
 // text longer than n characters is an error unless the excess is spaces,
 // which are cut off; char(n) pads shorter text with spaces.
 func stringInput(t Type, s string) (Datum, error) {
+	switch t.kind {
+	case KindName:
+		return NewString(KindName, truncateName(s)), nil
+	case KindChar:
+		return NewString(KindChar, charInput(s)), nil
+	}
 	n, ok := t.Length()
 	if !ok {
 		return NewString(t.kind, s), nil

@@ -40,8 +40,10 @@ func AppendTextIn(buf []byte, d Datum, z *Zone) []byte {
 		return AppendFloat(buf, d.Float(), 64, 1)
 	case KindNumeric:
 		return appendNumeric(buf, d.num)
-	case KindText, KindVarchar, KindBpchar, KindUnknown, KindJSON:
+	case KindText, KindVarchar, KindBpchar, KindUnknown, KindJSON, KindName:
 		return append(buf, d.s...)
+	case KindChar:
+		return appendChar(buf, d.s)
 	case KindDate:
 		return appendDate(buf, int64(d.Date()))
 	case KindTimestamp:

@@ -39,8 +39,18 @@ const (
 	// KindJSON is json: the text of a JSON value, kept as written
 	// (json.go).
 	KindJSON
+	// KindName is name, the type of identifiers in the catalog: text of
+	// at most 63 bytes (longer input is cut, as PostgreSQL cuts it).
+	// KindChar is "char", one byte (PostgreSQL's internal single-byte
+	// type, of pg_class.relkind and the like; CHAR is bpchar). Both are
+	// strings to the planner (IsString).
+	KindName
+	KindChar
 	numKinds
 )
+
+// NumKinds is the number of kinds: every Kind is below it.
+const NumKinds = numKinds
 
 // kindInfo is what pg_type says about a kind.
 type kindInfo struct {
@@ -78,6 +88,8 @@ var kinds = [numKinds]kindInfo{
 	KindRegnamespace: {4089, 4090, "regnamespace", "regnamespace", 4, 'N', false},
 	KindRegrole:      {4096, 4097, "regrole", "regrole", 4, 'N', false},
 	KindJSON:         {114, 199, "json", "json", -1, 'U', false},
+	KindName:         {19, 1003, "name", "name", 64, 'S', false},
+	KindChar:         {18, 1002, "char", "\"char\"", 1, 'Z', false},
 }
 
 // String returns the kind's pg_type.typname, such as "int4".
@@ -97,7 +109,7 @@ func (k Kind) IsFloat() bool { return k == KindFloat4 || k == KindFloat8 }
 // IsString reports whether k holds character strings: text, varchar,
 // bpchar, or the unknown type of a string literal.
 func (k Kind) IsString() bool {
-	return k == KindText || k == KindVarchar || k == KindBpchar || k == KindUnknown
+	return k == KindText || k == KindVarchar || k == KindBpchar || k == KindUnknown || k == KindName || k == KindChar
 }
 
 // Type is a SQL type: a Kind and its modifiers (the length of varchar(n)
@@ -151,6 +163,8 @@ var (
 	OID          = Type{kind: KindOID}
 	Regclass     = Type{kind: KindRegclass}
 	Regtype      = Type{kind: KindRegtype}
+	Name         = Type{kind: KindName}
+	Char         = Type{kind: KindChar}
 	Regproc      = Type{kind: KindRegproc}
 	Regnamespace = Type{kind: KindRegnamespace}
 	Regrole      = Type{kind: KindRegrole}

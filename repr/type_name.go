@@ -46,6 +46,8 @@ var typeNames = map[string]Kind{
 	"regnamespace":                KindRegnamespace,
 	"regrole":                     KindRegrole,
 	"json":                        KindJSON,
+	"name":                        KindName,
+	"char":                        KindChar,
 }
 
 // int2vector and oidvector are types of their own names (TypeFromName),
@@ -56,7 +58,7 @@ var typeNames = map[string]Kind{
 // does not exist. "char" is PostgreSQL's one-byte internal type; the SQL
 // keyword CHAR arrives from pg_query as bpchar.
 var unsupportedTypes = map[string]bool{
-	"char": true, "name": true, "bytea": true, "jsonb": true,
+	"bytea": true, "jsonb": true,
 	"uuid": true, "time": true, "timetz": true, "money": true, "inet": true, "cidr": true,
 	"macaddr": true, "bit": true, "varbit": true, "xml": true, "point": true,
 	"regprocedure": true, "regoper": true, "regoperator": true, "regconfig": true,

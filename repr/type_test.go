@@ -148,7 +148,10 @@ func TestTypeFromName(t *testing.T) {
 		{"foo", nil, Type{}, "42704", `type "foo" does not exist`},
 		{"public.int4", nil, Type{}, "42704", `type "public.int4" does not exist`},
 		{"jsonb", nil, Type{}, "0A000", `type "jsonb" is not supported`},
-		{"char", nil, Type{}, "0A000", `type "char" is not supported`},
+		{"char", nil, Char, "", ""},
+		{"pg_catalog.name", nil, Name, "", ""},
+		{"name", []int32{3}, Type{}, "42601", `type modifier is not allowed for type "name"`},
+		{"bytea", nil, Type{}, "0A000", `type "bytea" is not supported`},
 	}
 	for _, tt := range tests {
 		got, err := TypeFromName(tt.name, tt.mods)
