@@ -21,7 +21,7 @@ var aggregateNames = map[string]bool{
 // planner cannot express with expr's scalars yet: naming one is 0A000,
 // not 42883, which would claim it does not exist.
 var knownFunctions = map[string]bool{
-	"trim": true,
+	"trim":    true,
 	"to_char": true, "to_date": true,
 	"to_timestamp": true, "age": true,
 	"current_timestamp": true, "clock_timestamp": true, "statement_timestamp": true,
