@@ -1,6 +1,9 @@
 package coord
 
 import (
+	"fmt"
+	"strings"
+
 	"freshet/catalog"
 	"freshet/expr"
 	"freshet/planner"
@@ -101,8 +104,32 @@ func (s *Session) resolveBuiltin(name planner.QualifiedName) (planner.Relation, 
 		Name:    planner.QualifiedName{Database: db, Schema: schema, Name: name.Name},
 		Kind:    planner.KindView,
 		Columns: v.columns,
-		SQL:     v.sql,
+		SQL:     typedSQL(v.columns, v.sql),
 	}, true
+}
+
+// typedSQL is a built-in relation's SQL with each column cast to the
+// type it declares, as PostgreSQL's catalog has it (a literal 'r' is
+// text where pg_class.relkind is "char", a name column of a view over
+// pg_class is name where its literal siblings are text). A reg* column
+// is left as it is: the planner prints a query's reg* columns as the
+// names they identify, and reads text as reg* only in literals.
+func typedSQL(cols []planner.RelationColumn, sql string) string {
+	var b strings.Builder
+	b.WriteString("SELECT ")
+	for i, c := range cols {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		name := quoteIdent(c.Name)
+		if k := c.Type.Type.Kind(); k.IsOIDKind() && k != repr.KindOID {
+			b.WriteString(name)
+			continue
+		}
+		fmt.Fprintf(&b, "%s::%s AS %s", name, c.Type.Type.String(), name)
+	}
+	b.WriteString(" FROM (" + sql + ") AS freshet_typed")
+	return b.String()
 }
 
 // refuseSystemSchema refuses to create an object in pg_catalog.

@@ -18,7 +18,7 @@ func constRowsSQL(cols []planner.RelationColumn, rows [][]string) string {
 	b.WriteString(columnNames(cols))
 	b.WriteString(" FROM (VALUES (false")
 	for _, c := range cols {
-		b.WriteString(", NULL::" + c.Type.Type.Name())
+		b.WriteString(", NULL::" + c.Type.Type.String())
 	}
 	b.WriteString(")")
 	for _, r := range rows {
@@ -27,7 +27,7 @@ func constRowsSQL(cols []planner.RelationColumn, rows [][]string) string {
 		}
 		b.WriteString(", (true")
 		for i, v := range r {
-			fmt.Fprintf(&b, ", (%s)::%s", v, cols[i].Type.Type.Name())
+			fmt.Fprintf(&b, ", (%s)::%s", v, cols[i].Type.Type.String())
 		}
 		b.WriteString(")")
 	}

@@ -2,8 +2,12 @@ package coord
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
+
+	"freshet/planner"
+	"freshet/repr"
 )
 
 // The constant pg_catalog relations resolve qualified and unqualified,
@@ -202,13 +206,24 @@ func TestEmptyCatalogRelations(t *testing.T) {
 	defer env.e.Close()
 	s := env.session()
 	for name := range emptyRelations {
-		if got := env.query(s, "SELECT count(*) FROM pg_catalog."+name); got != "0" {
-			t.Errorf("%s: %s rows", name, got)
+		want := "0"
+		if rows, ok := constRelationRows[name]; ok {
+			want = fmt.Sprint(len(rows))
+		}
+		if got := env.query(s, "SELECT count(*) FROM pg_catalog."+name); got != want {
+			t.Errorf("%s: %s rows, want %s", name, got, want)
 		}
 	}
 	env.exec(s, "CREATE TABLE t (a int)")
+	env.exec(s, "CREATE MATERIALIZED VIEW m AS SELECT a FROM t")
+	if got := env.query(s, "SELECT schemaname, relname, n_live_tup FROM pg_stat_user_tables"); got != "public,m,0 public,t,0" {
+		t.Errorf("pg_stat_user_tables: %q", got)
+	}
+	if got := env.query(s, "SELECT spcname FROM pg_tablespace WHERE oid = 1663"); got != "pg_default" {
+		t.Errorf("pg_tablespace: %q", got)
+	}
 	q := "SELECT c.relname, d.description FROM pg_class c LEFT JOIN pg_description d ON d.objoid = c.oid AND d.objsubid = 0 WHERE pg_type_is_visible(23) AND pg_function_is_visible(1)"
-	if got := env.query(s, q); got != "t,NULL" {
+	if got := env.query(s, q); got != "m,NULL t,NULL" {
 		t.Fatalf("a join with pg_description: %q", got)
 	}
 	env.failsWith(s, "INSERT INTO pg_description VALUES (1, 1, 0, 'x')", "42501")
@@ -236,4 +251,47 @@ func TestInformationSchema(t *testing.T) {
 		}
 	}
 	env.failsWith(s, "SELECT * FROM tables", "42P01")
+}
+
+// Every built-in and generated relation's SQL gives the columns it
+// declares, name and type: the declaration is what the planner resolves
+// the relation's columns by, the SQL what runs.
+func TestBuiltinRelationsGiveTheirDeclaredTypes(t *testing.T) {
+	env := openSQL(t, t.TempDir())
+	defer env.e.Close()
+	s := env.session()
+	env.exec(s, "CREATE TABLE t (a int PRIMARY KEY, b text)")
+	check := func(schema, name string, cols []planner.RelationColumn) {
+		t.Helper()
+		sql := "SELECT * FROM " + schema + "." + name
+		st, err := s.Parse(context.Background(), sql, nil)
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			return
+		}
+		got := st.Columns()
+		if len(got) != len(cols) {
+			t.Errorf("%s: %d columns, declares %d", name, len(got), len(cols))
+			return
+		}
+		for i, c := range cols {
+			want := c.Type.Type.OID()
+			if k := c.Type.Type.Kind(); k.IsOIDKind() && k != repr.KindOID {
+				// A query's reg* columns go to the client as text.
+				want = repr.Text.OID()
+			}
+			if got[i].Name != c.Name || got[i].TypeOID != want {
+				t.Errorf("%s column %d: gives %s (type %d), declares %s %s", name, i+1, got[i].Name, got[i].TypeOID, c.Name, c.Type.Type)
+			}
+		}
+	}
+	for name, v := range builtinViews {
+		check("pg_catalog", name, v.columns)
+	}
+	for name, v := range generatedViews {
+		check("pg_catalog", name, v.columns)
+	}
+	for name, v := range infoSchemaViews {
+		check("information_schema", name, v.columns)
+	}
 }

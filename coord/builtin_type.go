@@ -177,10 +177,10 @@ func pgTypeSQL() string {
 // pgProcColumns are pg_proc's columns, PostgreSQL 15's, in its order.
 var pgProcColumns = func() []planner.RelationColumn {
 	var cols []planner.RelationColumn
-	types := map[string]repr.Type{"o": oidType, "t": repr.Text, "b": repr.Bool, "c": repr.Int2, "f": repr.Float4,
+	types := map[string]repr.Type{"o": oidType, "t": repr.Text, "n": repr.Name, "h": repr.Char, "b": repr.Bool, "c": repr.Int2, "f": repr.Float4,
 		"O": repr.ArrayOf(oidType), "T": textArray, "W": repr.OIDVector}
-	for _, c := range strings.Fields("oid:o proname:t pronamespace:o proowner:o prolang:o procost:f prorows:f provariadic:o " +
-		"prosupport:t prokind:t prosecdef:b proleakproof:b proisstrict:b proretset:b provolatile:t proparallel:t pronargs:c " +
+	for _, c := range strings.Fields("oid:o proname:n pronamespace:o proowner:o prolang:o procost:f prorows:f provariadic:o " +
+		"prosupport:t prokind:h prosecdef:b proleakproof:b proisstrict:b proretset:b provolatile:h proparallel:h pronargs:c " +
 		"pronargdefaults:c prorettype:o proargtypes:W proallargtypes:O proargmodes:T proargnames:T proargdefaults:t " +
 		"protrftypes:O prosrc:t probin:t prosqlbody:t proconfig:T proacl:T") {
 		n, k, _ := strings.Cut(c, ":")

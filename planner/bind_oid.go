@@ -78,7 +78,7 @@ var regTextSQL = map[repr.Kind]string{
 		FROM (SELECT 1) AS one LEFT JOIN pg_catalog.pg_namespace n ON n.oid = $1`,
 	repr.KindRegrole: `SELECT CASE WHEN $1 = 0 THEN '-' ELSE coalesce(quote_ident(r.rolname), ($1)::oid::text) END
 		FROM (SELECT 1) AS one LEFT JOIN pg_catalog.pg_roles r ON r.oid = $1`,
-	repr.KindRegproc: `SELECT CASE WHEN $1 = 0 THEN '-' ELSE coalesce(p.proname, ($1)::oid::text) END
+	repr.KindRegproc: `SELECT CASE WHEN $1 = 0 THEN '-' ELSE coalesce(p.proname::text, ($1)::oid::text) END
 		FROM (SELECT 1) AS one LEFT JOIN pg_catalog.pg_proc p ON p.oid = $1`,
 }
 

@@ -20,6 +20,11 @@ func TestFormatType(t *testing.T) {
 		{1114, -1, true, "timestamp without time zone"},
 		{1007, -1, true, "integer[]"},
 		{1015, 14, true, "character varying(10)[]"},
+		{22, -1, true, "int2vector"},
+		{30, -1, true, "oidvector"},
+		{18, -1, true, `"char"`},
+		{19, -1, true, "name"},
+		{1002, -1, true, `"char"[]`},
 		{99999, -1, true, "???"},
 	} {
 		if got := FormatType(tc.oid, tc.typmod, tc.hasMod); got != tc.want {

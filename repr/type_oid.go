@@ -39,7 +39,7 @@ func FormatType(oid uint32, typmod int32, hasMod bool) string {
 	if !ok {
 		return "???"
 	}
-	if t.kind == KindArray {
+	if t.kind == KindArray && !t.vector {
 		return ArrayOf(t.Elem().withTypmod(typmod)).String()
 	}
 	return t.withTypmod(typmod).String()
