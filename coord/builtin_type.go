@@ -252,8 +252,8 @@ var pgAttributeColumns = []planner.RelationColumn{
 	col("attidentity", repr.Char, false), col("attgenerated", repr.Char, false),
 	col("attisdropped", repr.Bool, false), col("attislocal", repr.Bool, false),
 	col("attinhcount", repr.Int4, false), col("attcollation", oidType, false),
-	col("attacl", repr.Text, true), col("attoptions", repr.Text, true),
-	col("attfdwoptions", repr.Text, true), col("attmissingval", repr.Text, true),
+	col("attacl", textArray, true), col("attoptions", textArray, true),
+	col("attfdwoptions", textArray, true), col("attmissingval", repr.Text, true),
 }
 
 // pgAttributeSQL is pg_attribute for database db: one row per column of

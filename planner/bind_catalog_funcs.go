@@ -13,10 +13,20 @@ var catalogFuncs = map[string]struct {
 	value repr.Datum
 	typ   repr.Type
 }{
-	"pg_get_userbyid":                    {[]int{1}, repr.NewText("freshet"), repr.Text},
-	"pg_table_is_visible":                {[]int{1}, repr.NewBool(true), repr.Bool},
-	"pg_type_is_visible":                 {[]int{1}, repr.NewBool(true), repr.Bool},
-	"pg_function_is_visible":             {[]int{1}, repr.NewBool(true), repr.Bool},
+	"pg_get_userbyid":          {[]int{1}, repr.NewText("freshet"), repr.Text},
+	"pg_table_is_visible":      {[]int{1}, repr.NewBool(true), repr.Bool},
+	"pg_type_is_visible":       {[]int{1}, repr.NewBool(true), repr.Bool},
+	"pg_function_is_visible":   {[]int{1}, repr.NewBool(true), repr.Bool},
+	"pg_collation_is_visible":  {[]int{1}, repr.NewBool(true), repr.Bool},
+	"pg_conversion_is_visible": {[]int{1}, repr.NewBool(true), repr.Bool},
+	"pg_operator_is_visible":   {[]int{1}, repr.NewBool(true), repr.Bool},
+	"pg_opclass_is_visible":    {[]int{1}, repr.NewBool(true), repr.Bool},
+	"has_function_privilege":   {[]int{2, 3}, repr.NewBool(true), repr.Bool},
+	"has_sequence_privilege":   {[]int{2, 3}, repr.NewBool(true), repr.Bool},
+	"has_tablespace_privilege": {[]int{2, 3}, repr.NewBool(true), repr.Bool},
+	// The tablespaces are PostgreSQL's built-in ones, in the data
+	// directory, whose location PostgreSQL gives as "".
+	"pg_tablespace_location":             {[]int{1}, repr.NewText(""), repr.Text},
 	"obj_description":                    {[]int{1, 2}, repr.Null, repr.Text},
 	"col_description":                    {[]int{2}, repr.Null, repr.Text},
 	"shobj_description":                  {[]int{2}, repr.Null, repr.Text},

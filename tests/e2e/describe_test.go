@@ -18,7 +18,7 @@ import (
 // prints. \l and \du print
 // PostgreSQL's columns; their rows are
 // Freshet's own: its databases (there are no template databases) and its
-// one role.
+// one role. \dx lists no extension, where PostgreSQL lists plpgsql.
 func TestPsqlDescribe(t *testing.T) {
 	if _, err := exec.LookPath("psql"); err != nil {
 		t.Fatal("psql is required (apt-get install postgresql-client)")
@@ -113,6 +113,38 @@ Access method: heap`},
  Role name |                         Attributes                         | Member of
 -----------+------------------------------------------------------------+-----------
  freshet   | Superuser, Create role, Create DB, Replication, Bypass RLS | {}`},
+		{`\dn`, `
+ List of schemas
+  Name  |  Owner
+--------+---------
+ public | freshet
+(1 row)`},
+		{`\dp`, `
+                                   Access privileges
+ Schema |  Name  |       Type        | Access privileges | Column privileges | Policies
+--------+--------+-------------------+-------------------+-------------------+----------
+ public | big    | view              |                   |                   |
+ public | orders | table             |                   |                   |
+ public | tot    | materialized view |                   |                   |
+(3 rows)`},
+		{`\db`, `
+       List of tablespaces
+    Name    |  Owner  | Location
+------------+---------+----------
+ pg_default | freshet |
+ pg_global  | freshet |
+(2 rows)`},
+		{`\dx`, `
+     List of installed extensions
+ Name | Version | Schema | Description
+------+---------+--------+-------------
+(0 rows)`},
+		{`\dv`, `
+       List of relations
+ Schema | Name | Type |  Owner
+--------+------+------+---------
+ public | big  | view | freshet
+(1 row)`},
 		{`\d`, `
               List of relations
  Schema |  Name  |       Type        |  Owner  
