@@ -38,6 +38,8 @@ func keyOf(o *Object) nameKey {
 		return nameKey{kind: Database, name: o.Name}
 	case Schema:
 		return nameKey{kind: Schema, database: o.Database, name: o.Name}
+	case Role:
+		return nameKey{kind: Role, name: o.Name}
 	}
 	return nameKey{kind: Table, database: o.Database, schema: o.Schema, name: o.Name}
 }
@@ -85,11 +87,13 @@ func (c *Catalog) SetNextID(id uint64) { c.nextID = max(c.nextID, id) }
 // Get returns the object with id, or nil.
 func (c *Catalog) Get(id uint64) *Object { return c.objects[id] }
 
-// Objects returns every object in id order.
+// Objects returns every object in id order, roles aside (Roles).
 func (c *Catalog) Objects() []*Object {
 	out := make([]*Object, 0, len(c.objects))
 	for _, o := range c.objects {
-		out = append(out, o)
+		if o.Kind != Role {
+			out = append(out, o)
+		}
 	}
 	slices.SortFunc(out, func(a, b *Object) int { return int(a.ID) - int(b.ID) })
 	return out

@@ -20,6 +20,9 @@ const (
 	View
 	MaterializedView
 	Index
+	// Role is a role (a user or group) other than the built-in
+	// superuser: roles.go.
+	Role
 )
 
 func (k Kind) String() string {
@@ -36,6 +39,8 @@ func (k Kind) String() string {
 		return "materialized view"
 	case Index:
 		return "index"
+	case Role:
+		return "role"
 	}
 	return "object"
 }
@@ -81,6 +86,10 @@ type Object struct {
 	// column defaults were planned in, and are planned in again at
 	// restart (planner.SessionZone); empty is UTC.
 	TimeZone string
+	// A role's attributes: whether it may log in and is a superuser,
+	// and its password's SCRAM-SHA-256 verifier ("" for none).
+	Login, Superuser bool
+	Password         string
 }
 
 // UniqueKey is a set of a table's columns in which no two rows may hold
@@ -132,6 +141,9 @@ type storedObject struct {
 	Unique     bool        `json:"unique,omitempty"`
 	KeyColumns []int       `json:"key_columns,omitempty"`
 	TimeZone   string      `json:"time_zone,omitempty"`
+	Login      bool        `json:"login,omitempty"`
+	Superuser  bool        `json:"superuser,omitempty"`
+	Password   string      `json:"password,omitempty"`
 }
 
 type storedKey struct {
@@ -151,7 +163,8 @@ type storedColumn struct {
 // Encode returns the object's stored form.
 func Encode(o *Object) []byte {
 	s := storedObject{ID: o.ID, Kind: o.Kind, Name: o.Name, Database: o.Database, Schema: o.Schema,
-		SQL: o.SQL, DependsOn: o.DependsOn, On: o.On, Unique: o.Unique, KeyColumns: o.KeyColumns, TimeZone: o.TimeZone}
+		SQL: o.SQL, DependsOn: o.DependsOn, On: o.On, Unique: o.Unique, KeyColumns: o.KeyColumns, TimeZone: o.TimeZone,
+		Login: o.Login, Superuser: o.Superuser, Password: o.Password}
 	for _, c := range o.Columns {
 		s.Columns = append(s.Columns, storedColumn{Name: c.Name, Type: c.Type.Name(), Mods: typeMods(c.Type),
 			NotNull: c.NotNull, Default: c.Default})
@@ -173,7 +186,8 @@ func Decode(b []byte) (*Object, error) {
 		return nil, sqlerr.Wrapf(err, sqlerr.InternalError, "corrupt catalog record")
 	}
 	o := &Object{ID: s.ID, Kind: s.Kind, Name: s.Name, Database: s.Database, Schema: s.Schema,
-		SQL: s.SQL, DependsOn: s.DependsOn, On: s.On, Unique: s.Unique, KeyColumns: s.KeyColumns, TimeZone: s.TimeZone}
+		SQL: s.SQL, DependsOn: s.DependsOn, On: s.On, Unique: s.Unique, KeyColumns: s.KeyColumns, TimeZone: s.TimeZone,
+		Login: s.Login, Superuser: s.Superuser, Password: s.Password}
 	for _, k := range s.UniqueKeys {
 		o.UniqueKeys = append(o.UniqueKeys, UniqueKey{Name: k.Name, Columns: k.Columns, Primary: k.Primary})
 	}

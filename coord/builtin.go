@@ -161,4 +161,5 @@ var generatedViews = map[string]generatedView{
 	"pg_attribute":     {pgAttributeColumns, pgAttributeSQL, nil},
 	"pg_settings":      {pgSettingsColumns, nil, (*Session).pgSettingsSQL},
 	"pg_stat_activity": {pgStatActivityColumns, nil, (*Session).pgStatActivitySQL},
+	"pg_roles":         {pgRolesColumns, pgRolesSQL, nil},
 }

@@ -9,23 +9,39 @@ import (
 	"freshet/repr"
 )
 
-// bootstrapRoleName is the one role Freshet reports: it owns everything.
-const bootstrapRoleName = "freshet"
+// bootstrapRoleName is the built-in superuser, which owns everything.
+const bootstrapRoleName = catalog.BootstrapRole
+
+// pgRolesColumns are pg_roles' columns, PostgreSQL 15's, in its order;
+// rolvaliduntil is text, always NULL.
+var pgRolesColumns = []planner.RelationColumn{
+	col("rolname", repr.Name, false), col("rolsuper", repr.Bool, false),
+	col("rolinherit", repr.Bool, false), col("rolcreaterole", repr.Bool, false),
+	col("rolcreatedb", repr.Bool, false), col("rolcanlogin", repr.Bool, false),
+	col("rolreplication", repr.Bool, false), col("rolconnlimit", repr.Int4, false),
+	col("rolpassword", repr.Text, false), col("rolvaliduntil", repr.Text, true),
+	col("rolbypassrls", repr.Bool, false), col("rolconfig", textArray, true),
+	col("oid", oidType, false),
+}
+
+// pgRolesSQL writes pg_roles: the built-in superuser and the roles of
+// CREATE ROLE. A superuser has every attribute; a password shows as
+// ******** whether a role has one or not, as in PostgreSQL.
+func pgRolesSQL(c *catalog.Catalog, _ string) string {
+	row := func(name string, oid uint64, super, login bool) []string {
+		s := sqlBool(super)
+		return []string{sqlText(name), s, "true", s, s, sqlBool(login), s, "-1", "'********'", sqlNull, s, sqlNull, sqlInt(oid)}
+	}
+	rows := [][]string{row(bootstrapRoleName, bootstrapRoleOID, true, true)}
+	for _, r := range c.Roles() {
+		if r.Name != bootstrapRoleName {
+			rows = append(rows, row(r.Name, relationOID(r.ID), r.Superuser, r.Login))
+		}
+	}
+	return constRowsSQL(pgRolesColumns, rows)
+}
 
 func init() {
-	role := fmt.Sprintf("'%s', true, true, true, true, true, true, -1, '********', NULL::text, true, NULL::text[], %d::oid", bootstrapRoleName, bootstrapRoleOID)
-	builtinViews["pg_roles"] = builtinView{
-		columns: []planner.RelationColumn{
-			col("rolname", repr.Name, false), col("rolsuper", repr.Bool, false),
-			col("rolinherit", repr.Bool, false), col("rolcreaterole", repr.Bool, false),
-			col("rolcreatedb", repr.Bool, false), col("rolcanlogin", repr.Bool, false),
-			col("rolreplication", repr.Bool, false), col("rolconnlimit", repr.Int4, false),
-			col("rolpassword", repr.Text, false), col("rolvaliduntil", repr.Text, true),
-			col("rolbypassrls", repr.Bool, false), col("rolconfig", textArray, true),
-			col("oid", oidType, false),
-		},
-		sql: "SELECT * FROM (VALUES (" + role + ")) AS t (rolname, rolsuper, rolinherit, rolcreaterole, rolcreatedb, rolcanlogin, rolreplication, rolconnlimit, rolpassword, rolvaliduntil, rolbypassrls, rolconfig, oid)",
-	}
 	builtinViews["pg_user"] = builtinView{
 		columns: []planner.RelationColumn{
 			col("usename", repr.Name, false), col("usesysid", oidType, false),

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 
+	"freshet/catalog"
 	"freshet/planner"
 	"freshet/repr"
 	"freshet/sqlerr"
@@ -108,6 +109,18 @@ func (sc sessionCatalog) ResolveOID(kind repr.Kind, name string) (uint32, error)
 	case repr.KindRegrole:
 		if len(parts) == 1 && parts[0] == bootstrapRoleName {
 			return bootstrapRoleOID, nil
+		}
+		var oid uint32
+		if len(parts) == 1 {
+			sc.s.engine.Catalog(func(c *catalog.Catalog) error {
+				if r := c.RoleNamed(parts[0]); r != nil {
+					oid = uint32(relationOID(r.ID))
+				}
+				return nil
+			})
+		}
+		if oid != 0 {
+			return oid, nil
 		}
 		return 0, sqlerr.New(sqlerr.UndefinedObject, "role %q does not exist", name)
 	case repr.KindRegproc:

@@ -296,6 +296,12 @@ func (s *Session) execute(ctx context.Context, st planner.Statement, w pgwire.Wr
 		return s.copyFrom(ctx, st, w)
 	case *planner.Drop:
 		return s.drop(ctx, st, w)
+	case *planner.CreateRole:
+		return s.createRole(ctx, st)
+	case *planner.AlterRole:
+		return s.alterRole(ctx, st)
+	case *planner.DropRole:
+		return s.dropRole(ctx, st)
 	case *planner.CreateDatabase:
 		err := s.engine.CreateDatabase(ctx, st.Name)
 		if err != nil && st.IfNotExists && sqlerr.Code(err) == sqlerr.DuplicateDatabase {

@@ -46,6 +46,9 @@ type Server struct {
 	// 28000, like a PostgreSQL pg_hba.conf of hostssl lines only. It
 	// needs TLSConfig.
 	RequireTLS bool
+	// Auth decides how each session's user authenticates (auth.go); nil
+	// lets everyone in (trust).
+	Auth Authenticator
 
 	mu struct {
 		sync.Mutex

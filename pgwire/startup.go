@@ -164,8 +164,8 @@ func (c *conn) cancelRequest(pkt []byte) {
 	})
 }
 
-// begin authenticates the client (trust: anyone is let in), creates its
-// session and reports the session's parameters and cancel key.
+// begin authenticates the client (Server.Auth), creates its session and
+// reports the session's parameters and cancel key.
 func (c *conn) begin(params map[string]string) bool {
 	st := Startup{
 		User:            params["user"],
@@ -182,6 +182,10 @@ func (c *conn) begin(params map[string]string) bool {
 	if c.srv.RequireTLS && !c.tls {
 		c.end(sqlerr.New(sqlerr.InvalidAuthorizationSpecification,
 			"connection without encryption refused for user %q, database %q: the server requires SSL", st.User, params["database"]))
+		return false
+	}
+	if err := c.authenticate(st.User); err != nil {
+		c.end(err)
 		return false
 	}
 	if !c.srv.admit() {

@@ -212,6 +212,12 @@ func (p *planner) statement(n *pg.Node) (Statement, error) {
 		return p.transaction(x.TransactionStmt)
 	case *pg.Node_ExplainStmt:
 		return p.explain(x.ExplainStmt)
+	case *pg.Node_CreateRoleStmt:
+		return p.createRole(x.CreateRoleStmt)
+	case *pg.Node_AlterRoleStmt:
+		return p.alterRole(x.AlterRoleStmt)
+	case *pg.Node_DropRoleStmt:
+		return p.dropRole(x.DropRoleStmt)
 	}
 	return nil, unsupported("statement %s", strings.TrimSuffix(nodeName(n), "Stmt"))
 }

@@ -34,8 +34,19 @@ func main() {
 	tlsKey := flag.String("tls-key", "", "PEM private key file of --tls-cert")
 	debugListen := flag.String("debug-listen", "", "loopback address to serve Go's profiles on (net/http/pprof), e.g. 127.0.0.1:6060; off by default")
 	tlsRequired := flag.Bool("tls-required", false, "refuse sessions that do not use TLS (FATAL 28000); needs --tls-cert and --tls-key")
+	authFlag := flag.String("auth", "auto", "how sessions authenticate: auto (trust on loopback, scram-sha-256 from any other address), trust, or scram")
+	insecure := flag.Bool("insecure", false, "allow --auth trust on an address other than loopback")
 	flag.Parse()
 	logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
+	auth, ok := coord.ParseAuthMode(*authFlag)
+	if !ok {
+		logger.Error("bad --auth: want auto, trust or scram", "auth", *authFlag)
+		os.Exit(2)
+	}
+	if auth == coord.AuthTrust && !*insecure && !loopbackListen(*listen) {
+		logger.Error("--auth trust on an address other than loopback lets anyone in as any user; give --insecure to do it anyway", "listen", *listen)
+		os.Exit(2)
+	}
 	tlsConfig, err := loadTLS(*tlsCert, *tlsKey, *tlsRequired)
 	if err != nil {
 		logger.Error("bad TLS settings", "error", err)
@@ -56,13 +67,13 @@ func main() {
 	}
 	cfg := coord.Config{Workers: *workers, DataDir: *dataDir, Logger: logger, FaultInjection: *faults, MemoryLimit: limit}
 	srv := &pgwire.Server{Logger: logger, MaxConnections: *maxConns, TLSConfig: tlsConfig, RequireTLS: *tlsRequired}
-	if err := run(*listen, *debugListen, cfg, srv, logger); err != nil {
+	if err := run(*listen, *debugListen, cfg, srv, auth, logger); err != nil {
 		logger.Error("server failed", "error", err)
 		os.Exit(1)
 	}
 }
 
-func run(listen, debugListen string, cfg coord.Config, srv *pgwire.Server, logger *slog.Logger) error {
+func run(listen, debugListen string, cfg coord.Config, srv *pgwire.Server, auth coord.AuthMode, logger *slog.Logger) error {
 	dataDir, workers := cfg.DataDir, cfg.Workers
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -89,8 +100,24 @@ func run(listen, debugListen string, cfg coord.Config, srv *pgwire.Server, logge
 		return err
 	}
 	logger.Info("freshet is ready", "listen", ln.Addr().String(), "data_dir", dataDir, "workers", workers, "tls", srv.TLSConfig != nil)
-	srv.Backend = coord.NewBackend(engine)
+	backend := coord.NewBackend(engine)
+	srv.Backend = backend
+	srv.Auth = backend.Authenticator(auth)
 	err = srv.Serve(ctx, ln)
 	logger.Info("freshet is shutting down")
 	return err
+}
+
+// loopbackListen reports whether listen is an address only this machine
+// can reach: a loopback IP, or localhost.
+func loopbackListen(listen string) bool {
+	host, _, err := net.SplitHostPort(listen)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
