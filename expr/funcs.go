@@ -215,6 +215,11 @@ const (
 	Timezone
 	DateAdd
 	DateSubtract
+	// The template functions (format_funcs.go).
+	ToChar
+	ToTimestamp
+	ToDate
+	EpochToTimestamp
 )
 
 var variadicNames = map[VariadicFunc]string{Coalesce: "coalesce", Greatest: "greatest", Least: "least",
@@ -234,6 +239,7 @@ var variadicNames = map[VariadicFunc]string{Coalesce: "coalesce", Greatest: "gre
 	RPad: "rpad", Left: "left", Right: "right", Repeat: "repeat", Reverse: "reverse", StartsWith: "starts_with",
 	QuoteLiteral: "quote_literal", QuoteNullable: "quote_nullable", MD5: "md5",
 	JSONBuildObject: "json_build_object", JSONBuildArray: "json_build_array", ToJSON: "to_json",
-	Timezone: "timezone", DateAdd: "date_add", DateSubtract: "date_subtract"}
+	Timezone: "timezone", DateAdd: "date_add", DateSubtract: "date_subtract",
+	ToChar: "to_char", ToTimestamp: "to_timestamp", ToDate: "to_date", EpochToTimestamp: "to_timestamp"}
 
 func (f VariadicFunc) String() string { return variadicNames[f] }

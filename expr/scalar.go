@@ -357,6 +357,9 @@ func (c CallVariadic) Eval(row []repr.Datum) (repr.Datum, error) {
 	if c.Func.isZone() {
 		return c.evalZone(row)
 	}
+	if c.Func.isTemplate() {
+		return c.evalTemplate(row)
+	}
 	return repr.Null, sqlerr.AssertionFailedf("unknown variadic function %d", c.Func)
 }
 
@@ -451,6 +454,9 @@ func (c CallVariadic) Typ(input []ColumnType) ColumnType {
 	}
 	if c.Func.isZone() {
 		return c.zoneTyp(input)
+	}
+	if c.Func.isTemplate() {
+		return c.templateTyp(input)
 	}
 	if c.Func.isJSON() {
 		nullable := c.Func == ToJSON && c.Args[0].Typ(input).Nullable

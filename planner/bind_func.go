@@ -22,8 +22,7 @@ var aggregateNames = map[string]bool{
 // not 42883, which would claim it does not exist.
 var knownFunctions = map[string]bool{
 	"trim":    true,
-	"to_char": true, "to_date": true,
-	"to_timestamp": true, "age": true,
+	"age": true,
 	"current_timestamp": true, "clock_timestamp": true, "statement_timestamp": true,
 	"random": true, "trunc": true, "sqrt": true, "power": true, "pow": true, "exp": true, "ln": true,
 	"log": true, "sign": true, "json_agg": true, "jsonb_agg": true,
@@ -303,6 +302,16 @@ func (b *binder) bindFunc(fc *pg.FuncCall, c *exprCtx) (hscalar, error) {
 			return nil, errNoFunction(name, args)
 		}
 		return b.zonedDatePart(expr.DateTrunc, field, ts, repr.TimestampTZ, zone)
+	case name == "to_char" && len(args) == 2:
+		return b.bindToChar(args)
+	case (name == "to_timestamp" || name == "to_date") && len(args) == 2:
+		return b.bindParseTemplate(name, args)
+	case name == "to_timestamp" && len(args) == 1:
+		secs, err := b.coerceTo(args[0], repr.Float8)
+		if err != nil {
+			return nil, errNoFunction(name, args)
+		}
+		return hVariadic{fn: expr.EpochToTimestamp, args: []hscalar{secs}, t: expr.ColumnType{Type: repr.TimestampTZ, Nullable: secs.typ().Nullable}}, nil
 	case name == "timezone" && len(args) == 2:
 		// timezone(zone, ts), which AT TIME ZONE calls.
 		return b.atTimeZone(args[0], args[1])

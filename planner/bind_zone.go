@@ -94,3 +94,50 @@ func (b *binder) zonedIntervalArith(op string, ts, iv hscalar) hscalar {
 	}
 	return zoneCall(fn, repr.TimestampTZ, ts, iv, zone)
 }
+
+// bindToChar binds to_char(datetime, template): a timestamptz is
+// formatted on the session zone's wall clock, a timestamp or date as it
+// is. to_char of numbers and intervals is not supported.
+func (b *binder) bindToChar(args []hscalar) (hscalar, error) {
+	ts := args[0]
+	switch ts.typ().Type.Kind() {
+	case repr.KindTimestamp, repr.KindTimestampTZ, repr.KindDate:
+	case repr.KindUnknown:
+		var err error
+		if ts, err = b.coerceTo(ts, repr.TimestampTZ); err != nil {
+			return nil, err
+		}
+	default:
+		if isNumeric(ts.typ().Type.Kind()) || ts.typ().Type.Kind() == repr.KindInterval {
+			return nil, unsupported("to_char of %s", typeName(ts.typ().Type))
+		}
+		return nil, errNoFunction("to_char", args)
+	}
+	tmpl, err := b.coerceTo(args[1], repr.Text)
+	if err != nil {
+		return nil, errNoFunction("to_char", args)
+	}
+	call := []hscalar{ts, tmpl}
+	if ts.typ().Type.Kind() == repr.KindTimestampTZ {
+		call = append(call, hLiteral{v: repr.NewText(b.zone().Name()), t: repr.Text})
+	}
+	return zoneCall(expr.ToChar, repr.Text, call...), nil
+}
+
+// bindParseTemplate binds to_timestamp(text, template), read as a
+// wall-clock time in the session zone, and to_date(text, template).
+func (b *binder) bindParseTemplate(name string, args []hscalar) (hscalar, error) {
+	var call []hscalar
+	for _, a := range args {
+		s, err := b.coerceTo(a, repr.Text)
+		if err != nil {
+			return nil, errNoFunction(name, args)
+		}
+		call = append(call, s)
+	}
+	if name == "to_date" {
+		return zoneCall(expr.ToDate, repr.Date, call...), nil
+	}
+	call = append(call, hLiteral{v: repr.NewText(b.zone().Name()), t: repr.Text})
+	return zoneCall(expr.ToTimestamp, repr.TimestampTZ, call...), nil
+}

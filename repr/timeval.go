@@ -93,3 +93,7 @@ func TimeFromTimestamp(us int64) time.Time {
 	sec, rem := floorDiv(us, usPerSecond)
 	return time.Unix(sec+epochUnix, rem*1000).UTC()
 }
+
+// ValidTimestamp reports whether us is a finite timestamp in
+// PostgreSQL's range.
+func ValidTimestamp(us int64) bool { return validTimestamp(us) }
