@@ -21,8 +21,8 @@ var aggregateNames = map[string]bool{
 // planner cannot express with expr's scalars yet: naming one is 0A000,
 // not 42883, which would claim it does not exist.
 var knownFunctions = map[string]bool{
-	"trim":    true,
-	"age": true,
+	"trim":              true,
+	"age":               true,
 	"current_timestamp": true, "clock_timestamp": true, "statement_timestamp": true,
 	"random": true, "trunc": true, "sqrt": true, "power": true, "pow": true, "exp": true, "ln": true,
 	"log": true, "sign": true, "json_agg": true, "jsonb_agg": true,
