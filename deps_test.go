@@ -33,8 +33,9 @@ var layers = map[string][]string{
 	"compute":             {"arrange", "dataflow", "expr", "repr", "sqlerr"},
 	// coord implements the interfaces pgwire declares (Backend, Session),
 	// so it names pgwire's types; pgwire never imports coord.
-	"coord":  {"arrange", "catalog", "compute", "dataflow", "expr", "pgwire", "planner", "repr", "sqlerr", "storage"},
-	"pgwire": {"repr", "sqlerr"},
+	// Both speak SCRAM: pgwire its exchange, coord its stored verifiers.
+	"coord":  {"arrange", "catalog", "compute", "dataflow", "expr", "pgwire", "planner", "repr", "scram", "sqlerr", "storage"},
+	"pgwire": {"repr", "scram", "sqlerr"},
 	"cmd/server": {"arrange", "catalog", "compute", "coord", "dataflow", "expr", "pgwire", "planner",
 		"repr", "sqlerr", "storage"},
 	// The benchmark command drives the server binary over the wire, as a

@@ -88,8 +88,26 @@ func (b *binder) bindExprNode(n *pg.Node, c *exprCtx) (hscalar, error) {
 	case *pg.Node_SetToDefault:
 		return nil, sqlerr.New(sqlerr.SyntaxError, "DEFAULT is not allowed in this context")
 	case *pg.Node_SqlvalueFunction:
-		if x.SqlvalueFunction.Op == pg.SQLValueFunctionOp_SVFOP_CURRENT_TIMESTAMP {
-			return hVariadic{fn: expr.Now, t: expr.ColumnType{Type: repr.TimestampTZ}}, nil
+		now := hVariadic{fn: expr.Now, t: expr.ColumnType{Type: repr.TimestampTZ}}
+		switch x.SqlvalueFunction.Op {
+		case pg.SQLValueFunctionOp_SVFOP_CURRENT_TIMESTAMP:
+			return now, nil
+		case pg.SQLValueFunctionOp_SVFOP_CURRENT_DATE:
+			// The date, timestamp and precision forms of now(), in the
+			// session's time zone.
+			return b.explicitCast(now, repr.Date)
+		case pg.SQLValueFunctionOp_SVFOP_LOCALTIMESTAMP:
+			return b.explicitCast(now, repr.Timestamp)
+		case pg.SQLValueFunctionOp_SVFOP_CURRENT_TIMESTAMP_N, pg.SQLValueFunctionOp_SVFOP_LOCALTIMESTAMP_N:
+			name := "timestamptz"
+			if x.SqlvalueFunction.Op == pg.SQLValueFunctionOp_SVFOP_LOCALTIMESTAMP_N {
+				name = "timestamp"
+			}
+			t, err := repr.TypeFromName(name, []int32{x.SqlvalueFunction.Typmod})
+			if err != nil {
+				return nil, err
+			}
+			return b.explicitCast(now, t)
 		}
 		if fn, ok := sessionValueFunctions[x.SqlvalueFunction.Op]; ok {
 			return hVariadic{fn: fn, t: expr.CallVariadic{Func: fn}.Typ(nil)}, nil

@@ -17,6 +17,13 @@ var aggregateNames = map[string]bool{
 	"array_agg": true,
 }
 
+// windowOnlyNames are the functions that are only window functions:
+// called without OVER, they are 42809, as in PostgreSQL.
+var windowOnlyNames = map[string]bool{
+	"row_number": true, "rank": true, "dense_rank": true, "percent_rank": true, "cume_dist": true, "ntile": true,
+	"lag": true, "lead": true, "first_value": true, "last_value": true, "nth_value": true,
+}
+
 // knownFunctions are PostgreSQL functions that exist but that the
 // planner cannot express with expr's scalars yet: naming one is 0A000,
 // not 42883, which would claim it does not exist.
@@ -27,8 +34,7 @@ var knownFunctions = map[string]bool{
 	"random": true, "trunc": true, "sqrt": true, "power": true, "pow": true, "exp": true, "ln": true,
 	"log": true, "sign": true, "json_agg": true, "jsonb_agg": true,
 	"stddev": true, "stddev_pop": true, "stddev_samp": true, "variance": true, "var_pop": true,
-	"var_samp": true, "row_number": true, "rank": true, "dense_rank": true, "lag": true, "lead": true,
-	"first_value": true, "last_value": true, "nextval": true,
+	"var_samp": true, "nextval": true,
 	"regexp_matches": true,
 	"date":           true, "timezone": true, "make_date": true, "justify_days": true, "justify_hours": true,
 }
@@ -60,6 +66,9 @@ func (b *binder) bindFunc(fc *pg.FuncCall, c *exprCtx) (hscalar, error) {
 		// The select list's and ORDER BY's window calls were computed
 		// before (bind_window.go): any other place is not allowed.
 		return nil, sqlerr.New(sqlerr.WindowingError, "window functions are not allowed in %s", c.clause)
+	}
+	if windowOnlyNames[name] {
+		return nil, errorAt(sqlerr.New(sqlerr.WrongObjectType, "window function %s requires an OVER clause", name), b.sql, fc.Location)
 	}
 	if fc.AggWithinGroup {
 		return nil, unsupported("WITHIN GROUP")

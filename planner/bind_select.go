@@ -187,8 +187,20 @@ func (b *binder) bindSelect(stmt *pg.SelectStmt, parent *scope) (*boundQuery, er
 	switch {
 	case stmt.IntoClause != nil:
 		return nil, unsupported("SELECT INTO")
-	case len(stmt.LockingClause) > 0:
-		return nil, unsupported("FOR UPDATE and FOR SHARE")
+	case len(stmt.LockingClause) > 0 && (len(stmt.GroupClause) > 0 || stmt.HavingClause != nil || len(stmt.DistinctClause) > 0):
+		// As in PostgreSQL, rows of a grouped or DISTINCT query are no
+		// table's rows to lock. Otherwise FOR UPDATE and FOR SHARE are
+		// accepted and change nothing: every transaction is already
+		// serializable.
+		clause := "GROUP BY"
+		switch {
+		case len(stmt.GroupClause) > 0:
+		case stmt.HavingClause != nil:
+			clause = "HAVING"
+		default:
+			clause = "DISTINCT"
+		}
+		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "%s is not allowed with %s clause", lockingName(stmt.LockingClause[0].GetLockingClause()), clause)
 	case len(stmt.WindowClause) > 0:
 		return nil, unsupported("named windows (WINDOW)")
 	}

@@ -151,7 +151,7 @@ func (p *planner) insert(is *pg.InsertStmt) (Statement, error) {
 		}
 		full := make([][]hscalar, len(rows))
 		for ri, row := range rows {
-			if err := insertArity(len(row), len(cols)); err != nil {
+			if err := insertArity(len(row), len(cols), is.Cols != nil); err != nil {
 				return nil, errorAt(err, p.b.sql, nodeLocation(sel.ValuesLists[ri].GetList().GetItems()[0]))
 			}
 			out := make([]hscalar, len(r.Columns))
@@ -181,9 +181,10 @@ func (p *planner) insert(is *pg.InsertStmt) (Statement, error) {
 		if err != nil {
 			return nil, err
 		}
-		if err := insertArity(q.visible, len(cols)); err != nil {
+		if err := insertArity(q.visible, len(cols), is.Cols != nil); err != nil {
 			return nil, err
 		}
+		cols = cols[:q.visible]
 		have := src.types()
 		want := make([]repr.Type, len(cols))
 		for j, c := range cols {
@@ -217,11 +218,14 @@ func (p *planner) insert(is *pg.InsertStmt) (Statement, error) {
 	return &Insert{Table: tgt, Plan: checkNotNull(plan, tgt, 0), Returning: ret}, nil
 }
 
-func insertArity(values, cols int) error {
+// insertArity checks the number of values an INSERT gives against the
+// number of its target columns: without a column list, fewer values fill
+// the first columns and the rest take their defaults, as in PostgreSQL.
+func insertArity(values, cols int, listed bool) error {
 	switch {
 	case values > cols:
 		return sqlerr.New(sqlerr.SyntaxError, "INSERT has more expressions than target columns")
-	case values < cols:
+	case values < cols && listed:
 		return sqlerr.New(sqlerr.SyntaxError, "INSERT has more target columns than expressions")
 	}
 	return nil

@@ -212,6 +212,10 @@ func (p *planner) statement(n *pg.Node) (Statement, error) {
 		return p.transaction(x.TransactionStmt)
 	case *pg.Node_ExplainStmt:
 		return p.explain(x.ExplainStmt)
+	case *pg.Node_RefreshMatViewStmt:
+		return p.refresh(x.RefreshMatViewStmt)
+	case *pg.Node_VacuumStmt:
+		return p.vacuum(x.VacuumStmt)
 	case *pg.Node_CreateRoleStmt:
 		return p.createRole(x.CreateRoleStmt)
 	case *pg.Node_AlterRoleStmt:
