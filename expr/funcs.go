@@ -220,6 +220,18 @@ const (
 	ToTimestamp
 	ToDate
 	EpochToTimestamp
+	// The double precision math functions (math_funcs.go).
+	Sqrt
+	Cbrt
+	Exp
+	Ln
+	Log10
+	Power
+	Sign
+	Trunc
+	Pi
+	Degrees
+	Radians
 )
 
 var variadicNames = map[VariadicFunc]string{Coalesce: "coalesce", Greatest: "greatest", Least: "least",
@@ -240,6 +252,8 @@ var variadicNames = map[VariadicFunc]string{Coalesce: "coalesce", Greatest: "gre
 	QuoteLiteral: "quote_literal", QuoteNullable: "quote_nullable", MD5: "md5",
 	JSONBuildObject: "json_build_object", JSONBuildArray: "json_build_array", ToJSON: "to_json",
 	Timezone: "timezone", DateAdd: "date_add", DateSubtract: "date_subtract",
-	ToChar: "to_char", ToTimestamp: "to_timestamp", ToDate: "to_date", EpochToTimestamp: "to_timestamp"}
+	ToChar: "to_char", ToTimestamp: "to_timestamp", ToDate: "to_date", EpochToTimestamp: "to_timestamp",
+	Sqrt: "sqrt", Cbrt: "cbrt", Exp: "exp", Ln: "ln", Log10: "log", Power: "power", Sign: "sign", Trunc: "trunc",
+	Pi: "pi", Degrees: "degrees", Radians: "radians"}
 
 func (f VariadicFunc) String() string { return variadicNames[f] }

@@ -360,6 +360,9 @@ func (c CallVariadic) Eval(row []repr.Datum) (repr.Datum, error) {
 	if c.Func.isTemplate() {
 		return c.evalTemplate(row)
 	}
+	if c.Func.isMath() {
+		return c.evalMath(row)
+	}
 	return repr.Null, sqlerr.AssertionFailedf("unknown variadic function %d", c.Func)
 }
 
@@ -457,6 +460,13 @@ func (c CallVariadic) Typ(input []ColumnType) ColumnType {
 	}
 	if c.Func.isTemplate() {
 		return c.templateTyp(input)
+	}
+	if c.Func.isMath() {
+		t := ColumnType{Type: repr.Float8}
+		for _, a := range c.Args {
+			t.Nullable = t.Nullable || a.Typ(input).Nullable
+		}
+		return t
 	}
 	if c.Func.isJSON() {
 		nullable := c.Func == ToJSON && c.Args[0].Typ(input).Nullable

@@ -31,8 +31,7 @@ var knownFunctions = map[string]bool{
 	"trim":              true,
 	"age":               true,
 	"current_timestamp": true, "clock_timestamp": true, "statement_timestamp": true,
-	"random": true, "trunc": true, "sqrt": true, "power": true, "pow": true, "exp": true, "ln": true,
-	"log": true, "sign": true, "json_agg": true, "jsonb_agg": true,
+	"random": true, "log": true, "trunc": true, "json_agg": true, "jsonb_agg": true,
 	"stddev": true, "stddev_pop": true, "stddev_samp": true, "variance": true, "var_pop": true,
 	"var_samp": true, "nextval": true,
 	"regexp_matches": true,
@@ -311,6 +310,8 @@ func (b *binder) bindFunc(fc *pg.FuncCall, c *exprCtx) (hscalar, error) {
 			return nil, errNoFunction(name, args)
 		}
 		return b.zonedDatePart(expr.DateTrunc, field, ts, repr.TimestampTZ, zone)
+	case mathFuncs[name].fn != 0 && len(args) == mathFuncs[name].args:
+		return b.bindMath(name, args)
 	case name == "to_char" && len(args) == 2:
 		return b.bindToChar(args)
 	case (name == "to_timestamp" || name == "to_date") && len(args) == 2:

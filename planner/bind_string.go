@@ -121,3 +121,40 @@ func (b *binder) bindJSONFunc(name string, args []hscalar) (s hscalar, ok bool, 
 	nullable := fn == expr.ToJSON && out[0].typ().Nullable
 	return hVariadic{fn: fn, args: out, t: expr.ColumnType{Type: repr.JSON, Nullable: nullable}}, true, nil
 }
+
+// mathFuncs are the double precision math functions, with their
+// argument counts.
+var mathFuncs = map[string]struct {
+	fn   expr.VariadicFunc
+	args int
+}{
+	"sqrt": {expr.Sqrt, 1}, "cbrt": {expr.Cbrt, 1}, "exp": {expr.Exp, 1}, "ln": {expr.Ln, 1},
+	"log": {expr.Log10, 1}, "log10": {expr.Log10, 1}, "power": {expr.Power, 2}, "pow": {expr.Power, 2},
+	"sign": {expr.Sign, 1}, "trunc": {expr.Trunc, 1}, "pi": {expr.Pi, 0},
+	"degrees": {expr.Degrees, 1}, "radians": {expr.Radians, 1},
+}
+
+// bindMath binds a math function of double precision arguments: an
+// integer, real or untyped argument is read as double precision, which
+// PostgreSQL prefers among the numeric types. The numeric forms, whose
+// results have PostgreSQL's own display scales, are not supported yet.
+func (b *binder) bindMath(name string, args []hscalar) (hscalar, error) {
+	call := make([]hscalar, len(args))
+	nullable := false
+	for i, a := range args {
+		switch k := a.typ().Type.Kind(); {
+		case k == repr.KindNumeric:
+			return nil, unsupported("%s of numeric (cast the argument to double precision)", name)
+		case k.IsInt(), k.IsFloat(), k == repr.KindUnknown:
+		default:
+			return nil, errNoFunction(name, args)
+		}
+		f, err := b.coerceTo(a, repr.Float8)
+		if err != nil {
+			return nil, err
+		}
+		call[i] = f
+		nullable = nullable || f.typ().Nullable
+	}
+	return hVariadic{fn: mathFuncs[name].fn, args: call, t: expr.ColumnType{Type: repr.Float8, Nullable: nullable}}, nil
+}

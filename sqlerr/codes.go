@@ -38,6 +38,8 @@ const (
 	SubstringError              = "22011"
 	InvalidRowCountInLimit      = "2201W"
 	InvalidRowCountInOffset     = "2201X"
+	InvalidArgumentForLog       = "2201E"
+	InvalidArgumentForPower     = "2201F"
 
 	// Class 23: integrity constraint violation.
 	NotNullViolation = "23502"
