@@ -213,6 +213,10 @@ func resolveBinary(fn expr.BinaryFunc, op string, l, r repr.Type) (lt, rt, res r
 			return repr.Date, repr.Int4, repr.Date, nil
 		case (lk == repr.KindInt2 || lk == repr.KindInt4) && rk == repr.KindDate && fn == expr.Add:
 			return repr.Int4, repr.Date, repr.Date, nil
+		case lk == repr.KindInterval && isNumeric(rk) && (fn == expr.Mul || fn == expr.Div):
+			return repr.Interval, repr.Float8, repr.Interval, nil
+		case isNumeric(lk) && rk == repr.KindInterval && fn == expr.Mul:
+			return repr.Float8, repr.Interval, repr.Interval, nil
 		case isDateTime(lk) && rk == repr.KindInterval && (fn == expr.Add || fn == expr.Sub):
 			t := lk.Type()
 			if lk == repr.KindDate {

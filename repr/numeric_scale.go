@@ -31,6 +31,9 @@ import "github.com/cockroachdb/apd/v3"
 // that PostgreSQL gives the result; for other operands, ta without its
 // modifiers, the type the planner casts both operands to.
 func ArithType(op ArithOp, ta, tb Type) Type {
+	if (op == OpMul || op == OpDiv) && (ta.kind == KindInterval || tb.kind == KindInterval) {
+		return Interval
+	}
 	if ta.kind != KindNumeric || tb.kind != KindNumeric {
 		return ta.Base()
 	}

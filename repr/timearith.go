@@ -17,6 +17,10 @@ import (
 // timeArith handles the operand kinds that arith does not.
 func timeArith(op ArithOp, a, b Datum) (Datum, error) {
 	switch {
+	case a.kind == KindInterval && b.kind == KindFloat8 && (op == OpMul || op == OpDiv):
+		return intervalMul(a.Interval(), b.Float(), op == OpDiv)
+	case a.kind == KindFloat8 && b.kind == KindInterval && op == OpMul:
+		return intervalMul(b.Interval(), a.Float(), false)
 	case a.kind == KindDate && b.kind.IsInt() && (op == OpAdd || op == OpSub):
 		n := b.i
 		if op == OpSub {
@@ -156,4 +160,43 @@ func addInt64(x, y, sign int64) (int64, bool) {
 	}
 	r := x + y
 	return r, !((x >= 0) == (y >= 0) && (r >= 0) != (x >= 0))
+}
+
+// intervalMul is interval * double precision (and, with div, interval /
+// double precision) as PostgreSQL's interval_mul and interval_div
+// compute it: each field is multiplied, and the fractions of months
+// and days cascade down, a month as 30 days and a day as 24 hours, with
+// the seconds rounded to the microsecond.
+func intervalMul(v IntervalValue, f float64, div bool) (Datum, error) {
+	scale := func(x float64) float64 { return x * f }
+	if div {
+		if f == 0 {
+			return Null, sqlerr.New(sqlerr.DivisionByZero, "division by zero")
+		}
+		scale = func(x float64) float64 { return x / f }
+	}
+	if math.IsNaN(f) {
+		return Null, errIntervalRange
+	}
+	tsround := func(x float64) float64 { return math.RoundToEven(x*1e6) / 1e6 }
+	months := scale(float64(v.Months))
+	days := scale(float64(v.Days))
+	if math.IsNaN(months) || math.Abs(months) > math.MaxInt32 || math.IsNaN(days) || math.Abs(days) > math.MaxInt32 {
+		return Null, errIntervalRange
+	}
+	out := IntervalValue{Months: int32(months), Days: int32(days)}
+	monthRemainderDays := tsround((months - float64(out.Months)) * 30)
+	secRemainder := tsround((days - float64(out.Days) + monthRemainderDays - math.Trunc(monthRemainderDays)) * 86400)
+	if math.Abs(secRemainder) >= 86400 {
+		whole := math.Trunc(secRemainder / 86400)
+		out.Days += int32(whole)
+		secRemainder -= whole * 86400
+	}
+	out.Days += int32(monthRemainderDays)
+	micros := math.RoundToEven(scale(float64(v.Micros)) + secRemainder*1e6)
+	if math.IsNaN(micros) || math.Abs(micros) >= math.MaxInt64 {
+		return Null, errIntervalRange
+	}
+	out.Micros = int64(micros)
+	return NewInterval(out), nil
 }
