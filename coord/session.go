@@ -320,6 +320,8 @@ func (s *Session) execute(ctx context.Context, st planner.Statement, w pgwire.Wr
 		return s.reset(st, w)
 	case *planner.Show:
 		return s.show(st)
+	case *planner.Truncate:
+		return s.truncate(ctx, st)
 	case *planner.Noop:
 		if st.Notice != "" {
 			w.Notice(sqlerr.New(sqlerr.SuccessfulCompletion, "%s", st.Notice).WithSeverity(sqlerr.SeverityNotice))

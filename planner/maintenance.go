@@ -61,3 +61,42 @@ func lockingName(lc *pg.LockingClause) string {
 	}
 	return "FOR UPDATE"
 }
+
+// Truncate is TRUNCATE [TABLE] t, ...: each table's rows deleted, as
+// one write. Freshet has no sequences (RESTART IDENTITY changes
+// nothing) and no foreign keys (CASCADE reaches no other table).
+type Truncate struct {
+	Deletes []*Delete
+}
+
+func (*Truncate) Tag() string { return "TRUNCATE TABLE" }
+
+func (p *planner) truncate(s *pg.TruncateStmt) (Statement, error) {
+	t := &Truncate{}
+	seen := map[string]bool{}
+	for _, n := range s.Relations {
+		rv := n.GetRangeVar()
+		if rv == nil {
+			continue
+		}
+		tgt, r, err := p.target(rv, "truncate")
+		if err != nil {
+			return nil, err
+		}
+		if key := tgt.Name.String(); seen[key] {
+			continue
+		} else {
+			seen[key] = true
+		}
+		rel, _, err := p.tableScope(rv, r)
+		if err != nil {
+			return nil, err
+		}
+		plan, err := p.lower(rel)
+		if err != nil {
+			return nil, err
+		}
+		t.Deletes = append(t.Deletes, &Delete{Table: tgt, Plan: plan})
+	}
+	return t, nil
+}

@@ -214,6 +214,8 @@ func (p *planner) statement(n *pg.Node) (Statement, error) {
 		return p.explain(x.ExplainStmt)
 	case *pg.Node_RefreshMatViewStmt:
 		return p.refresh(x.RefreshMatViewStmt)
+	case *pg.Node_TruncateStmt:
+		return p.truncate(x.TruncateStmt)
 	case *pg.Node_VacuumStmt:
 		return p.vacuum(x.VacuumStmt)
 	case *pg.Node_CreateRoleStmt:
