@@ -322,6 +322,8 @@ func (s *Session) execute(ctx context.Context, st planner.Statement, w pgwire.Wr
 		return s.show(st)
 	case *planner.Truncate:
 		return s.truncate(ctx, st)
+	case *planner.CreateTableAs:
+		return s.createTableAs(ctx, st, w)
 	case *planner.Noop:
 		if st.Notice != "" {
 			w.Notice(sqlerr.New(sqlerr.SuccessfulCompletion, "%s", st.Notice).WithSeverity(sqlerr.SeverityNotice))
@@ -394,28 +396,37 @@ func withNow(plan expr.Relation, now uint64) expr.Relation {
 }
 
 func (s *Session) selectRows(ctx context.Context, st *planner.Select) (result, error) {
-	if err := s.checkOwnWrites(st.Plan); err != nil {
-		return result{}, err
-	}
-	plan, apply, err := s.bindSession(st.Plan)
+	out, err := s.selectDatums(ctx, st)
 	if err != nil {
 		return result{}, err
 	}
-	ts, now, release := s.readTime()
-	defer release()
-	rows, err := s.engine.Read(ctx, withNow(plan, now), ts)
-	if err != nil {
-		return result{}, err
-	}
-	if apply != nil {
-		apply()
-	}
-	out := st.Finishing.Apply(rows)
 	res := result{columns: describe(st.Columns), tag: fmt.Sprintf("SELECT %d", len(out))}
 	for _, r := range out {
 		res.rows = append(res.rows, textRow(r, st.Columns, s.zone()))
 	}
 	return res, nil
+}
+
+// selectDatums runs a query and returns its rows, finished (ordered,
+// limited, projected).
+func (s *Session) selectDatums(ctx context.Context, st *planner.Select) ([][]repr.Datum, error) {
+	if err := s.checkOwnWrites(st.Plan); err != nil {
+		return nil, err
+	}
+	plan, apply, err := s.bindSession(st.Plan)
+	if err != nil {
+		return nil, err
+	}
+	ts, now, release := s.readTime()
+	defer release()
+	rows, err := s.engine.Read(ctx, withNow(plan, now), ts)
+	if err != nil {
+		return nil, err
+	}
+	if apply != nil {
+		apply()
+	}
+	return st.Finishing.Apply(rows), nil
 }
 
 func describe(cols []planner.Column) []pgwire.Column {

@@ -2,9 +2,13 @@ package coord
 
 import (
 	"context"
+	"fmt"
 
+	"freshet/catalog"
 	"freshet/pgwire"
 	"freshet/planner"
+	"freshet/repr"
+	"freshet/sqlerr"
 )
 
 // truncate deletes every row of each table. Outside a transaction block,
@@ -31,4 +35,67 @@ func (s *Session) truncate(ctx context.Context, st *planner.Truncate) (result, e
 		}
 	}
 	return result{tag: "TRUNCATE TABLE"}, nil
+}
+
+// createTableAs creates a table with the query's columns and writes the
+// query's rows into it, tagged SELECT n as in PostgreSQL. The rows are
+// read first, so that a query that fails creates nothing.
+func (s *Session) createTableAs(ctx context.Context, st *planner.CreateTableAs, w pgwire.Writer) (result, error) {
+	if s.tx.status != pgwire.TxIdle {
+		return result{}, sqlerr.New(sqlerr.FeatureNotSupported, "CREATE TABLE AS in a transaction block is not supported")
+	}
+	if st.Table.IfNotExists {
+		exists := false
+		s.engine.Catalog(func(c *catalog.Catalog) error {
+			schema := st.Table.Name.Schema
+			if schema == "" {
+				schema = catalog.DefaultSchema
+			}
+			_, err := c.Resolve(s.database, schema, st.Table.Name.Name)
+			exists = err == nil
+			return nil
+		})
+		if exists {
+			w.Notice(sqlerr.New(sqlerr.DuplicateTable, "relation %q already exists, skipping", st.Table.Name.Name).WithSeverity(sqlerr.SeverityNotice))
+			return result{tag: "CREATE TABLE AS"}, nil
+		}
+	}
+	var rows [][]repr.Datum
+	if !st.NoData {
+		var err error
+		if rows, err = s.selectDatums(ctx, st.Query); err != nil {
+			return result{}, err
+		}
+	}
+	if _, err := s.createTable(ctx, &st.Table, w); err != nil {
+		return result{}, err
+	}
+	if len(rows) > 0 {
+		var id uint64
+		err := s.engine.Catalog(func(c *catalog.Catalog) error {
+			schema := st.Table.Name.Schema
+			if schema == "" {
+				schema = catalog.DefaultSchema
+			}
+			o, err := c.Resolve(s.database, schema, st.Table.Name.Name)
+			if err == nil {
+				id = o.ID
+			}
+			return err
+		})
+		if err != nil {
+			return result{}, err
+		}
+		writes := make([]TableWrite, len(rows))
+		for i, r := range rows {
+			writes[i] = TableWrite{Table: id, Row: repr.PackRow(r...), Diff: 1}
+		}
+		if _, err := s.engine.Write(ctx, writes); err != nil {
+			return result{}, err
+		}
+	}
+	if st.NoData {
+		return result{tag: "CREATE TABLE AS"}, nil
+	}
+	return result{tag: fmt.Sprintf("SELECT %d", len(rows))}, nil
 }

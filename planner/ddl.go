@@ -186,7 +186,7 @@ func (p *planner) createView(vs *pg.ViewStmt) (Statement, error) {
 
 func (p *planner) createTableAs(c *pg.CreateTableAsStmt) (Statement, error) {
 	if c.Objtype != pg.ObjectType_OBJECT_MATVIEW {
-		return nil, unsupported("CREATE TABLE AS")
+		return p.createTableAsSelect(c)
 	}
 	if c.Into.SkipData {
 		return nil, unsupported("WITH NO DATA")
@@ -306,4 +306,41 @@ func (p *planner) drop(ds *pg.DropStmt) (Statement, error) {
 		d.Names = append(d.Names, name)
 	}
 	return d, nil
+}
+
+// CreateTableAs is CREATE TABLE name [(columns)] AS query [WITH [NO]
+// DATA]: a table with the query's columns, filled with its rows unless
+// WITH NO DATA.
+type CreateTableAs struct {
+	Table  CreateTable
+	Query  *Select
+	NoData bool
+}
+
+func (*CreateTableAs) Tag() string { return "SELECT" }
+
+func (p *planner) createTableAsSelect(c *pg.CreateTableAsStmt) (Statement, error) {
+	sel := c.Query.GetSelectStmt()
+	if sel == nil || c.Objtype != pg.ObjectType_OBJECT_TABLE {
+		return nil, unsupported("this form of CREATE TABLE AS")
+	}
+	if c.Into.Rel.Relpersistence == "t" {
+		return nil, unsupported("temporary tables")
+	}
+	q, err := p.selectStmt(sel)
+	if err != nil {
+		return nil, err
+	}
+	if len(c.Into.ColNames) > len(q.Columns) {
+		return nil, sqlerr.New(sqlerr.SyntaxError, "too many column names were specified")
+	}
+	t := CreateTable{Name: qualifiedName(c.Into.Rel), IfNotExists: c.IfNotExists}
+	for i, col := range q.Columns {
+		name := col.Name
+		if i < len(c.Into.ColNames) {
+			name = c.Into.ColNames[i].GetString_().GetSval()
+		}
+		t.Columns = append(t.Columns, ColumnDef{Name: name, Type: col.Type})
+	}
+	return &CreateTableAs{Table: t, Query: q, NoData: c.Into.SkipData}, nil
 }
