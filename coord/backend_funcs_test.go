@@ -72,3 +72,24 @@ wait:
 	env.fails(admin, "CREATE MATERIALIZED VIEW bad AS SELECT pg_cancel_backend(1)", sqlerr.FeatureNotSupported,
 		"pg_cancel_backend() is not supported in views: its value depends on the session", "")
 }
+
+// pg_terminate_backend of each row's pid: the form Superset sends,
+// SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE ...,
+// signals the sessions the rows name, and no other.
+func TestTerminateBackendPerRow(t *testing.T) {
+	env := openSQL(t, t.TempDir())
+	defer func() { env.e.Close() }()
+	admin, victim, bystander := env.session(), env.sessionAs("victim"), env.session()
+	if got := env.query(admin, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE pid = 0"); got != "" {
+		t.Fatalf("no row: %q", got)
+	}
+	if got := env.query(admin, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = 'victim'"); got != "t" {
+		t.Fatalf("the victim's row: %q", got)
+	}
+	if victim.Terminated().Err() == nil {
+		t.Fatal("the victim's session was not terminated")
+	}
+	if bystander.Terminated().Err() != nil || admin.Terminated().Err() != nil {
+		t.Fatal("a session the query did not name was terminated")
+	}
+}

@@ -1,6 +1,7 @@
 package coord
 
 import (
+	"fmt"
 	"time"
 
 	"freshet/catalog"
@@ -25,6 +26,13 @@ func (s *Session) bindSession(plan expr.Relation) (expr.Relation, func(), error)
 	out := expr.MapCalls(plan, func(c expr.CallVariadic) expr.Scalar {
 		if !c.Func.IsSession() || err != nil {
 			return c
+		}
+		if c.Func == expr.CancelBackend || c.Func == expr.TerminateBackend {
+			if _, ok := c.Args[0].(expr.Literal); !ok {
+				// pg_terminate_backend(pid) FROM pg_stat_activity WHERE
+				// ...: the call runs for each row, as in PostgreSQL.
+				return signalCall{arg: c.Args[0], s: s, terminate: c.Func == expr.TerminateBackend}
+			}
 		}
 		args := make([]repr.Datum, len(c.Args))
 		for i, a := range c.Args {
@@ -165,4 +173,45 @@ func (s *Session) setConfig(args []repr.Datum) (repr.Datum, func(), error) {
 		}
 	}
 	return repr.NewText(v), set, nil
+}
+
+// signalCall is pg_cancel_backend or pg_terminate_backend of a pid that
+// each row gives: evaluating it signals the session of that pid, and is
+// true if there is one. Views refuse session functions, so it runs only
+// in the statement of the session that asked.
+type signalCall struct {
+	arg       expr.Scalar
+	s         *Session
+	terminate bool
+}
+
+// RewriteScalars implements expr.ScalarRewriter.
+func (c signalCall) RewriteScalars(f func(expr.Scalar) expr.Scalar) expr.Scalar {
+	return signalCall{arg: f(c.arg), s: c.s, terminate: c.terminate}
+}
+
+func (c signalCall) Eval(row []repr.Datum) (repr.Datum, error) {
+	pid, err := c.arg.Eval(row)
+	if err != nil {
+		return repr.Null, err
+	}
+	f := expr.CancelBackend
+	if c.terminate {
+		f = expr.TerminateBackend
+	}
+	v, _, err := c.s.sessionValue(f, []repr.Datum{pid})
+	return v, err
+}
+
+func (c signalCall) Typ(input []expr.ColumnType) expr.ColumnType {
+	return expr.ColumnType{Type: repr.Bool, Nullable: true}
+}
+
+func (c signalCall) Columns(dst []int) []int { return c.arg.Columns(dst) }
+
+func (c signalCall) String() string {
+	if c.terminate {
+		return fmt.Sprintf("pg_terminate_backend(%s)", c.arg)
+	}
+	return fmt.Sprintf("pg_cancel_backend(%s)", c.arg)
 }
