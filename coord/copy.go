@@ -28,6 +28,9 @@ func (s *Session) copyFrom(ctx context.Context, st *planner.Copy, w pgwire.Write
 	if delim == "" {
 		delim = "\t"
 	}
+	// A timestamptz field without an offset is read in the session's
+	// time zone.
+	zone := s.zone()
 	null := st.Options.Null
 	if st.Options.Null == "" {
 		null = `\N`
@@ -70,7 +73,7 @@ func (s *Session) copyFrom(ctx context.Context, st *planner.Copy, w pgwire.Write
 				row[ci] = repr.Null
 				continue
 			}
-			v, err := repr.ParseTextIn(col.Type, unescapeCopy(fields[fi]), s.zone())
+			v, err := repr.ParseTextIn(col.Type, unescapeCopy(fields[fi]), zone)
 			if err != nil {
 				return result{}, sqlerr.Wrapf(err, "", "%s", sqlerr.From(err).Message).
 					WithDetail("COPY %s, line %d, column %s", st.Table.Name.Name, line, col.Name)

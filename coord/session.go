@@ -401,8 +401,9 @@ func (s *Session) selectRows(ctx context.Context, st *planner.Select) (result, e
 		return result{}, err
 	}
 	res := result{columns: describe(st.Columns), tag: fmt.Sprintf("SELECT %d", len(out))}
+	zone := s.zone()
 	for _, r := range out {
-		res.rows = append(res.rows, textRow(r, st.Columns, s.zone()))
+		res.rows = append(res.rows, textRow(r, st.Columns, zone))
 	}
 	return res, nil
 }
