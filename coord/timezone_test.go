@@ -41,6 +41,13 @@ func TestSessionTimeZone(t *testing.T) {
 	if got := env.query(s, "SELECT id, ts, d FROM ev"); got != want {
 		t.Fatalf("in Tokyo: %q, want %q", got, want)
 	}
+	if err := s.Query(ctx, "COPY ev (id, ts) FROM STDIN", &recorder{copyData: "3\t2024-01-01 12:00\n"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := env.query(s, "SELECT ts AT TIME ZONE 'UTC' FROM ev WHERE id = 3"); got != "2024-01-01 03:00:00" {
+		t.Fatalf("a COPY field without an offset, in Tokyo: %q is 03:00 UTC", got)
+	}
+	env.exec(s, "DELETE FROM ev WHERE id = 3")
 	env.exec(s, "SET TIME ZONE 'UTC'")
 	if got := env.query(s, "SELECT ts, d FROM ev"); got != "2024-01-01 00:00:00+00,2023-12-31 15:00:00+00" {
 		t.Fatalf("in UTC: %q", got)
