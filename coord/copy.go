@@ -142,3 +142,100 @@ func unescapeCopy(s string) string {
 	}
 	return b.String()
 }
+
+// copyTo runs COPY table | (query) TO STDOUT in the text or CSV format,
+// a row per CopyData message, with PostgreSQL's escapes: in text, a
+// backslash before the delimiter, backslash and control characters, \N
+// for NULL; in CSV, a field quoted when it holds the delimiter, the quote
+// character or a line break, or reads as the NULL string (so that by
+// default the empty string is told from NULL), its quotes doubled. Timestamps with time zone are in the session's
+// zone, as in a query's result.
+func (s *Session) copyTo(ctx context.Context, st *planner.CopyTo, w pgwire.Writer) (result, error) {
+	// The planner filled in the format's defaults and checked the
+	// options (planner.copyOptions).
+	opts := st.Options
+	csv := opts.Format == "csv"
+	delim, null, quote, escape := opts.Delimiter, opts.Null, opts.Quote, opts.Escape
+	if csv && (len(quote) != 1 || len(escape) != 1) {
+		return result{}, sqlerr.New(sqlerr.FeatureNotSupported, "COPY quote and escape must be a single one-byte character")
+	}
+	rows, err := s.selectDatums(ctx, st.Query)
+	if err != nil {
+		return result{}, err
+	}
+	out, err := w.CopyOut(pgwire.CopyFormat{Columns: len(st.Query.Columns)})
+	if err != nil {
+		return result{}, err
+	}
+	field := func(b []byte, v []byte, isNull bool) []byte {
+		if isNull {
+			return append(b, null...)
+		}
+		if csv {
+			needs := string(v) == null || strings.ContainsAny(string(v), delim+quote+"\r\n")
+			if !needs {
+				return append(b, v...)
+			}
+			b = append(b, quote...)
+			for _, c := range v {
+				if c == quote[0] || c == escape[0] {
+					b = append(b, escape...)
+				}
+				b = append(b, c)
+			}
+			return append(b, quote...)
+		}
+		for _, c := range v {
+			switch c {
+			case '\\':
+				b = append(b, '\\', '\\')
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			case '\v':
+				b = append(b, '\\', 'v')
+			default:
+				if c == delim[0] {
+					b = append(b, '\\')
+				}
+				b = append(b, c)
+			}
+		}
+		return b
+	}
+	var line []byte
+	if opts.Header {
+		line = line[:0]
+		for i, c := range st.Query.Columns {
+			if i > 0 {
+				line = append(line, delim...)
+			}
+			line = field(line, []byte(c.Name), false)
+		}
+		if _, err := out.Write(append(line, '\n')); err != nil {
+			return result{}, err
+		}
+	}
+	zone := s.zone()
+	for _, r := range rows {
+		vals := textRow(r, st.Query.Columns, zone)
+		line = line[:0]
+		for i, v := range vals {
+			if i > 0 {
+				line = append(line, delim...)
+			}
+			line = field(line, v, v == nil)
+		}
+		if _, err := out.Write(append(line, '\n')); err != nil {
+			return result{}, err
+		}
+	}
+	return result{tag: fmt.Sprintf("COPY %d", len(rows))}, nil
+}

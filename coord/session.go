@@ -294,6 +294,8 @@ func (s *Session) execute(ctx context.Context, st planner.Statement, w pgwire.Wr
 		return res, err
 	case *planner.Copy:
 		return s.copyFrom(ctx, st, w)
+	case *planner.CopyTo:
+		return s.copyTo(ctx, st, w)
 	case *planner.Drop:
 		return s.drop(ctx, st, w)
 	case *planner.CreateRole:

@@ -20,6 +20,8 @@ import (
 type recorder struct {
 	rows     []string
 	copyData string
+	// copied collects what COPY TO STDOUT sends.
+	copied strings.Builder
 }
 
 func (r *recorder) Row(values [][]byte) error {
@@ -38,7 +40,7 @@ func (r *recorder) Flush() error               { return nil }
 func (r *recorder) CopyIn(pgwire.CopyFormat) (io.Reader, error) {
 	return strings.NewReader(r.copyData), nil
 }
-func (r *recorder) CopyOut(pgwire.CopyFormat) (io.Writer, error) { return io.Discard, nil }
+func (r *recorder) CopyOut(pgwire.CopyFormat) (io.Writer, error) { return &r.copied, nil }
 func (r *recorder) Describe([]pgwire.Column) error               { return nil }
 func (r *recorder) Complete(string) error                        { return nil }
 

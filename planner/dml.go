@@ -496,8 +496,10 @@ func copyOptions(defs []*pg.Node) (CopyOptions, error) {
 		if !set["escape"] {
 			o.Escape = o.Quote
 		}
-	} else if set["quote"] || set["escape"] {
-		return o, sqlerr.New(sqlerr.FeatureNotSupported, "COPY quote and escape available only in CSV mode")
+	} else if set["quote"] {
+		return o, sqlerr.New(sqlerr.FeatureNotSupported, "COPY quote available only in CSV mode")
+	} else if set["escape"] {
+		return o, sqlerr.New(sqlerr.FeatureNotSupported, "COPY escape available only in CSV mode")
 	}
 	if len(o.Delimiter) != 1 {
 		return o, sqlerr.New(sqlerr.FeatureNotSupported, "COPY delimiter must be a single one-byte character")

@@ -1,0 +1,47 @@
+package coord
+
+import (
+	"context"
+	"testing"
+)
+
+// COPY TO STDOUT in the text and CSV formats, with their escapes, a
+// header, other NULL strings, delimiters and quotes, and timestamps in
+// the session's time zone: each output is what PostgreSQL 15 sends for
+// the same table.
+func TestCopyTo(t *testing.T) {
+	env := openSQL(t, t.TempDir())
+	defer func() { env.e.Close() }()
+	s := env.session()
+	env.exec(s, "CREATE TABLE cp (id int, s text, ts timestamptz, n numeric(5,2))")
+	env.exec(s, `INSERT INTO cp VALUES (1, 'plain', '2024-01-01 00:00+00', 1.5), (2, E'tab\there, new\nline \\ back', NULL, NULL), (3, '', '2024-06-01 12:00+00', -2), (4, 'say "hi", ok', NULL, 0)`)
+	for _, tc := range []struct{ sql, want string }{
+		{"COPY (SELECT * FROM cp ORDER BY id) TO STDOUT",
+			"1\tplain\t2024-01-01 00:00:00+00\t1.50\n2\ttab\\there, new\\nline \\\\ back\t\\N\t\\N\n3\t\t2024-06-01 12:00:00+00\t-2.00\n4\tsay \"hi\", ok\t\\N\t0.00\n"},
+		{"COPY (SELECT id, s FROM cp WHERE id > 1 ORDER BY id DESC) TO STDOUT",
+			"4\tsay \"hi\", ok\n3\t\n2\ttab\\there, new\\nline \\\\ back\n"},
+		{"COPY (SELECT * FROM cp ORDER BY id) TO STDOUT WITH (FORMAT csv)",
+			"1,plain,2024-01-01 00:00:00+00,1.50\n2,\"tab\there, new\nline \\ back\",,\n3,\"\",2024-06-01 12:00:00+00,-2.00\n4,\"say \"\"hi\"\", ok\",,0.00\n"},
+		{"COPY (SELECT * FROM cp ORDER BY id) TO STDOUT WITH (FORMAT csv, HEADER, NULL 'NULL', DELIMITER ';')",
+			"id;s;ts;n\n1;plain;2024-01-01 00:00:00+00;1.50\n2;\"tab\there, new\nline \\ back\";NULL;NULL\n3;;2024-06-01 12:00:00+00;-2.00\n4;\"say \"\"hi\"\", ok\";NULL;0.00\n"},
+		{"COPY (SELECT id, s FROM cp ORDER BY id) TO STDOUT WITH (FORMAT csv, QUOTE '''')",
+			"1,plain\n2,'tab\there, new\nline \\ back'\n3,''\n4,'say \"hi\", ok'\n"},
+	} {
+		r := &recorder{}
+		if err := s.Query(context.Background(), tc.sql, r); err != nil {
+			t.Fatalf("%s: %v", tc.sql, err)
+		}
+		if got := r.copied.String(); got != tc.want {
+			t.Errorf("%s:\n got %q\nwant %q", tc.sql, got, tc.want)
+		}
+	}
+	env.exec(s, "SET TIME ZONE 'Asia/Tokyo'")
+	r := &recorder{}
+	if err := s.Query(context.Background(), "COPY (SELECT ts FROM cp ORDER BY id) TO STDOUT WITH (NULL '-')", r); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := r.copied.String(), "2024-01-01 09:00:00+09\n-\n2024-06-01 21:00:00+09\n-\n"; got != want {
+		t.Errorf("in Tokyo: %q, want %q", got, want)
+	}
+	env.failsWith(s, "COPY cp TO STDOUT WITH (QUOTE '\"')", "0A000", "COPY quote available only in CSV mode")
+}
