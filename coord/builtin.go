@@ -83,19 +83,15 @@ func (s *Session) resolveBuiltin(name planner.QualifiedName) (planner.Relation, 
 	case "", pgCatalogSchema:
 		v, ok = builtinViews[name.Name]
 		if g, found := generatedViews[name.Name]; found {
-			// A generated relation is written from the catalog as the
-			// statement is planned: a read after a DDL is planned after
-			// it.
 			v, ok = builtinView{columns: g.columns}, true
 			if g.session != nil {
 				v.sql = g.session(s)
 			} else {
-				_ = s.engine.Catalog(func(c *catalog.Catalog) error {
-					v.sql = g.sql(c, db)
-					return nil
-				})
+				v.sql = systemTableView(name.Name, g, db)
 			}
 		}
+	case systemSchema:
+		return s.resolveSystemTable(name.Name)
 	}
 	if !ok {
 		return planner.Relation{}, false
@@ -141,25 +137,34 @@ func refuseSystemSchema(name planner.QualifiedName) error {
 }
 
 // generatedView is a pg_catalog relation whose rows are written from the
-// catalog, or from the session's state, when a statement that reads it
-// is planned.
+// catalog into a system table (rows; systables.go) or, for the few that
+// describe sessions, from the session's state when a statement that
+// reads them is planned (session).
 type generatedView struct {
 	columns []planner.RelationColumn
-	sql     func(c *catalog.Catalog, db string) string
-	// session, if set, writes the rows instead of sql.
+	// rows, if set, writes the relation's rows that catalog object o
+	// gives (or, for o nil, those of no object), as SQL literals, one per
+	// column. They are in o's database, or in every database if the
+	// relation is shared.
+	rows func(rs *rowSource, o *catalog.Object) [][]string
+	// shared marks a relation whose rows are the same in every database
+	// (pg_database, pg_roles), as PostgreSQL's shared catalogs are.
+	shared bool
+	// session, if set, writes the rows instead, as a query over constant
+	// rows planned into the reading statement.
 	session func(s *Session) string
 }
 
 // generatedViews are the generated pg_catalog relations, by name. A
-// dataflow over one would not follow later DDL, so materialized views
-// over them are refused.
+// dataflow over a session's relation would hold the state of its
+// planning, so materialized views and indexes over those are refused.
 var generatedViews = map[string]generatedView{
-	"pg_class":         {pgClassColumns, pgClassSQL, nil},
-	"pg_database":      {pgDatabaseColumns, func(c *catalog.Catalog, _ string) string { return pgDatabaseSQL(c) }, nil},
-	"pg_views":         {pgViewsColumns, pgViewsSQL, nil},
-	"pg_index":         {pgIndexColumns, pgIndexSQL, nil},
-	"pg_attribute":     {pgAttributeColumns, pgAttributeSQL, nil},
-	"pg_settings":      {pgSettingsColumns, nil, (*Session).pgSettingsSQL},
-	"pg_stat_activity": {pgStatActivityColumns, nil, (*Session).pgStatActivitySQL},
-	"pg_roles":         {pgRolesColumns, pgRolesSQL, nil},
+	"pg_class":         {columns: pgClassColumns, rows: pgClassRows},
+	"pg_database":      {columns: pgDatabaseColumns, rows: pgDatabaseRows, shared: true},
+	"pg_views":         {columns: pgViewsColumns, rows: pgViewsRows},
+	"pg_index":         {columns: pgIndexColumns, rows: pgIndexRows},
+	"pg_attribute":     {columns: pgAttributeColumns, rows: pgAttributeRows},
+	"pg_settings":      {columns: pgSettingsColumns, session: (*Session).pgSettingsSQL},
+	"pg_stat_activity": {columns: pgStatActivityColumns, session: (*Session).pgStatActivitySQL},
+	"pg_roles":         {columns: pgRolesColumns, rows: pgRolesRows, shared: true},
 }

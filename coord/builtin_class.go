@@ -37,20 +37,12 @@ var pgClassColumns = []planner.RelationColumn{
 	col("relpartbound", repr.Text, true),
 }
 
-// pgClassSQL is pg_class for database db as a query over constant rows,
-// written from the catalog when the reading statement is planned: one row
-// per table, view, materialized view and index, and one per index behind
-// a PRIMARY KEY or UNIQUE constraint.
-func pgClassSQL(c *catalog.Catalog, db string) string {
-	hasIndex := map[uint64]bool{}
-	for _, o := range c.Objects() {
-		// A PRIMARY KEY or UNIQUE constraint is an index in
-		// PostgreSQL, so a table with one has an index.
-		if o.Kind == catalog.Index {
-			hasIndex[o.On] = true
-		} else if len(o.UniqueKeys) > 0 {
-			hasIndex[o.ID] = true
-		}
+// pgClassRows are object o's rows of pg_class: one for a table, view,
+// materialized view or index, and one per index behind a table's PRIMARY
+// KEY or UNIQUE constraint.
+func pgClassRows(rs *rowSource, o *catalog.Object) [][]string {
+	if o == nil {
+		return nil
 	}
 	var rows [][]string
 	row := func(oid uint64, name, kind string, am, natts int, hasIndex bool) {
@@ -71,25 +63,20 @@ func pgClassSQL(c *catalog.Catalog, db string) string {
 			"0", "0", sqlNull, sqlNull, sqlNull,
 		})
 	}
-	for _, o := range c.Objects() {
-		if o.Database != db {
-			continue
+	switch o.Kind {
+	case catalog.Table:
+		row(relationOID(o.ID), o.Name, "r", heapAccessMethodOID, len(o.Columns), rs.hasIndex[o.ID])
+		for i, k := range o.UniqueKeys {
+			row(subOID(o.ID, subConstraintIndex, i), k.Name, "i", btreeAccessMethodOID, len(k.Columns), false)
 		}
-		switch o.Kind {
-		case catalog.Table:
-			row(relationOID(o.ID), o.Name, "r", heapAccessMethodOID, len(o.Columns), hasIndex[o.ID])
-			for i, k := range o.UniqueKeys {
-				row(subOID(o.ID, subConstraintIndex, i), k.Name, "i", btreeAccessMethodOID, len(k.Columns), false)
-			}
-		case catalog.View:
-			row(relationOID(o.ID), o.Name, "v", 0, len(o.Columns), false)
-		case catalog.MaterializedView:
-			row(relationOID(o.ID), o.Name, "m", heapAccessMethodOID, len(o.Columns), hasIndex[o.ID])
-		case catalog.Index:
-			row(relationOID(o.ID), o.Name, "i", btreeAccessMethodOID, len(indexKeyNames(o)), false)
-		}
+	case catalog.View:
+		row(relationOID(o.ID), o.Name, "v", 0, len(o.Columns), false)
+	case catalog.MaterializedView:
+		row(relationOID(o.ID), o.Name, "m", heapAccessMethodOID, len(o.Columns), rs.hasIndex[o.ID])
+	case catalog.Index:
+		row(relationOID(o.ID), o.Name, "i", btreeAccessMethodOID, len(indexKeyNames(o)), false)
 	}
-	return constRowsSQL(pgClassColumns, rows)
+	return rows
 }
 
 // quoteLiteral quotes s as an SQL string literal.
@@ -112,10 +99,12 @@ var pgIndexColumns = []planner.RelationColumn{
 	col("indpred", repr.Text, true),
 }
 
-// pgIndexSQL is pg_index for database db: one row per CREATE INDEX and
-// per PRIMARY KEY or UNIQUE constraint, as a query over constant rows
-// written from the catalog when the reading statement is planned.
-func pgIndexSQL(c *catalog.Catalog, db string) string {
+// pgIndexRows are object o's rows of pg_index: one for an index, and one
+// per PRIMARY KEY or UNIQUE constraint of a table.
+func pgIndexRows(rs *rowSource, o *catalog.Object) [][]string {
+	if o == nil {
+		return nil
+	}
 	var rows [][]string
 	row := func(oid, on uint64, attnums []string, unique, primary bool, indexprs string) {
 		zeros := strings.TrimSpace(strings.Repeat("0 ", len(attnums)))
@@ -128,44 +117,39 @@ func pgIndexSQL(c *catalog.Catalog, db string) string {
 			sqlNull,
 		})
 	}
-	for _, o := range c.Objects() {
-		if o.Database != db {
-			continue
+	for i, k := range o.UniqueKeys {
+		attnums := make([]string, len(k.Columns))
+		for j, n := range k.Columns {
+			attnums[j] = fmt.Sprint(n + 1)
 		}
-		for i, k := range o.UniqueKeys {
-			attnums := make([]string, len(k.Columns))
-			for j, n := range k.Columns {
-				attnums[j] = fmt.Sprint(n + 1)
-			}
-			row(subOID(o.ID, subConstraintIndex, i), relationOID(o.ID), attnums, true, k.Primary, sqlNull)
-		}
-		if o.Kind != catalog.Index {
-			continue
-		}
-		on := c.Get(o.On)
-		keys := indexKeyNames(o)
-		attnums := make([]string, len(keys))
-		exprs := false
-		for i, k := range keys {
-			attnums[i] = "0"
-			if on != nil {
-				for j, col := range on.Columns {
-					if col.Name == k {
-						attnums[i] = fmt.Sprint(j + 1)
-					}
+		row(subOID(o.ID, subConstraintIndex, i), relationOID(o.ID), attnums, true, k.Primary, sqlNull)
+	}
+	if o.Kind != catalog.Index {
+		return rows
+	}
+	on := rs.c.Get(o.On)
+	keys := indexKeyNames(o)
+	attnums := make([]string, len(keys))
+	exprs := false
+	for i, k := range keys {
+		attnums[i] = "0"
+		if on != nil {
+			for j, col := range on.Columns {
+				if col.Name == k {
+					attnums[i] = fmt.Sprint(j + 1)
 				}
 			}
-			exprs = exprs || attnums[i] == "0"
 		}
-		indexprs := sqlNull
-		if exprs {
-			// The key expressions as Freshet keeps them, not PostgreSQL's
-			// node trees.
-			indexprs = sqlText(o.SQL)
-		}
-		row(relationOID(o.ID), relationOID(o.On), attnums, o.Unique, false, indexprs)
+		exprs = exprs || attnums[i] == "0"
 	}
-	return constRowsSQL(pgIndexColumns, rows)
+	indexprs := sqlNull
+	if exprs {
+		// The key expressions as Freshet keeps them, not PostgreSQL's
+		// node trees.
+		indexprs = sqlText(o.SQL)
+	}
+	row(relationOID(o.ID), relationOID(o.On), attnums, o.Unique, false, indexprs)
+	return rows
 }
 
 // indexKeyNames returns index o's keys as Freshet keeps them: a column's

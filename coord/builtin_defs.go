@@ -34,36 +34,34 @@ var pgConstraintColumns = []planner.RelationColumn{
 	col("conexclop", repr.ArrayOf(oidType), true), col("conbin", repr.Text, true),
 }
 
-// pgConstraintSQL is pg_constraint for database db: a row per PRIMARY KEY
-// and UNIQUE constraint. NOT NULL is no constraint row in PostgreSQL 15
+// pgConstraintRows are object o's rows of pg_constraint: one per PRIMARY
+// KEY and UNIQUE constraint of a table. NOT NULL is no constraint row in PostgreSQL 15
 // either; Freshet has no CHECK or FOREIGN KEY constraints.
-func pgConstraintSQL(c *catalog.Catalog, db string) string {
-	var rows [][]string
-	for _, o := range c.Objects() {
-		if o.Database != db {
-			continue
-		}
-		for i, k := range o.UniqueKeys {
-			contype := "u"
-			if k.Primary {
-				contype = "p"
-			}
-			attnums := make([]string, len(k.Columns))
-			for j, n := range k.Columns {
-				attnums[j] = fmt.Sprint(n + 1)
-			}
-			rows = append(rows, []string{
-				sqlInt(subOID(o.ID, subConstraint, i)), sqlText(k.Name), sqlInt(publicNamespaceOID), sqlText(contype),
-				"false", "false", "true", sqlInt(relationOID(o.ID)),
-				"0", sqlInt(subOID(o.ID, subConstraintIndex, i)), "0", "0",
-				"' '", "' '", "' '", "true",
-				"0", "true", sqlText("{" + strings.Join(attnums, ",") + "}"), sqlNull,
-				sqlNull, sqlNull, sqlNull, sqlNull,
-				sqlNull, sqlNull,
-			})
-		}
+func pgConstraintRows(rs *rowSource, o *catalog.Object) [][]string {
+	if o == nil {
+		return nil
 	}
-	return constRowsSQL(pgConstraintColumns, rows)
+	var rows [][]string
+	for i, k := range o.UniqueKeys {
+		contype := "u"
+		if k.Primary {
+			contype = "p"
+		}
+		attnums := make([]string, len(k.Columns))
+		for j, n := range k.Columns {
+			attnums[j] = fmt.Sprint(n + 1)
+		}
+		rows = append(rows, []string{
+			sqlInt(subOID(o.ID, subConstraint, i)), sqlText(k.Name), sqlInt(publicNamespaceOID), sqlText(contype),
+			"false", "false", "true", sqlInt(relationOID(o.ID)),
+			"0", sqlInt(subOID(o.ID, subConstraintIndex, i)), "0", "0",
+			"' '", "' '", "' '", "true",
+			"0", "true", sqlText("{" + strings.Join(attnums, ",") + "}"), sqlNull,
+			sqlNull, sqlNull, sqlNull, sqlNull,
+			sqlNull, sqlNull,
+		})
+	}
+	return rows
 }
 
 // constraintDef is the text pg_get_constraintdef gives for key k of
@@ -89,8 +87,11 @@ var definitionsColumns = []planner.RelationColumn{
 	col("n", repr.Int4, false), col("definition", repr.Text, false),
 }
 
-// definitionsSQL is freshet_definitions for database db.
-func definitionsSQL(c *catalog.Catalog, db string) string {
+// definitionsRows are object o's rows of freshet_definitions.
+func definitionsRows(rs *rowSource, o *catalog.Object) [][]string {
+	if o == nil {
+		return nil
+	}
 	var rows [][]string
 	def := func(oid uint64, kind string, n int, text string) {
 		rows = append(rows, []string{sqlInt(oid), sqlText(kind), sqlInt(n), sqlText(text)})
@@ -106,45 +107,40 @@ func definitionsSQL(c *catalog.Catalog, db string) string {
 			def(oid, "i", i+1, k)
 		}
 	}
-	for _, o := range c.Objects() {
-		if o.Database != db {
-			continue
+	switch o.Kind {
+	case catalog.View, catalog.MaterializedView:
+		def(relationOID(o.ID), "v", 0, o.SQL)
+	case catalog.Table:
+		for i, k := range o.UniqueKeys {
+			def(subOID(o.ID, subConstraint, i), "c", 0, constraintDef(o, k))
+			keys := make([]string, len(k.Columns))
+			for j, n := range k.Columns {
+				keys[j] = quoteIdentIfNeeded(o.Columns[n].Name)
+			}
+			index(subOID(o.ID, subConstraintIndex, i), k.Name, o, true, keys)
 		}
-		switch o.Kind {
-		case catalog.View, catalog.MaterializedView:
-			def(relationOID(o.ID), "v", 0, o.SQL)
-		case catalog.Table:
-			for i, k := range o.UniqueKeys {
-				def(subOID(o.ID, subConstraint, i), "c", 0, constraintDef(o, k))
-				keys := make([]string, len(k.Columns))
-				for j, n := range k.Columns {
-					keys[j] = quoteIdentIfNeeded(o.Columns[n].Name)
-				}
-				index(subOID(o.ID, subConstraintIndex, i), k.Name, o, true, keys)
-			}
-		case catalog.Index:
-			on := c.Get(o.On)
-			if on == nil {
-				continue
-			}
-			keys := indexKeyNames(o)
-			for i, k := range keys {
-				// A key that is a column's name is quoted as one; an
-				// expression is kept as written, in parentheses.
-				isColumn := false
-				for _, col := range on.Columns {
-					isColumn = isColumn || col.Name == k
-				}
-				if isColumn {
-					keys[i] = quoteIdentIfNeeded(k)
-				} else {
-					keys[i] = "(" + k + ")"
-				}
-			}
-			index(relationOID(o.ID), o.Name, on, o.Unique, keys)
+	case catalog.Index:
+		on := rs.c.Get(o.On)
+		if on == nil {
+			return rows
 		}
+		keys := indexKeyNames(o)
+		for i, k := range keys {
+			// A key that is a column's name is quoted as one; an
+			// expression is kept as written, in parentheses.
+			isColumn := false
+			for _, col := range on.Columns {
+				isColumn = isColumn || col.Name == k
+			}
+			if isColumn {
+				keys[i] = quoteIdentIfNeeded(k)
+			} else {
+				keys[i] = "(" + k + ")"
+			}
+		}
+		index(relationOID(o.ID), o.Name, on, o.Unique, keys)
 	}
-	return constRowsSQL(definitionsColumns, rows)
+	return rows
 }
 
 // pgMatviewsColumns are pg_matviews' columns.
@@ -156,8 +152,8 @@ var pgMatviewsColumns = []planner.RelationColumn{
 }
 
 func init() {
-	generatedViews["pg_constraint"] = generatedView{pgConstraintColumns, pgConstraintSQL, nil}
-	generatedViews["freshet_definitions"] = generatedView{definitionsColumns, definitionsSQL, nil}
+	generatedViews["pg_constraint"] = generatedView{columns: pgConstraintColumns, rows: pgConstraintRows}
+	generatedViews["freshet_definitions"] = generatedView{columns: definitionsColumns, rows: definitionsRows}
 	// pg_matviews, like pg_tables, is a view over pg_class; every
 	// materialized view is populated: it is maintained from its
 	// creation on.
@@ -212,56 +208,54 @@ var pgDependColumns = []planner.RelationColumn{
 	col("deptype", repr.Char, false),
 }
 
-// pgDependSQL is pg_depend for database db: a view or materialized view
+// pgDependRows are object o's rows of pg_depend: a view or materialized view
 // depends on each relation its query reads (deptype n), including those
 // read through the views it reads, an index on its
 // table's key columns (deptype a, one row per column), as pg_class
 // objects (classid 1259). PostgreSQL records a view's dependencies
 // through its rewrite rule; Freshet has no rules and records them on the
 // view itself.
-func pgDependSQL(c *catalog.Catalog, db string) string {
+func pgDependRows(rs *rowSource, o *catalog.Object) [][]string {
+	if o == nil {
+		return nil
+	}
 	const pgClassOID = 1259
 	var rows [][]string
 	dep := func(objid uint64, objsub int, refobjid uint64, refsub int, deptype string) {
 		rows = append(rows, []string{sqlInt(pgClassOID), sqlInt(objid), sqlInt(objsub), sqlInt(pgClassOID),
 			sqlInt(refobjid), sqlInt(refsub), sqlText(deptype)})
 	}
-	for _, o := range c.Objects() {
-		if o.Database != db {
-			continue
+	switch o.Kind {
+	case catalog.View, catalog.MaterializedView:
+		for _, d := range o.DependsOn {
+			if r := rs.c.Get(d); r != nil && r.Kind.IsRelation() {
+				dep(relationOID(o.ID), 0, relationOID(d), 0, "n")
+			}
 		}
-		switch o.Kind {
-		case catalog.View, catalog.MaterializedView:
-			for _, d := range o.DependsOn {
-				if r := c.Get(d); r != nil && r.Kind.IsRelation() {
-					dep(relationOID(o.ID), 0, relationOID(d), 0, "n")
-				}
+	case catalog.Table:
+		for i, k := range o.UniqueKeys {
+			for _, n := range k.Columns {
+				dep(subOID(o.ID, subConstraintIndex, i), 0, relationOID(o.ID), n+1, "a")
 			}
-		case catalog.Table:
-			for i, k := range o.UniqueKeys {
-				for _, n := range k.Columns {
-					dep(subOID(o.ID, subConstraintIndex, i), 0, relationOID(o.ID), n+1, "a")
-				}
-			}
-		case catalog.Index:
-			on := c.Get(o.On)
-			if on == nil {
-				continue
-			}
-			for _, k := range indexKeyNames(o) {
-				for j, col := range on.Columns {
-					if col.Name == k {
-						dep(relationOID(o.ID), 0, relationOID(o.On), j+1, "a")
-					}
+		}
+	case catalog.Index:
+		on := rs.c.Get(o.On)
+		if on == nil {
+			return rows
+		}
+		for _, k := range indexKeyNames(o) {
+			for j, col := range on.Columns {
+				if col.Name == k {
+					dep(relationOID(o.ID), 0, relationOID(o.On), j+1, "a")
 				}
 			}
 		}
 	}
-	return constRowsSQL(pgDependColumns, rows)
+	return rows
 }
 
 func init() {
-	generatedViews["pg_depend"] = generatedView{pgDependColumns, pgDependSQL, nil}
+	generatedViews["pg_depend"] = generatedView{columns: pgDependColumns, rows: pgDependRows}
 	builtinViews["pg_indexes"] = builtinView{
 		columns: []planner.RelationColumn{
 			col("schemaname", repr.Name, false), col("tablename", repr.Name, false),

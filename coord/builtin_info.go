@@ -1,7 +1,6 @@
 package coord
 
 import (
-	"fmt"
 	"regexp"
 	"strings"
 
@@ -27,28 +26,26 @@ var pgAttrdefColumns = []planner.RelationColumn{
 	col("adnum", repr.Int2, false), col("adbin", repr.Text, false),
 }
 
-// pgAttrdefSQL is pg_attrdef for database db: one row per column with a
-// DEFAULT, written from the catalog when the reading statement is
-// planned. A default's oid is derived from its table's (subOID).
-func pgAttrdefSQL(c *catalog.Catalog, db string) string {
-	var b strings.Builder
-	b.WriteString("SELECT * FROM (VALUES (0::oid, 0::oid, 0::int2, '')")
-	for _, o := range c.Objects() {
-		if o.Database != db || o.Kind != catalog.Table {
-			continue
-		}
-		for i, col := range o.Columns {
-			if col.Default != "" {
-				fmt.Fprintf(&b, ", (%d, %d, %d, %s)", subOID(o.ID, subColumnDefault, i+1), relationOID(o.ID), i+1, quoteLiteral(defaultText(col.Default, col.Type)))
-			}
+// pgAttrdefRows are object o's rows of pg_attrdef: one per column of a
+// table with a DEFAULT. A default's oid is derived from its table's (subOID).
+func pgAttrdefRows(rs *rowSource, o *catalog.Object) [][]string {
+	if o == nil {
+		return nil
+	}
+	var rows [][]string
+	if o.Kind != catalog.Table {
+		return rows
+	}
+	for i, col := range o.Columns {
+		if col.Default != "" {
+			rows = append(rows, []string{sqlInt(subOID(o.ID, subColumnDefault, i+1)), sqlInt(relationOID(o.ID)), sqlInt(i + 1), sqlText(defaultText(col.Default, col.Type))})
 		}
 	}
-	b.WriteString(") AS t (oid, adrelid, adnum, adbin) WHERE oid <> 0")
-	return b.String()
+	return rows
 }
 
 func init() {
-	generatedViews["pg_attrdef"] = generatedView{pgAttrdefColumns, pgAttrdefSQL, nil}
+	generatedViews["pg_attrdef"] = generatedView{columns: pgAttrdefColumns, rows: pgAttrdefRows}
 	text := func(names ...string) []planner.RelationColumn {
 		var cols []planner.RelationColumn
 		for _, n := range names {

@@ -1,9 +1,6 @@
 package coord
 
 import (
-	"fmt"
-	"strings"
-
 	"freshet/catalog"
 	"freshet/planner"
 	"freshet/repr"
@@ -24,21 +21,23 @@ var pgRolesColumns = []planner.RelationColumn{
 	col("oid", oidType, false),
 }
 
-// pgRolesSQL writes pg_roles: the built-in superuser and the roles of
-// CREATE ROLE. A superuser has every attribute; a password shows as
+// pgRolesRows are object o's row of pg_roles, if it is a role, and for o
+// nil the built-in superuser's. A superuser has every attribute; a password shows as
 // ******** whether a role has one or not, as in PostgreSQL.
-func pgRolesSQL(c *catalog.Catalog, _ string) string {
+func pgRolesRows(_ *rowSource, o *catalog.Object) [][]string {
 	row := func(name string, oid uint64, super, login bool) []string {
 		s := sqlBool(super)
 		return []string{sqlText(name), s, "true", s, s, sqlBool(login), s, "-1", "'********'", sqlNull, s, sqlNull, sqlInt(oid)}
 	}
-	rows := [][]string{row(bootstrapRoleName, bootstrapRoleOID, true, true)}
-	for _, r := range c.Roles() {
-		if r.Name != bootstrapRoleName {
-			rows = append(rows, row(r.Name, relationOID(r.ID), r.Superuser, r.Login))
-		}
+	switch {
+	case o == nil:
+		// The built-in superuser has no object until its first ALTER
+		// ROLE, and keeps its OID and attributes after.
+		return [][]string{row(bootstrapRoleName, bootstrapRoleOID, true, true)}
+	case o.Kind == catalog.Role && o.Name != bootstrapRoleName:
+		return [][]string{row(o.Name, relationOID(o.ID), o.Superuser, o.Login)}
 	}
-	return constRowsSQL(pgRolesColumns, rows)
+	return nil
 }
 
 func init() {
@@ -76,22 +75,23 @@ var pgDatabaseColumns = []planner.RelationColumn{
 	col("datcollversion", repr.Text, true), col("datacl", textArray, true),
 }
 
-// pgDatabaseSQL is pg_database as a query over constant rows written
-// from the catalog; every database is UTF8 (encoding 6) with the libc
-// collation C, in the default tablespace (1663).
-func pgDatabaseSQL(c *catalog.Catalog) string {
-	var rows [][]string
-	for _, o := range c.Objects() {
-		if o.Kind == catalog.Database {
-			rows = append(rows, []string{
-				sqlInt(relationOID(o.ID)), sqlText(o.Name), sqlInt(bootstrapRoleOID), "6",
-				"'c'", "false", "true", "-1",
-				"0", "0", "1663", "'C'",
-				"'C'", sqlNull, sqlNull, sqlNull,
-			})
-		}
+// pgDatabaseRows are object o's row of pg_database, if it is a database.
+// Every database is UTF8 (encoding 6) with the libc collation C, in the
+// default tablespace (1663).
+func pgDatabaseRows(rs *rowSource, o *catalog.Object) [][]string {
+	if o == nil {
+		return nil
 	}
-	return constRowsSQL(pgDatabaseColumns, rows)
+	var rows [][]string
+	if o.Kind == catalog.Database {
+		rows = append(rows, []string{
+			sqlInt(relationOID(o.ID)), sqlText(o.Name), sqlInt(bootstrapRoleOID), "6",
+			"'c'", "false", "true", "-1",
+			"0", "0", "1663", "'C'",
+			"'C'", sqlNull, sqlNull, sqlNull,
+		})
+	}
+	return rows
 }
 
 // pgViewsColumns are pg_views' columns.
@@ -100,16 +100,15 @@ var pgViewsColumns = []planner.RelationColumn{
 	col("viewowner", repr.Name, false), col("definition", repr.Text, false),
 }
 
-// pgViewsSQL is pg_views for database db; definition is the CREATE VIEW
-// statement's text, not PostgreSQL's reconstructed query.
-func pgViewsSQL(c *catalog.Catalog, db string) string {
-	var b strings.Builder
-	b.WriteString("SELECT * FROM (VALUES ('', '', '', '')")
-	for _, o := range c.Objects() {
-		if o.Database == db && o.Kind == catalog.View {
-			fmt.Fprintf(&b, ", (%s, %s, '%s', %s)", quoteLiteral(o.Schema), quoteLiteral(o.Name), bootstrapRoleName, quoteLiteral(o.SQL))
-		}
+// pgViewsRows are object o's row of pg_views, if it is a view; definition is the
+// CREATE VIEW statement's text, not PostgreSQL's reconstructed query.
+func pgViewsRows(rs *rowSource, o *catalog.Object) [][]string {
+	if o == nil {
+		return nil
 	}
-	b.WriteString(") AS t (schemaname, viewname, viewowner, definition) WHERE viewname <> ''")
-	return b.String()
+	var rows [][]string
+	if o.Kind == catalog.View {
+		rows = append(rows, []string{sqlText(o.Schema), sqlText(o.Name), sqlText(bootstrapRoleName), sqlText(o.SQL)})
+	}
+	return rows
 }

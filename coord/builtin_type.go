@@ -256,14 +256,15 @@ var pgAttributeColumns = []planner.RelationColumn{
 	col("attfdwoptions", textArray, true), col("attmissingval", repr.Text, true),
 }
 
-// pgAttributeSQL is pg_attribute for database db: one row per column of
-// every table, view, materialized view and index (an index's columns are
-// its keys), written from the catalog when the reading statement is
-// planned. System columns (ctid, xmin, …) do not exist in Freshet and
-// have no rows.
-func pgAttributeSQL(c *catalog.Catalog, db string) string {
-	var b strings.Builder
-	b.WriteString("SELECT * FROM (VALUES (0::oid, '', 0::oid, -1, 0::int2, 0::int2, 0, -1, -1, false, 'c', 'p', '', false, false, false, '', '', false, true, 0, 0::oid, NULL::text, NULL::text, NULL::text, NULL::text)")
+// pgAttributeRows are object o's rows of pg_attribute: one per column of
+// a table, view, materialized view or index (an index's columns
+// are its keys). System columns (ctid, xmin, …) do not exist in Freshet
+// and have no rows.
+func pgAttributeRows(rs *rowSource, o *catalog.Object) [][]string {
+	if o == nil {
+		return nil
+	}
+	var rows [][]string
 	attr := func(oid uint64, num int, name string, t repr.Type, notNull, hasDefault bool) {
 		collation := 0
 		if t.Kind().IsString() {
@@ -279,42 +280,43 @@ func pgAttributeSQL(c *catalog.Catalog, db string) string {
 		case n < 0 && t.Kind() != repr.KindUnknown:
 			storage = "x"
 		}
-		fmt.Fprintf(&b, ", (%d, %s, %d, -1, %d, %d, 0, -1, %d, %t, 'i', '%s', '', %t, %t, false, '', '', false, true, 0, %d, NULL, NULL, NULL, NULL)",
-			oid, quoteLiteral(name), t.OID(), n, num, t.Typmod(), n > 0 && n <= 8, storage, notNull, hasDefault, collation)
+		rows = append(rows, []string{
+			sqlInt(oid), sqlText(name), sqlInt(t.OID()), "-1",
+			sqlInt(n), sqlInt(num), "0", "-1",
+			sqlInt(t.Typmod()), sqlBool(n > 0 && n <= 8), "'i'", sqlText(storage),
+			"''", sqlBool(notNull), sqlBool(hasDefault), "false",
+			"''", "''", "false", "true",
+			"0", sqlInt(collation), sqlNull, sqlNull,
+			sqlNull, sqlNull,
+		})
 	}
-	for _, o := range c.Objects() {
-		if o.Database != db {
-			continue
+	switch o.Kind {
+	case catalog.Table, catalog.View, catalog.MaterializedView:
+		for i, col := range o.Columns {
+			// A view's columns are never NOT NULL in PostgreSQL's
+			// catalog, whatever the query guarantees.
+			attr(relationOID(o.ID), i+1, col.Name, col.Type, col.NotNull && o.Kind == catalog.Table, col.Default != "")
 		}
-		switch o.Kind {
-		case catalog.Table, catalog.View, catalog.MaterializedView:
-			for i, col := range o.Columns {
-				// A view's columns are never NOT NULL in PostgreSQL's
-				// catalog, whatever the query guarantees.
-				attr(relationOID(o.ID), i+1, col.Name, col.Type, col.NotNull && o.Kind == catalog.Table, col.Default != "")
-			}
-			for k, key := range o.UniqueKeys {
-				for i, n := range key.Columns {
-					col := o.Columns[n]
-					attr(subOID(o.ID, subConstraintIndex, k), i+1, col.Name, col.Type, false, false)
-				}
-			}
-		case catalog.Index:
-			on := c.Get(o.On)
-			if on == nil {
-				continue
-			}
-			for i, k := range indexKeyNames(o) {
-				t := repr.Text
-				for _, col := range on.Columns {
-					if col.Name == k {
-						t = col.Type
-					}
-				}
-				attr(relationOID(o.ID), i+1, k, t, false, false)
+		for k, key := range o.UniqueKeys {
+			for i, n := range key.Columns {
+				col := o.Columns[n]
+				attr(subOID(o.ID, subConstraintIndex, k), i+1, col.Name, col.Type, false, false)
 			}
 		}
+	case catalog.Index:
+		on := rs.c.Get(o.On)
+		if on == nil {
+			return rows
+		}
+		for i, k := range indexKeyNames(o) {
+			t := repr.Text
+			for _, col := range on.Columns {
+				if col.Name == k {
+					t = col.Type
+				}
+			}
+			attr(relationOID(o.ID), i+1, k, t, false, false)
+		}
 	}
-	b.WriteString(") AS t (" + columnNames(pgAttributeColumns) + ") WHERE attrelid <> 0")
-	return b.String()
+	return rows
 }

@@ -14,8 +14,9 @@ import (
 type sessionCatalog struct {
 	s *Session
 	// generated, when set, is set to true once a relation written from
-	// the catalog as the statement is planned (generatedViews) is
-	// resolved: such a plan holds the catalog of its planning time.
+	// the sessions' state as the statement is planned (pg_settings,
+	// pg_stat_activity) is resolved: such a plan holds that state as it
+	// was at its planning.
 	generated *bool
 }
 
@@ -35,7 +36,7 @@ func (sc sessionCatalog) ResolveRelation(name planner.QualifiedName) (planner.Re
 		return planner.Relation{}, sqlerr.New(sqlerr.FeatureNotSupported, "cross-database references are not implemented: %s", name)
 	}
 	if rel, ok := s.resolveBuiltin(name); ok {
-		if _, gen := generatedViews[rel.Name.Name]; gen && sc.generated != nil {
+		if g, gen := generatedViews[rel.Name.Name]; gen && g.session != nil && sc.generated != nil {
 			*sc.generated = true
 		}
 		return rel, nil
@@ -78,6 +79,9 @@ func (sc sessionCatalog) ResolveRelation(name planner.QualifiedName) (planner.Re
 	})
 	return rel, err
 }
+
+// Database implements planner.SessionDatabase.
+func (sc sessionCatalog) Database() string { return sc.s.database }
 
 // TimeZone implements planner.SessionZone.
 func (sc sessionCatalog) TimeZone() *repr.Zone { return sc.s.zone() }

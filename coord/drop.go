@@ -92,12 +92,16 @@ func (e *Engine) Drop(ctx context.Context, plan PlanDrop) (*catalog.DropPlan, er
 	e.cat.Remove(p.Objects)
 	e.clearFailed(p.Objects)
 	e.markEndingLocked(order)
+	perr := e.publishCatalogLocked(ctx)
 	e.mu.Unlock()
 
 	defer e.doneDropping(marked)
 	e.endReads(victims)
 	err = e.dropDataflows(order)
 	e.dropIdleRetired()
+	if err == nil {
+		err = perr
+	}
 	return p, err
 }
 

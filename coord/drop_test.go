@@ -105,7 +105,7 @@ func TestFailedExportEndsItsImporters(t *testing.T) {
 	if got := env.query(s, "SELECT * FROM pd"); got != "36" {
 		t.Fatalf("pd after the failure: %s", got)
 	}
-	if st := env.e.Stats(); st.Running != 3*2 {
+	if st := userDataflows(env.e); st.Running != 3*2 {
 		t.Fatalf("running %d dataflow copies, want tp, pa and pd on 2 workers", st.Running)
 	}
 
@@ -281,7 +281,7 @@ func TestCascadeThroughAnIndexOnAView(t *testing.T) {
 		env.failsWith(s, "SELECT * FROM "+name, sqlerr.UndefinedTable, `relation "`+name+`" does not exist`)
 	}
 	env.settled()
-	if st := env.e.Stats(); st.Running != 2*2 {
+	if st := userDataflows(env.e); st.Running != 2*2 {
 		t.Fatalf("running %d dataflow copies, want keep and m_keep on 2 workers", st.Running)
 	}
 	env.restart()

@@ -128,6 +128,8 @@ type Engine struct {
 	// key deltas without mu can tell whether they still apply.
 	keys      map[uint64]*tableKeys
 	keysEpoch uint64
+	// sys is what the system tables hold (systables.go).
+	sys systemState
 }
 
 // table is a table's dataflow: one input per worker.
@@ -215,7 +217,12 @@ func (e *Engine) load(ctx context.Context, rebuild func(*Engine, *catalog.Object
 	}
 	if len(recs) == 0 {
 		e.cat = catalog.New()
-		return e.persistCatalog(ctx, e.cat.Objects(), nil)
+		if err := e.persistCatalog(ctx, e.cat.Objects(), nil); err != nil {
+			return err
+		}
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		return e.startSystemTablesLocked(ctx)
 	}
 	objs := make([]*catalog.Object, 0, len(recs))
 	for _, r := range recs {
@@ -235,6 +242,11 @@ func (e *Engine) load(ctx context.Context, rebuild func(*Engine, *catalog.Object
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	// Views over the catalog's relations read the system tables: they
+	// hold the catalog before any view is rebuilt.
+	if err := e.startSystemTablesLocked(ctx); err != nil {
+		return err
+	}
 	for _, o := range e.cat.Objects() {
 		switch o.Kind {
 		case catalog.Table:
@@ -261,7 +273,13 @@ func (e *Engine) load(ctx context.Context, rebuild func(*Engine, *catalog.Object
 			}
 		}
 	}
-	return nil
+	// Rebuilding a view completes its columns' types in place; the
+	// system tables are written again from every object, and only what
+	// differs is written.
+	for _, r := range e.sys.objects {
+		r.obj = nil
+	}
+	return e.publishCatalogLocked(ctx)
 }
 
 // Catalog runs f with the catalog under the engine's lock.
@@ -314,7 +332,7 @@ func (e *Engine) CreateDatabase(ctx context.Context, name string) error {
 		e.cat.Remove(objs)
 		return err
 	}
-	return nil
+	return e.publishCatalogLocked(ctx)
 }
 
 // CreateTable adds a table and starts its dataflow. defaults are its
@@ -322,9 +340,6 @@ func (e *Engine) CreateDatabase(ctx context.Context, name string) error {
 func (e *Engine) CreateTable(ctx context.Context, o *catalog.Object, defaults []expr.Scalar) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if defaults != nil {
-		defer func() { e.defaults[o.ID] = defaults }()
-	}
 	if _, err := e.cat.Create(o); err != nil {
 		return err
 	}
@@ -337,7 +352,10 @@ func (e *Engine) CreateTable(ctx context.Context, o *catalog.Object, defaults []
 	if err := e.buildTableLocked(context.WithoutCancel(ctx), o, false); err != nil {
 		return e.undoCreateLocked(ctx, o, err)
 	}
-	return nil
+	if defaults != nil {
+		e.defaults[o.ID] = defaults
+	}
+	return e.publishCatalogLocked(ctx)
 }
 
 // undoCreateLocked removes an object whose dataflow could not be built
@@ -435,7 +453,7 @@ func (e *Engine) CreateView(ctx context.Context, o *catalog.Object, names map[ui
 		e.cat.Remove([]*catalog.Object{o})
 		return err
 	}
-	return nil
+	return e.publishCatalogLocked(ctx)
 }
 
 // CreateIndex adds an index on relation on: a dataflow that arranges the
@@ -474,7 +492,7 @@ func (e *Engine) CreateIndex(ctx context.Context, o *catalog.Object, on expr.Rel
 	if err := e.buildIndexLocked(context.WithoutCancel(ctx), o, on, keys); err != nil {
 		return e.undoCreateLocked(ctx, o, err)
 	}
-	return nil
+	return e.publishCatalogLocked(ctx)
 }
 
 // checkDependsLocked checks, as a create commits, that everything o was
@@ -641,6 +659,11 @@ type TableWrite struct {
 // have failed. A write is acknowledged only once it is fed, so a read at
 // the last fed time sees every acknowledged write.
 func (e *Engine) Write(ctx context.Context, writes []TableWrite) (uint64, error) {
+	for _, w := range writes {
+		if isSystemTable(w.Table) {
+			return 0, sqlerr.New(sqlerr.InsufficientPrivilege, "permission denied: %q is a system catalog", systemTableList()[w.Table-systemIDBase].name)
+		}
+	}
 	e.mu.Lock()
 	keys, err := e.admitLocked(writes)
 	if err != nil {
@@ -671,17 +694,7 @@ func (e *Engine) Write(ctx context.Context, writes []TableWrite) (uint64, error)
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	p.durable, p.err = true, werr
-	for len(e.pending) > 0 && e.pending[0].durable {
-		q := e.pending[0]
-		e.pending = e.pending[1:]
-		settleLocked(q.keys, q.err == nil)
-		if q.err == nil {
-			q.err = e.feedLocked(q)
-		}
-		q.fed = true
-	}
-	e.allowCompactionLocked()
-	e.fedCond.Broadcast()
+	e.feedDurableLocked()
 	for !p.fed {
 		e.fedCond.Wait()
 	}
@@ -701,6 +714,23 @@ type pendingWrite struct {
 	durable bool
 	fed     bool
 	err     error
+}
+
+// feedDurableLocked feeds the pending writes that are durable, in
+// timestamp order, up to the first that is not yet, and wakes the
+// writers waiting for theirs.
+func (e *Engine) feedDurableLocked() {
+	for len(e.pending) > 0 && e.pending[0].durable {
+		q := e.pending[0]
+		e.pending = e.pending[1:]
+		settleLocked(q.keys, q.err == nil)
+		if q.err == nil {
+			q.err = e.feedLocked(q)
+		}
+		q.fed = true
+	}
+	e.allowCompactionLocked()
+	e.fedCond.Broadcast()
 }
 
 // pendingWriteTo reports whether a write not yet fed touches one of the
@@ -1195,7 +1225,7 @@ func (e *Engine) CreateMaterializedView(ctx context.Context, o *catalog.Object, 
 	if err := e.buildViewLocked(context.WithoutCancel(ctx), o, plan); err != nil {
 		return e.undoCreateLocked(ctx, o, err)
 	}
-	return nil
+	return e.publishCatalogLocked(ctx)
 }
 
 // RebuildView starts the dataflow of a view or index loaded from the

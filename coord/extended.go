@@ -54,9 +54,9 @@ type preparedStatement struct {
 	stmt    planner.Statement // nil for the empty statement
 	types   []repr.Type
 	columns []pgwire.Column
-	// generated says the plan read a relation written from the catalog
-	// when it was planned: each Bind plans it again, so that an
-	// execution after a DDL sees it.
+	// generated says the plan read a relation written from the sessions'
+	// state when it was planned: each Bind plans it again, so that each
+	// execution sees the state of its time.
 	generated bool
 }
 

@@ -561,11 +561,12 @@ func (s *Session) createView(ctx context.Context, st *planner.CreateView, w pgwi
 	names := map[uint64]string{}
 	for _, r := range st.Reads {
 		id := uint64(r.ID)
-		if id == 0 {
-			// A built-in relation is no catalog object. A generated
-			// one is written when a statement is planned, so a
-			// dataflow over it would not follow later DDL.
-			if _, ok := generatedViews[r.Name.Name]; ok && st.Materialized {
+		if id == 0 || isSystemTable(id) {
+			// A built-in relation is no catalog object, and a system
+			// table is never dropped. A relation written from a
+			// session's state as a statement is planned would hold
+			// that state in a dataflow.
+			if g, ok := generatedViews[r.Name.Name]; ok && g.session != nil && st.Materialized {
 				return result{}, sqlerr.New(sqlerr.FeatureNotSupported, "materialized views over %s are not supported", r.Name.Name)
 			}
 			continue
@@ -629,8 +630,9 @@ func (s *Session) createIndex(ctx context.Context, st *planner.CreateIndex, w pg
 		return result{}, err
 	}
 	if generated {
-		// The index's dataflow would hold the catalog of this moment.
-		return result{}, sqlerr.New(sqlerr.FeatureNotSupported, "indexes on views over pg_class, pg_database, pg_index or pg_views are not supported")
+		// The index's dataflow would hold the sessions' state of this
+		// moment.
+		return result{}, sqlerr.New(sqlerr.FeatureNotSupported, "indexes on views over pg_settings or pg_stat_activity are not supported")
 	}
 	err = s.engine.CreateIndex(ctx, o, onPlan, st.Keys, on.Name)
 	err = s.engine.createError(ctx, o.DependsOn, err)

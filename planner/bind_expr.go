@@ -110,6 +110,11 @@ func (b *binder) bindExprNode(n *pg.Node, c *exprCtx) (hscalar, error) {
 			return b.explicitCast(now, t)
 		}
 		if fn, ok := sessionValueFunctions[x.SqlvalueFunction.Op]; ok {
+			if fn == expr.CurrentDatabase {
+				if lit, ok := b.databaseLiteral(); ok {
+					return lit, nil
+				}
+			}
 			return hVariadic{fn: fn, t: expr.CallVariadic{Func: fn}.Typ(nil)}, nil
 		}
 		return nil, unsupported("%s", sqlValueFunctionName(x.SqlvalueFunction.Op))

@@ -70,6 +70,11 @@ func (b *binder) bindSessionFunc(name string, args []hscalar) (s hscalar, ok boo
 	if name == "version" {
 		return hLiteral{v: repr.NewText(version), t: repr.Text}, true, nil
 	}
+	if name == "current_database" {
+		if lit, ok := b.databaseLiteral(); ok {
+			return lit, true, nil
+		}
+	}
 	targs := make([]hscalar, len(args))
 	for i, a := range args {
 		if targs[i], err = b.coerceTo(a, types[i]); err != nil {

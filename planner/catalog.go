@@ -24,6 +24,29 @@ type SessionZone interface {
 	TimeZone() *repr.Zone
 }
 
+// SessionDatabase is what a Catalog implements to give the database the
+// statement is planned in. A session's database never changes, and a
+// view is read only in its own database, so current_database() is then
+// a constant of the plan and may appear in views.
+type SessionDatabase interface {
+	Database() string
+}
+
+// databaseLiteral returns current_database() as a constant, if the
+// catalog knows the database.
+func (b *binder) databaseLiteral() (hscalar, bool) {
+	d, ok := b.cat.(SessionDatabase)
+	if !ok {
+		return nil, false
+	}
+	t := expr.CallVariadic{Func: expr.CurrentDatabase}.Typ(nil)
+	v, err := repr.ParseText(t.Type, d.Database())
+	if err != nil {
+		return nil, false
+	}
+	return hLiteral{v: v, t: t.Type}, true
+}
+
 // zone returns the session time zone the statement is planned in.
 func (b *binder) zone() *repr.Zone {
 	if z, ok := b.cat.(SessionZone); ok {

@@ -136,15 +136,20 @@ func createsRelation(sql string) bool {
 	return false
 }
 
-// mayWrite reports whether statement sql may change the rows of a table
-// or a view: anything but creating or dropping an index or creating a
-// view that is not materialized.
+// mayWrite reports whether statement sql may change what a query reads:
+// any statement may, DDL too, since the catalog's relations (pg_class,
+// pg_index, …) are rows that every CREATE and DROP changes. Only SET and
+// the transaction statements change no rows.
 func mayWrite(sql string) bool {
-	w := words(sql, 3)
-	if len(w) >= 2 && w[0] == "CREATE" && (w[1] == "INDEX" || w[1] == "VIEW" || len(w) == 3 && w[1] == "UNIQUE" && w[2] == "INDEX") {
+	w := words(sql, 1)
+	if len(w) == 0 {
 		return false
 	}
-	return !(len(w) >= 2 && w[0] == "DROP" && w[1] == "INDEX")
+	switch w[0] {
+	case "SET", "RESET", "BEGIN", "START", "COMMIT", "END", "ROLLBACK", "SHOW":
+		return false
+	}
+	return true
 }
 
 // viewName is the name of the view of the query at line.
