@@ -215,6 +215,7 @@ const (
 	Timezone
 	DateAdd
 	DateSubtract
+	TimestampTZJSON
 	// The template functions (format_funcs.go).
 	ToChar
 	ToTimestamp
@@ -251,7 +252,7 @@ var variadicNames = map[VariadicFunc]string{Coalesce: "coalesce", Greatest: "gre
 	RPad: "rpad", Left: "left", Right: "right", Repeat: "repeat", Reverse: "reverse", StartsWith: "starts_with",
 	QuoteLiteral: "quote_literal", QuoteNullable: "quote_nullable", MD5: "md5",
 	JSONBuildObject: "json_build_object", JSONBuildArray: "json_build_array", ToJSON: "to_json",
-	Timezone: "timezone", DateAdd: "date_add", DateSubtract: "date_subtract",
+	Timezone: "timezone", DateAdd: "date_add", DateSubtract: "date_subtract", TimestampTZJSON: "timestamptz_to_json",
 	ToChar: "to_char", ToTimestamp: "to_timestamp", ToDate: "to_date", EpochToTimestamp: "to_timestamp",
 	Sqrt: "sqrt", Cbrt: "cbrt", Exp: "exp", Ln: "ln", Log10: "log", Power: "power", Sign: "sign", Trunc: "trunc",
 	Pi: "pi", Degrees: "degrees", Radians: "radians"}

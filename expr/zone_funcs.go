@@ -17,8 +17,12 @@ import (
 //     add or subtract an interval to a timestamptz with days and months
 //     counted on the wall clock of zone, as timestamptz + interval does
 //     in a session of that zone (PostgreSQL 16 has them by these names).
+//   - TimestampTZJSON(zone, ts) is a timestamptz as the json functions
+//     write it in a session of zone: "2024-01-01T09:00:00+09:00". The
+//     planner wraps the timestamptz arguments of to_json and its kin in
+//     it; users cannot call it.
 
-func (f VariadicFunc) isZone() bool { return f >= Timezone && f <= DateSubtract }
+func (f VariadicFunc) isZone() bool { return f >= Timezone && f <= TimestampTZJSON }
 
 func (c CallVariadic) zoneTyp(input []ColumnType) ColumnType {
 	t := ColumnType{}
@@ -26,6 +30,8 @@ func (c CallVariadic) zoneTyp(input []ColumnType) ColumnType {
 		t.Nullable = t.Nullable || a.Typ(input).Nullable
 	}
 	switch c.Func {
+	case TimestampTZJSON:
+		t.Type = repr.JSON
 	case Timezone:
 		if len(c.Args) == 2 && c.Args[1].Typ(input).Type.Kind() == repr.KindTimestamp {
 			t.Type = repr.TimestampTZ
@@ -57,6 +63,12 @@ func (c CallVariadic) evalZone(row []repr.Datum) (repr.Datum, error) {
 			return repr.Null, err
 		}
 		return repr.AtTimeZone(z, args[1])
+	case TimestampTZJSON:
+		z, err := repr.LoadZone(args[0].Text())
+		if err != nil {
+			return repr.Null, err
+		}
+		return repr.NewJSON(string(repr.AppendJSONIn(nil, args[1], z))), nil
 	case DateAdd, DateSubtract:
 		if len(args) != 3 {
 			return repr.Null, sqlerr.AssertionFailedf("%s with %d arguments", c.Func, len(args))

@@ -111,6 +111,9 @@ func (b *binder) bindJSONFunc(name string, args []hscalar) (s hscalar, ok bool, 
 			out[i], err = b.coerceTo(a, repr.Text)
 		case isRegKind(t.Kind()):
 			out[i], err = b.regText(a)
+		case t.Kind() == repr.KindTimestampTZ && b.zoneLiteral() != nil:
+			// Written with the session zone's offset.
+			out[i] = hVariadic{fn: expr.TimestampTZJSON, args: []hscalar{b.zoneLiteral(), a}, t: expr.ColumnType{Type: repr.JSON, Nullable: a.typ().Nullable}}
 		default:
 			out[i] = a
 		}

@@ -37,7 +37,11 @@ func NewJSON(text string) Datum { return NewString(KindJSON, text) }
 // and false, a json value as it is, an array as a JSON array, dates and
 // timestamps in ISO 8601 with a T, anything else as its text in a JSON
 // string.
-func AppendJSON(buf []byte, d Datum) []byte {
+func AppendJSON(buf []byte, d Datum) []byte { return AppendJSONIn(buf, d, UTC) }
+
+// AppendJSONIn is AppendJSON in the session time zone z, in which a
+// timestamptz is written with its offset: "2024-01-01T09:00:00+09:00".
+func AppendJSONIn(buf []byte, d Datum, z *Zone) []byte {
 	if !d.valid {
 		return append(buf, "null"...)
 	}
@@ -67,14 +71,16 @@ func AppendJSON(buf []byte, d Datum) []byte {
 			if i > 0 {
 				buf = append(buf, ',')
 			}
-			buf = AppendJSON(buf, e)
+			buf = AppendJSONIn(buf, e, z)
 		}
 		return append(buf, ']')
 	case KindTimestamp, KindTimestampTZ:
-		t := FormatText(d)
+		t := FormatTextIn(d, z)
 		if d.i != TimestampNegInfinity && d.i != TimestampPosInfinity {
 			t = strings.Replace(t, " ", "T", 1)
-			if d.kind == KindTimestampTZ && strings.HasSuffix(t, "+00") {
+			// ISO 8601 writes an offset of whole hours as +09:00, where
+			// PostgreSQL's text has +09.
+			if n := len(t); d.kind == KindTimestampTZ && n > 3 && (t[n-3] == '+' || t[n-3] == '-') {
 				t += ":00"
 			}
 		}
