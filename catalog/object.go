@@ -90,6 +90,12 @@ type Object struct {
 	// and its password's SCRAM-SHA-256 verifier ("" for none).
 	Login, Superuser bool
 	Password         string
+	// Owner is the role that created a relation or index, empty for the
+	// built-in superuser (OwnerName).
+	Owner string
+	// ACL are the privileges granted on a database, schema or relation
+	// (privileges.go); nil until a GRANT or REVOKE changes its defaults.
+	ACL []Grant
 }
 
 // UniqueKey is a set of a table's columns in which no two rows may hold
@@ -144,6 +150,15 @@ type storedObject struct {
 	Login      bool        `json:"login,omitempty"`
 	Superuser  bool        `json:"superuser,omitempty"`
 	Password   string      `json:"password,omitempty"`
+	Owner      string      `json:"owner,omitempty"`
+	// ACL is absent (nil) for default privileges and a list, possibly
+	// empty, once a GRANT or REVOKE has set them.
+	ACL *[]storedGrant `json:"acl,omitempty"`
+}
+
+type storedGrant struct {
+	Role       string `json:"role"`
+	Privileges string `json:"privileges"`
 }
 
 type storedKey struct {
@@ -164,7 +179,14 @@ type storedColumn struct {
 func Encode(o *Object) []byte {
 	s := storedObject{ID: o.ID, Kind: o.Kind, Name: o.Name, Database: o.Database, Schema: o.Schema,
 		SQL: o.SQL, DependsOn: o.DependsOn, On: o.On, Unique: o.Unique, KeyColumns: o.KeyColumns, TimeZone: o.TimeZone,
-		Login: o.Login, Superuser: o.Superuser, Password: o.Password}
+		Login: o.Login, Superuser: o.Superuser, Password: o.Password, Owner: o.Owner}
+	if o.ACL != nil {
+		acl := make([]storedGrant, len(o.ACL))
+		for i, g := range o.ACL {
+			acl[i] = storedGrant{Role: g.Role, Privileges: g.Privileges.Letters()}
+		}
+		s.ACL = &acl
+	}
 	for _, c := range o.Columns {
 		s.Columns = append(s.Columns, storedColumn{Name: c.Name, Type: c.Type.Name(), Mods: typeMods(c.Type),
 			NotNull: c.NotNull, Default: c.Default})
@@ -187,7 +209,17 @@ func Decode(b []byte) (*Object, error) {
 	}
 	o := &Object{ID: s.ID, Kind: s.Kind, Name: s.Name, Database: s.Database, Schema: s.Schema,
 		SQL: s.SQL, DependsOn: s.DependsOn, On: s.On, Unique: s.Unique, KeyColumns: s.KeyColumns, TimeZone: s.TimeZone,
-		Login: s.Login, Superuser: s.Superuser, Password: s.Password}
+		Login: s.Login, Superuser: s.Superuser, Password: s.Password, Owner: s.Owner}
+	if s.ACL != nil {
+		o.ACL = make([]Grant, len(*s.ACL))
+		for i, g := range *s.ACL {
+			p, err := privilegesFromLetters(g.Privileges)
+			if err != nil {
+				return nil, sqlerr.Wrapf(err, sqlerr.InternalError, "corrupt catalog record %d", s.ID)
+			}
+			o.ACL[i] = Grant{Role: g.Role, Privileges: p}
+		}
+	}
 	for _, k := range s.UniqueKeys {
 		o.UniqueKeys = append(o.UniqueKeys, UniqueKey{Name: k.Name, Columns: k.Columns, Primary: k.Primary})
 	}

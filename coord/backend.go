@@ -44,6 +44,9 @@ func (b *Backend) NewSession(ctx context.Context, s pgwire.Startup) (pgwire.Sess
 			WithSeverity(sqlerr.SeverityFatal).
 			WithHint("Connect to the database %q, which every server has, and CREATE DATABASE %s there.", catalog.DefaultDatabase, s.Database)
 	}
+	if err := checkConnect(b.engine, s.User, s.Database); err != nil {
+		return nil, err
+	}
 	var secret [4]byte
 	rand.Read(secret[:])
 	b.mu.Lock()

@@ -45,6 +45,7 @@ func pgClassRows(rs *rowSource, o *catalog.Object) [][]string {
 		return nil
 	}
 	var rows [][]string
+	owner, acl := sqlInt(roleOID(rs.c, o.OwnerName())), sqlTextArray(o.ACLItems())
 	row := func(oid uint64, name, kind string, am, natts int, hasIndex bool) {
 		filenode, replident := oid, "d"
 		if kind == "v" {
@@ -54,13 +55,13 @@ func pgClassRows(rs *rowSource, o *catalog.Object) [][]string {
 			replident = "n"
 		}
 		rows = append(rows, []string{
-			sqlInt(oid), sqlText(name), sqlInt(publicNamespaceOID), "0", "0", sqlInt(bootstrapRoleOID),
+			sqlInt(oid), sqlText(name), sqlInt(publicNamespaceOID), "0", "0", owner,
 			sqlInt(am), sqlInt(filenode), "0", "0", "-1", "0",
 			"0", sqlBool(hasIndex), "false", "'p'",
 			sqlText(kind), sqlInt(natts), "0", sqlBool(kind == "v"),
 			"false", "false", "false", "false",
 			"true", sqlText(replident), "false", "0",
-			"0", "0", sqlNull, sqlNull, sqlNull,
+			"0", "0", acl, sqlNull, sqlNull,
 		})
 	}
 	switch o.Kind {

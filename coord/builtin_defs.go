@@ -159,7 +159,7 @@ func init() {
 	// creation on.
 	builtinViews["pg_matviews"] = builtinView{
 		columns: pgMatviewsColumns,
-		sql: "SELECT n.nspname AS schemaname, c.relname AS matviewname, '" + bootstrapRoleName + "' AS matviewowner, " +
+		sql: "SELECT n.nspname AS schemaname, c.relname AS matviewname, pg_catalog.pg_get_userbyid(c.relowner) AS matviewowner, " +
 			"NULL::text AS tablespace, c.relhasindex AS hasindexes, true AS ispopulated, d.definition " +
 			"FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace " +
 			"JOIN pg_catalog.freshet_definitions d ON d.oid = c.oid AND d.kind = 'v' WHERE c.relkind = 'm'",

@@ -58,7 +58,7 @@ func init() {
 			col("hasindexes", repr.Bool, false), col("hasrules", repr.Bool, false),
 			col("hastriggers", repr.Bool, false), col("rowsecurity", repr.Bool, false),
 		},
-		sql: "SELECT n.nspname AS schemaname, c.relname AS tablename, '" + bootstrapRoleName + "' AS tableowner, NULL::text AS tablespace, c.relhasindex AS hasindexes, false AS hasrules, false AS hastriggers, false AS rowsecurity FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE c.relkind = 'r'",
+		sql: "SELECT n.nspname AS schemaname, c.relname AS tablename, pg_catalog.pg_get_userbyid(c.relowner) AS tableowner, NULL::text AS tablespace, c.relhasindex AS hasindexes, false AS hasrules, false AS hastriggers, false AS rowsecurity FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE c.relkind = 'r'",
 	}
 }
 
@@ -85,10 +85,10 @@ func pgDatabaseRows(rs *rowSource, o *catalog.Object) [][]string {
 	var rows [][]string
 	if o.Kind == catalog.Database {
 		rows = append(rows, []string{
-			sqlInt(relationOID(o.ID)), sqlText(o.Name), sqlInt(bootstrapRoleOID), "6",
+			sqlInt(relationOID(o.ID)), sqlText(o.Name), sqlInt(roleOID(rs.c, o.OwnerName())), "6",
 			"'c'", "false", "true", "-1",
 			"0", "0", "1663", "'C'",
-			"'C'", sqlNull, sqlNull, sqlNull,
+			"'C'", sqlNull, sqlNull, sqlTextArray(o.ACLItems()),
 		})
 	}
 	return rows
@@ -108,7 +108,7 @@ func pgViewsRows(rs *rowSource, o *catalog.Object) [][]string {
 	}
 	var rows [][]string
 	if o.Kind == catalog.View {
-		rows = append(rows, []string{sqlText(o.Schema), sqlText(o.Name), sqlText(bootstrapRoleName), sqlText(o.SQL)})
+		rows = append(rows, []string{sqlText(o.Schema), sqlText(o.Name), sqlText(o.OwnerName()), sqlText(o.SQL)})
 	}
 	return rows
 }

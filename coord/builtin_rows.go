@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"freshet/catalog"
 	"freshet/planner"
 )
 
@@ -41,6 +42,28 @@ func sqlInt[T ~int | ~int16 | ~int32 | ~int64 | ~uint32 | ~uint64](n T) string {
 func sqlBool(v bool) string { return fmt.Sprint(v) }
 
 func sqlText(s string) string { return quoteLiteral(s) }
+
+// sqlTextArray writes a text[] value: NULL for nil, else an array
+// literal with every element quoted.
+func sqlTextArray(items []string) string {
+	if items == nil {
+		return sqlNull
+	}
+	quoted := make([]string, len(items))
+	for i, it := range items {
+		quoted[i] = `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(it) + `"`
+	}
+	return sqlText("{" + strings.Join(quoted, ",") + "}")
+}
+
+// roleOID is the OID of the role called name: the built-in superuser's
+// is 10, a stored role's derives from its catalog id.
+func roleOID(c *catalog.Catalog, name string) uint64 {
+	if r := c.RoleNamed(name); r != nil && name != catalog.BootstrapRole {
+		return relationOID(r.ID)
+	}
+	return bootstrapRoleOID
+}
 
 // sqlNull is a NULL of a constant row; constRowsSQL gives it its
 // column's type.

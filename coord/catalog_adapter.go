@@ -18,6 +18,25 @@ type sessionCatalog struct {
 	// pg_stat_activity) is resolved: such a plan holds that state as it
 	// was at its planning.
 	generated *bool
+	// reads, when set, collects the relations the statement reads, as
+	// the planner reports them (planner.ReadRecorder), for the privilege
+	// checks.
+	reads *[]planner.Read
+}
+
+// RecordRead implements planner.ReadRecorder.
+func (sc sessionCatalog) RecordRead(r planner.Read) {
+	if sc.reads != nil {
+		*sc.reads = append(*sc.reads, r)
+	}
+}
+
+// planningCatalog is the session's catalog for planning a statement the
+// session will run: it reports, through generated, whether the plan read
+// a relation written from the sessions' state, and collects into reads
+// what the statement reads.
+func (s *Session) planningCatalog(generated *bool, reads *[]planner.Read) planner.Catalog {
+	return sessionCatalog{s: s, generated: generated, reads: reads}
 }
 
 func (s *Session) catalog() planner.Catalog { return sessionCatalog{s: s} }

@@ -25,11 +25,12 @@ func (s *Session) Parse(ctx context.Context, sql string, paramOIDs []uint32) (pg
 		given[i] = t
 	}
 	var generated bool
-	st, types, err := planner.PlanWithParams(s.recordingCatalog(&generated), sql, given)
+	var reads []planner.Read
+	st, types, err := planner.PlanWithParams(s.planningCatalog(&generated, &reads), sql, given)
 	if err != nil {
 		return nil, err
 	}
-	ps := &preparedStatement{s: s, sql: sql, stmt: st, types: types, generated: generated}
+	ps := &preparedStatement{s: s, sql: sql, stmt: st, types: types, generated: generated, reads: reads}
 	switch st := st.(type) {
 	case *planner.Select:
 		ps.columns = describe(st.Columns)
@@ -58,6 +59,9 @@ type preparedStatement struct {
 	// state when it was planned: each Bind plans it again, so that each
 	// execution sees the state of its time.
 	generated bool
+	// reads are what the statement reads, for the privilege checks made
+	// when it runs.
+	reads []planner.Read
 }
 
 // ParamOIDs implements pgwire.Statement.
@@ -88,9 +92,10 @@ func (p *preparedStatement) Bind(ctx context.Context, params [][]byte) (pgwire.P
 		}
 		vals[i] = v
 	}
-	st := p.stmt
+	st, reads := p.stmt, p.reads
 	if p.generated {
-		again, _, err := planner.PlanWithParams(p.s.catalog(), p.sql, p.types)
+		reads = nil
+		again, _, err := planner.PlanWithParams(p.s.planningCatalog(nil, &reads), p.sql, p.types)
 		if err != nil {
 			return nil, err
 		}
@@ -102,7 +107,7 @@ func (p *preparedStatement) Bind(ctx context.Context, params [][]byte) (pgwire.P
 			return nil, err
 		}
 	}
-	return &portal{s: p.s, stmt: st, sql: p.sql}, nil
+	return &portal{s: p.s, stmt: st, sql: p.sql, reads: reads}, nil
 }
 
 // Close implements pgwire.Statement.
@@ -111,12 +116,13 @@ func (p *preparedStatement) Close() {}
 // portal runs a bound statement, keeping a query's rows between
 // Executes so that a row limit can resume where it stopped.
 type portal struct {
-	s    *Session
-	sql  string
-	stmt planner.Statement
-	done bool
-	res  *result
-	next int
+	s     *Session
+	sql   string
+	stmt  planner.Statement
+	reads []planner.Read
+	done  bool
+	res   *result
+	next  int
 }
 
 // Execute implements pgwire.Portal.
@@ -136,7 +142,7 @@ func (p *portal) Execute(ctx context.Context, maxRows int, w pgwire.Writer) (pgw
 		s.beginStatement(p.sql)
 		err := s.run(ctx, func(ctx context.Context) error {
 			var err error
-			res, err = s.execute(ctx, p.stmt, w)
+			res, err = s.execute(ctx, p.stmt, p.reads, w)
 			return err
 		})
 		defer s.endStatement()

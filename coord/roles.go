@@ -207,7 +207,7 @@ func (s *Session) dropRole(ctx context.Context, st *planner.DropRole) (result, e
 			switch {
 			case name == catalog.BootstrapRole:
 				err = sqlerr.New(sqlerr.DependentObjectsStillExist, "role %q cannot be dropped because some objects depend on it", name).
-					WithDetail("It owns every object.")
+					WithDetail("It is the built-in superuser.")
 			case name == s.startup.User:
 				err = sqlerr.New(sqlerr.ObjectInUse, "current user cannot be dropped")
 			case r == nil && st.IfExists:
@@ -259,6 +259,11 @@ func (e *Engine) dropRoles(ctx context.Context, roles []*catalog.Object) error {
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	for _, r := range roles {
+		if err := dependentsOfRole(e.cat, r.Name); err != nil {
+			return err
+		}
+	}
 	if err := e.persistCatalog(ctx, nil, roles); err != nil {
 		return err
 	}

@@ -188,7 +188,8 @@ func (s *Session) Query(ctx context.Context, sql string, w pgwire.QueryWriter) e
 	for _, p := range parsed {
 		// Each statement is planned after the previous one ran, so it
 		// sees that one's catalog changes.
-		st, err := planner.PlanOne(s.catalog(), p)
+		var reads []planner.Read
+		st, err := planner.PlanOne(s.planningCatalog(nil, &reads), p)
 		if err == nil && s.tx.status == pgwire.TxFailed && !endsTx(st) {
 			err = sqlerr.New(sqlerr.InFailedSQLTransaction, "current transaction is aborted, commands ignored until end of transaction block")
 		}
@@ -196,7 +197,7 @@ func (s *Session) Query(ctx context.Context, sql string, w pgwire.QueryWriter) e
 		if err == nil {
 			err = s.run(ctx, func(ctx context.Context) error {
 				var err error
-				res, err = s.execute(ctx, st, w)
+				res, err = s.execute(ctx, st, reads, w)
 				return err
 			})
 		}
@@ -268,7 +269,12 @@ type result struct {
 	tag     string
 }
 
-func (s *Session) execute(ctx context.Context, st planner.Statement, w pgwire.Writer) (result, error) {
+// execute runs st, which read reads as it was planned, once the session
+// is found to hold the privileges it needs.
+func (s *Session) execute(ctx context.Context, st planner.Statement, reads []planner.Read, w pgwire.Writer) (result, error) {
+	if err := s.authorize(st, reads); err != nil {
+		return result{}, err
+	}
 	switch st := st.(type) {
 	case *planner.Select:
 		return s.selectRows(ctx, st)
@@ -304,6 +310,8 @@ func (s *Session) execute(ctx context.Context, st planner.Statement, w pgwire.Wr
 		return s.alterRole(ctx, st)
 	case *planner.DropRole:
 		return s.dropRole(ctx, st)
+	case *planner.Grant:
+		return s.grant(ctx, st)
 	case *planner.CreateDatabase:
 		err := s.engine.CreateDatabase(ctx, st.Name)
 		if err != nil && st.IfNotExists && sqlerr.Code(err) == sqlerr.DuplicateDatabase {
@@ -496,7 +504,7 @@ func (s *Session) explain(st *planner.Explain) (result, error) {
 
 // objectFor builds the catalog object of a new relation.
 func (s *Session) objectFor(kind catalog.Kind, name planner.QualifiedName, cols []planner.Column, sql string) *catalog.Object {
-	o := &catalog.Object{Kind: kind, Name: name.Name, Database: s.database, Schema: catalog.DefaultSchema, SQL: sql}
+	o := &catalog.Object{Kind: kind, Name: name.Name, Database: s.database, Schema: catalog.DefaultSchema, SQL: sql, Owner: s.ownerForNew()}
 	if kind == catalog.MaterializedView {
 		o.TimeZone = s.storedZone()
 	}
@@ -513,7 +521,7 @@ func (s *Session) createTable(ctx context.Context, st *planner.CreateTable, w pg
 	if err := refuseSystemSchema(st.Name); err != nil {
 		return result{}, err
 	}
-	o := &catalog.Object{Kind: catalog.Table, Name: st.Name.Name, Database: s.database, Schema: catalog.DefaultSchema,
+	o := &catalog.Object{Kind: catalog.Table, Name: st.Name.Name, Database: s.database, Schema: catalog.DefaultSchema, Owner: s.ownerForNew(),
 		TimeZone: s.storedZone()}
 	if st.Name.Schema != "" {
 		o.Schema = st.Name.Schema
@@ -610,6 +618,8 @@ func (s *Session) createIndex(ctx context.Context, st *planner.CreateIndex, w pg
 	if on == nil {
 		return result{}, sqlerr.New(sqlerr.UndefinedTable, "relation %q does not exist", st.On.Name)
 	}
+	// An index belongs to its relation's owner, as in PostgreSQL.
+	o.Owner = on.Owner
 	keys, err := indexKeySQL(on, st.Keys)
 	if err != nil {
 		return result{}, err
@@ -763,6 +773,11 @@ func (s *Session) drop(ctx context.Context, st *planner.Drop, w pgwire.Writer) (
 					return nil, sqlerr.New(sqlerr.UndefinedObject, "%s %q does not exist", kind, name.Name)
 				}
 				return nil, sqlerr.New(sqlerr.UndefinedTable, "%s %q does not exist", kind, name.Name)
+			}
+			if role, _ := s.sessionRole(c); kind == o.Kind {
+				if err := checkOwner(c, o, role); err != nil {
+					return nil, err
+				}
 			}
 			return c.PlanDrop(kind, o, st.Cascade)
 		})

@@ -3,17 +3,17 @@ package planner
 import "freshet/repr"
 
 // catalogFuncs are the catalog functions psql's describe queries call,
-// whose value is the same for every argument in Freshet's model: one
-// role (freshet) owns everything, every object is in a schema on the
-// search path, no object has a comment, and there are no privileges to
-// check, and pg_proc lists no function, so no OID names one. The
-// arguments are bound for their errors and then ignored.
+// whose value is the same for every argument in Freshet's model: every
+// object is in a schema on the search path, no object has a comment,
+// functions, sequences and tablespaces have no privileges to check, and
+// pg_proc lists no function, so no OID names one. The arguments are
+// bound for their errors and then ignored. (Privileges on relations,
+// schemas and databases are catalog macros.)
 var catalogFuncs = map[string]struct {
 	args  []int
 	value repr.Datum
 	typ   repr.Type
 }{
-	"pg_get_userbyid":          {[]int{1}, repr.NewText("freshet"), repr.Text},
 	"pg_table_is_visible":      {[]int{1}, repr.NewBool(true), repr.Bool},
 	"pg_type_is_visible":       {[]int{1}, repr.NewBool(true), repr.Bool},
 	"pg_function_is_visible":   {[]int{1}, repr.NewBool(true), repr.Bool},
@@ -30,11 +30,6 @@ var catalogFuncs = map[string]struct {
 	"obj_description":                    {[]int{1, 2}, repr.Null, repr.Text},
 	"col_description":                    {[]int{2}, repr.Null, repr.Text},
 	"shobj_description":                  {[]int{2}, repr.Null, repr.Text},
-	"has_table_privilege":                {[]int{2, 3}, repr.NewBool(true), repr.Bool},
-	"has_schema_privilege":               {[]int{2, 3}, repr.NewBool(true), repr.Bool},
-	"has_any_column_privilege":           {[]int{2, 3}, repr.NewBool(true), repr.Bool},
-	"has_column_privilege":               {[]int{3, 4}, repr.NewBool(true), repr.Bool},
-	"has_database_privilege":             {[]int{2, 3}, repr.NewBool(true), repr.Bool},
 	"pg_get_function_result":             {[]int{1}, repr.Null, repr.Text},
 	"pg_get_function_arguments":          {[]int{1}, repr.Null, repr.Text},
 	"pg_get_function_identity_arguments": {[]int{1}, repr.Null, repr.Text},

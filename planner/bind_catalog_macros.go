@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"fmt"
 	"sync"
 
 	pg "github.com/pganalyze/pg_query_go/v5"
@@ -17,6 +18,11 @@ import (
 // it does not hold gives NULL, as PostgreSQL's functions do for an OID
 // that names no object.
 var catalogMacros = map[string]map[int]string{
+	// A role's name by its OID; PostgreSQL names an OID that is no
+	// role's "unknown (OID=n)".
+	"pg_get_userbyid": {
+		1: "SELECT coalesce(max(rolname), ('unknown (OID=' || $1::text || ')')::name) FROM pg_catalog.pg_roles WHERE oid = $1",
+	},
 	"pg_get_viewdef": {
 		1: "SELECT definition FROM pg_catalog.freshet_definitions WHERE oid = $1 AND kind = 'v' AND n = 0",
 		// The second argument asks for pretty-printing; Freshet
@@ -33,6 +39,41 @@ var catalogMacros = map[string]map[int]string{
 		1: "SELECT definition FROM pg_catalog.freshet_definitions WHERE oid = $1 AND kind = 'c' AND n = 0",
 		2: "SELECT definition FROM pg_catalog.freshet_definitions WHERE oid = $1 AND kind = 'c' AND n = 0 AND $2 IS NOT NULL",
 	},
+}
+
+// privilegeMacro is the template of has_*_privilege(user, object,
+// privilege) for objects of kind ('r' relations, 'n' schemas, 'd'
+// databases), with the three arguments' SQL: a superuser, or a session
+// user who is no role (which trust authentication lets in with every
+// privilege), holds every privilege; anyone else those that
+// pg_catalog.freshet_privileges lists for them or PUBLIC. The object is
+// an OID or a name, plain (folded to lower case) or quoted, with its
+// schema or without; the privileges a comma-separated list, any of which
+// is enough, as in PostgreSQL. A user given by OID is matched as a
+// superuser only. An object that does not exist gives false.
+func privilegeMacro(kind, user, object, privilege string) string {
+	return fmt.Sprintf(`SELECT NOT EXISTS (SELECT 1 FROM pg_catalog.pg_roles r WHERE (%[1]s)::text IN (r.rolname::text, r.oid::text) AND NOT r.rolsuper)
+		OR EXISTS (SELECT 1 FROM pg_catalog.freshet_privileges p WHERE p.kind = '%[2]s'
+			AND ((%[3]s)::text IN (p.oid::text, p.quoted, p.quotedqualified) OR lower((%[3]s)::text) IN (p.name, p.qualified))
+			AND (p.role = '' OR p.role::text = (%[1]s)::text)
+			AND p.privilege = ANY (string_to_array(upper(replace((%[4]s)::text, ' ', '')), ',')))`, user, kind, object, privilege)
+}
+
+func init() {
+	for name, kind := range map[string]string{
+		"has_table_privilege": "r", "has_any_column_privilege": "r",
+		"has_schema_privilege": "n", "has_database_privilege": "d",
+	} {
+		catalogMacros[name] = map[int]string{
+			2: privilegeMacro(kind, "current_user", "$1", "$2"),
+			3: privilegeMacro(kind, "$1", "$2", "$3"),
+		}
+	}
+	// Freshet has no column privileges: a column's are its table's.
+	catalogMacros["has_column_privilege"] = map[int]string{
+		3: privilegeMacro("r", "current_user", "$1", "$3") + " AND $2 IS NOT NULL",
+		4: privilegeMacro("r", "$1", "$2", "$4") + " AND $3 IS NOT NULL",
+	}
 }
 
 // bindCatalogMacro binds a call of a function of catalogMacros as its
@@ -86,10 +127,27 @@ func (b *binder) bindMacroSQL(sql string, args []hscalar, c *exprCtx, loc int32)
 }
 
 // macroArg is $n of a catalog macro's template: the n-th argument of the
-// call, lifted into the template's subquery.
+// call, lifted into the subquery it is read in (enterSubquery).
 func (b *binder) macroArg(n int) (hscalar, error) {
 	if n < 1 || n > len(b.macroArgs) {
 		return nil, sqlerr.AssertionFailedf("catalog macro reads $%d of %d arguments", n, len(b.macroArgs))
 	}
-	return lift(b.macroArgs[n-1]), nil
+	return b.macroArgs[n-1], nil
+}
+
+// enterSubquery is called as a subquery's binding starts, and the
+// function it returns as it ends. A catalog macro's arguments were bound
+// outside the template; each subquery level between them and where they
+// are read lifts them one level, the template's own subquery included.
+func (b *binder) enterSubquery() (leave func()) {
+	if b.macroArgs == nil {
+		return func() {}
+	}
+	saved := b.macroArgs
+	lifted := make([]hscalar, len(saved))
+	for i, a := range saved {
+		lifted[i] = lift(a)
+	}
+	b.macroArgs = lifted
+	return func() { b.macroArgs = saved }
 }

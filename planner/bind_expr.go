@@ -625,7 +625,9 @@ func (b *binder) bindSubLink(l *pg.SubLink, c *exprCtx) (hscalar, error) {
 	default:
 		return nil, unsupported("comparing a row with a subquery")
 	}
+	leave := b.enterSubquery()
 	q, err := b.bindQuery(sel, c.scope)
+	leave()
 	if err != nil {
 		return nil, err
 	}

@@ -32,6 +32,10 @@ type binder struct {
 	records map[*pg.FuncCall]recordValue
 	// viewDepth counts views being inlined, to stop a cycle.
 	viewDepth int
+	// via is the view whose definition this binder binds (the innermost
+	// one), zero for the statement itself: a relation read here is read
+	// with that view owner's privileges.
+	via expr.GlobalID
 	// reads collects every catalog relation the statement reads, views
 	// that are inlined and the relations inside them included; a view
 	// definition's binder shares its reader's. Never nil.
@@ -39,21 +43,39 @@ type binder struct {
 }
 
 // Read is a catalog relation a statement reads: what a view or index
-// made from the statement depends on.
+// made from the statement depends on, and what its reader needs the
+// SELECT privilege on.
 type Read struct {
 	ID   expr.GlobalID
 	Name QualifiedName
 	Kind RelationKind
+	// Via is the view through whose definition the statement reads the
+	// relation (the innermost, if views nest), zero if the statement
+	// names it itself. PostgreSQL checks a read through a view against
+	// the view owner's privileges.
+	Via expr.GlobalID
 }
 
-// noteRead records that the statement reads r, once.
+// ReadRecorder is what a Catalog implements to be told every relation a
+// statement reads, as the statement is planned (once per relation and
+// view it is read through).
+type ReadRecorder interface {
+	RecordRead(Read)
+}
+
+// noteRead records that the statement reads r, once per view it is
+// read through.
 func (b *binder) noteRead(r Relation) {
 	for _, x := range *b.reads {
-		if x.ID == r.ID {
+		if x.ID == r.ID && x.Via == b.via {
 			return
 		}
 	}
-	*b.reads = append(*b.reads, Read{ID: r.ID, Name: r.Name, Kind: r.Kind})
+	read := Read{ID: r.ID, Name: r.Name, Kind: r.Kind, Via: b.via}
+	*b.reads = append(*b.reads, read)
+	if rec, ok := b.cat.(ReadRecorder); ok {
+		rec.RecordRead(read)
+	}
 }
 
 // cte is a WITH query bound to a name.

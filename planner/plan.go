@@ -224,6 +224,10 @@ func (p *planner) statement(n *pg.Node) (Statement, error) {
 		return p.alterRole(x.AlterRoleStmt)
 	case *pg.Node_DropRoleStmt:
 		return p.dropRole(x.DropRoleStmt)
+	case *pg.Node_GrantStmt:
+		return p.grant(x.GrantStmt)
+	case *pg.Node_GrantRoleStmt:
+		return nil, unsupported("role membership (GRANT role TO role)")
 	}
 	return nil, unsupported("statement %s", strings.TrimSuffix(nodeName(n), "Stmt"))
 }

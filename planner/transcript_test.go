@@ -389,6 +389,9 @@ func renderStatement(s Statement) string {
 		fmt.Fprintf(&b, "\ncolumns: %s\nquery: %s\nreads:", renderColumns(s.Columns), s.Query)
 		for _, r := range s.Reads {
 			fmt.Fprintf(&b, " %s %s (%s)", r.Kind, r.Name, r.ID)
+			if r.Via != 0 {
+				fmt.Fprintf(&b, " via %s", r.Via)
+			}
 		}
 		fmt.Fprintf(&b, "\n%s", expr.Explain(s.Plan))
 	case *CreateIndex:

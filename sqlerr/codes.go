@@ -57,6 +57,9 @@ const (
 	// Class 40: transaction rollback.
 	SerializationFailure = "40001"
 
+	// Class 0L: invalid grantor; 0LP01 is an invalid GRANT.
+	InvalidGrantOperation = "0LP01"
+
 	// Class 26: invalid SQL statement name (pgjdbc re-prepares on it).
 	InvalidSQLStatementName = "26000"
 
