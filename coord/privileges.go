@@ -417,3 +417,14 @@ func dependentsOfRole(c *catalog.Catalog, name string) error {
 	return sqlerr.New(sqlerr.DependentObjectsStillExist, "role %q cannot be dropped because some objects depend on it", name).
 		WithDetail("%s", strings.Join(lines, "\n"))
 }
+
+// IsSuperuser implements pgwire.Superusers, for the connections kept for
+// superusers.
+func (b *Backend) IsSuperuser(user string) bool {
+	super := false
+	b.engine.Catalog(func(c *catalog.Catalog) error {
+		_, super = userRole(c, user)
+		return nil
+	})
+	return super
+}

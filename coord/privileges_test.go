@@ -21,6 +21,9 @@ func TestPrivileges(t *testing.T) {
 	env.exec(admin, "CREATE ROLE alice LOGIN")
 	env.exec(admin, "CREATE ROLE bob LOGIN")
 	alice, bob := env.sessionAs("alice"), env.sessionAs("bob")
+	if env.b.IsSuperuser("alice") || !env.b.IsSuperuser("freshet") || !env.b.IsSuperuser("u") {
+		t.Fatal("IsSuperuser: alice must not be one, freshet and a user who is no role (trust) must")
+	}
 
 	// PostgreSQL 15 gives PUBLIC no CREATE on public.
 	env.fails(alice, "CREATE TABLE at (a int, b text)", "42501", "permission denied for schema public", "")

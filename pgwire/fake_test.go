@@ -540,3 +540,6 @@ func (s *fakeSession) run(ctx context.Context, st *fakeStmt, params [][]byte, w 
 	}
 	return "", 0, false, sqlerr.New(sqlerr.InternalError, "fake statement kind %q", st.kind)
 }
+
+// IsSuperuser implements Superusers: the user "admin" is one.
+func (b *fakeBackend) IsSuperuser(user string) bool { return user == "admin" }

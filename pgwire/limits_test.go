@@ -2,6 +2,7 @@ package pgwire
 
 import (
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -90,5 +91,42 @@ func TestIdleInTransactionTimeout(t *testing.T) {
 	var pe *pgconn.PgError
 	if !errors.As(err, &pe) || pe.Code != sqlerr.IdleInTransactionSessionTimeout || pe.Severity != "FATAL" {
 		t.Fatalf("the session ended with %v, want FATAL 25P03", err)
+	}
+}
+
+// TestSuperuserReservedConnections: the last slots of MaxConnections are
+// kept for superusers, as PostgreSQL's superuser_reserved_connections.
+func TestSuperuserReservedConnections(t *testing.T) {
+	ts := startServer(t, newFakeBackend(), func(s *Server) { s.MaxConnections, s.SuperuserReservedConnections = 3, 1 })
+	ctx := testContext(t)
+	admin := strings.Replace(ts.connString(), "postgres://u@", "postgres://admin@", 1)
+	var conns []*pgx.Conn
+	defer func() {
+		for _, c := range conns {
+			c.Close(ctx)
+		}
+	}()
+	connect := func(url string) error {
+		c, err := pgx.Connect(ctx, url)
+		if err == nil {
+			conns = append(conns, c)
+		}
+		return err
+	}
+	for range 2 {
+		if err := connect(ts.connString()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var pe *pgconn.PgError
+	if err := connect(ts.connString()); !errors.As(err, &pe) || pe.Code != sqlerr.TooManyConnections ||
+		pe.Message != "remaining connection slots are reserved for non-replication superuser connections" || pe.Severity != "FATAL" {
+		t.Fatalf("a third ordinary connection: %v, want FATAL 53300 for the reserve", err)
+	}
+	if err := connect(admin); err != nil {
+		t.Fatalf("a superuser in the reserved slot: %v", err)
+	}
+	if err := connect(admin); !errors.As(err, &pe) || pe.Code != sqlerr.TooManyConnections || pe.Message != "sorry, too many clients already" {
+		t.Fatalf("a superuser past max_connections: %v, want 53300", err)
 	}
 }

@@ -37,6 +37,13 @@ type Server struct {
 	// many clients already" after its startup packet. 0 means
 	// DefaultMaxConnections. Cancel requests are never counted.
 	MaxConnections int
+	// SuperuserReservedConnections are the last of MaxConnections' slots,
+	// kept for superusers (PostgreSQL's superuser_reserved_connections):
+	// once MaxConnections minus these are taken, a client whose user the
+	// Backend does not call a superuser (Superusers) gets FATAL 53300
+	// "remaining connection slots are reserved for non-replication
+	// superuser connections". 0 reserves none.
+	SuperuserReservedConnections int
 	// TLSConfig, when set, makes the server accept SSLRequest: the
 	// client gets 'S' and the connection continues over TLS with this
 	// configuration (it must hold a certificate). Nil refuses encryption
@@ -65,9 +72,17 @@ type Server struct {
 // PostgreSQL's default max_connections.
 const DefaultMaxConnections = 100
 
-// admit counts a new session in, unless the server already serves
-// MaxConnections; it reports whether it did.
-func (s *Server) admit() bool {
+// Superusers is what a Backend implements to tell which users are
+// superusers, for the connections reserved to them.
+type Superusers interface {
+	IsSuperuser(user string) bool
+}
+
+// admit counts a new session of a superuser (super) or not in, unless
+// the server already serves MaxConnections, or all but the slots
+// reserved for superusers and super is false. It returns the error the
+// client gets if not.
+func (s *Server) admit(super bool) error {
 	limit := s.MaxConnections
 	if limit <= 0 {
 		limit = DefaultMaxConnections
@@ -75,10 +90,13 @@ func (s *Server) admit() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.mu.sessions >= limit {
-		return false
+		return sqlerr.New(sqlerr.TooManyConnections, "sorry, too many clients already")
+	}
+	if !super && s.mu.sessions >= limit-s.SuperuserReservedConnections {
+		return sqlerr.New(sqlerr.TooManyConnections, "remaining connection slots are reserved for non-replication superuser connections")
 	}
 	s.mu.sessions++
-	return true
+	return nil
 }
 
 // leave counts a session that admit let in out again.

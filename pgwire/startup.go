@@ -188,8 +188,12 @@ func (c *conn) begin(params map[string]string) bool {
 		c.end(err)
 		return false
 	}
-	if !c.srv.admit() {
-		c.end(sqlerr.New(sqlerr.TooManyConnections, "sorry, too many clients already"))
+	super := false
+	if su, ok := c.srv.Backend.(Superusers); ok && c.srv.SuperuserReservedConnections > 0 {
+		super, _ = call(c, func() (bool, error) { return su.IsSuperuser(st.User), nil })
+	}
+	if err := c.srv.admit(super); err != nil {
+		c.end(err)
 		return false
 	}
 	c.admitted = true

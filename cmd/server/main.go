@@ -28,6 +28,7 @@ func main() {
 	dataDir := flag.String("data-dir", "./freshet-data", "directory for the server's data")
 	workers := flag.Int("workers", runtime.NumCPU(), "number of dataflow workers")
 	maxConns := flag.Int("max-connections", pgwire.DefaultMaxConnections, "sessions served at once; more are refused with 53300")
+	reserved := flag.Int("superuser-reserved-connections", 3, "of --max-connections, the slots only superusers may take")
 	faults := flag.Bool("unsafe-fault-injection", false, "allow SET freshet_inject_fault, which fails a dataflow on purpose (tests only)")
 	memLimit := flag.String("memory-limit", "", "live heap past which the newest queries are canceled with 53200, also Go's soft memory limit (default: 3/4 of the machine's memory; 0: none)")
 	tlsCert := flag.String("tls-cert", "", "PEM certificate (chain) file: with --tls-key, clients may connect over TLS (sslmode=require)")
@@ -66,7 +67,11 @@ func main() {
 		debug.SetMemoryLimit(limit)
 	}
 	cfg := coord.Config{Workers: *workers, DataDir: *dataDir, Logger: logger, FaultInjection: *faults, MemoryLimit: limit}
-	srv := &pgwire.Server{Logger: logger, MaxConnections: *maxConns, TLSConfig: tlsConfig, RequireTLS: *tlsRequired}
+	if *reserved < 0 || *reserved >= max(*maxConns, 1) {
+		logger.Error("--superuser-reserved-connections must be at least 0 and less than --max-connections", "reserved", *reserved, "max_connections", *maxConns)
+		os.Exit(2)
+	}
+	srv := &pgwire.Server{Logger: logger, MaxConnections: *maxConns, SuperuserReservedConnections: *reserved, TLSConfig: tlsConfig, RequireTLS: *tlsRequired}
 	if err := run(*listen, *debugListen, cfg, srv, auth, logger); err != nil {
 		logger.Error("server failed", "error", err)
 		os.Exit(1)
