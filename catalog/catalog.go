@@ -234,7 +234,7 @@ func (c *Catalog) Resolve(database, schema, name string) (*Object, error) {
 func (c *Catalog) Dependents(id uint64) []*Object {
 	var out []*Object
 	for _, o := range c.Objects() {
-		if slices.Contains(o.DependsOn, id) || (o.Kind == Index && o.On == id) {
+		if slices.Contains(o.DependsOn, id) || ((o.Kind == Index || o.Kind == Sequence) && o.On == id) {
 			out = append(out, o)
 		}
 	}
@@ -257,6 +257,20 @@ func (c *Catalog) PlanDrop(kind Kind, target *Object, cascade bool) (*DropPlan, 
 	if target.Kind != kind {
 		return nil, wrongKind(target, kind)
 	}
+	if target.Kind == Sequence && target.On != 0 && target.Seq != nil && target.Seq.Column > 0 {
+		// A serial or identity column's default calls the sequence,
+		// which goes with its table.
+		if t := c.objects[target.On]; t != nil && target.Seq.Column <= len(t.Columns) {
+			col := t.Columns[target.Seq.Column-1]
+			if col.Identity != 0 {
+				return nil, sqlerr.New(sqlerr.DependentObjectsStillExist, "cannot drop sequence %s because column %s of table %s requires it", target.Name, col.Name, t.Name).
+					WithHint("You can drop column %s of table %s instead.", col.Name, t.Name)
+			}
+			return nil, sqlerr.New(sqlerr.DependentObjectsStillExist, "cannot drop sequence %s because other objects depend on it", target.Name).
+				WithDetail("default value for column %s of table %s depends on sequence %s", col.Name, t.Name, target.Name).
+				WithHint("Use DROP ... CASCADE to drop the dependent objects too.")
+		}
+	}
 	var order []*Object
 	visited := map[uint64]bool{}
 	var visit func(o *Object)
@@ -275,7 +289,7 @@ func (c *Catalog) PlanDrop(kind Kind, target *Object, cascade bool) (*DropPlan, 
 	// that need CASCADE.
 	var lines []string
 	for _, o := range order {
-		if o == target || (o.Kind == Index && o.On == target.ID) || o.Kind == Schema {
+		if o == target || ((o.Kind == Index || o.Kind == Sequence) && o.On == target.ID) || o.Kind == Schema {
 			continue
 		}
 		lines = append(lines, c.dependsLine(o))
@@ -290,7 +304,7 @@ func (c *Catalog) PlanDrop(kind Kind, target *Object, cascade bool) (*DropPlan, 
 	var cascades []string
 	for i := len(order) - 1; i >= 0; i-- {
 		o := order[i]
-		if o == target || (o.Kind == Index && o.On == target.ID) || o.Kind == Schema {
+		if o == target || ((o.Kind == Index || o.Kind == Sequence) && o.On == target.ID) || o.Kind == Schema {
 			continue
 		}
 		cascades = append(cascades, fmt.Sprintf("drop cascades to %s %s", o.Kind, o.Name))

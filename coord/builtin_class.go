@@ -51,7 +51,7 @@ func pgClassRows(rs *rowSource, o *catalog.Object) [][]string {
 		if kind == "v" {
 			filenode = 0
 		}
-		if kind == "v" || kind == "i" {
+		if kind == "v" || kind == "i" || kind == "S" {
 			replident = "n"
 		}
 		rows = append(rows, []string{
@@ -76,6 +76,9 @@ func pgClassRows(rs *rowSource, o *catalog.Object) [][]string {
 		row(relationOID(o.ID), o.Name, "m", heapAccessMethodOID, len(o.Columns), rs.hasIndex[o.ID])
 	case catalog.Index:
 		row(relationOID(o.ID), o.Name, "i", btreeAccessMethodOID, len(indexKeyNames(o)), false)
+	case catalog.Sequence:
+		// last_value, log_cnt and is_called.
+		row(relationOID(o.ID), o.Name, "S", 0, 3, false)
 	}
 	return rows
 }

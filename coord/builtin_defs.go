@@ -250,6 +250,16 @@ func pgDependRows(rs *rowSource, o *catalog.Object) [][]string {
 				}
 			}
 		}
+	case catalog.Sequence:
+		// A serial column's sequence depends on it automatically
+		// (deptype a), an identity column's internally (i).
+		if t := rs.c.Get(o.On); t != nil && o.Seq != nil && o.Seq.Column > 0 && o.Seq.Column <= len(t.Columns) {
+			deptype := "a"
+			if t.Columns[o.Seq.Column-1].Identity != 0 {
+				deptype = "i"
+			}
+			dep(relationOID(o.ID), 0, relationOID(o.On), o.Seq.Column, deptype)
+		}
 	}
 	return rows
 }

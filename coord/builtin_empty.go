@@ -34,7 +34,6 @@ var emptyRelations = map[string]string{
 	"pg_publication_rel":       "oid:o prpubid:o prrelid:o prqual:t prattrs:V",
 	"pg_publication_namespace": "oid:o pnpubid:o pnnspid:o",
 	"pg_auth_members":          "roleid:o member:o grantor:o admin_option:b",
-	"pg_sequence":              "seqrelid:o seqtypid:o seqstart:l seqincrement:l seqmax:l seqmin:l seqcache:l seqcycle:b",
 	"pg_rewrite":               "oid:o rulename:n ev_class:o ev_type:h ev_enabled:h is_instead:b ev_qual:t ev_action:t",
 	"pg_foreign_table":         "ftrelid:o ftserver:o ftoptions:T",
 	"pg_partitioned_table":     "partrelid:o partstrat:h partnatts:c partdefid:o partattrs:V partclass:W partcollation:W partexprs:t",

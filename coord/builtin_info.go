@@ -37,7 +37,9 @@ func pgAttrdefRows(rs *rowSource, o *catalog.Object) [][]string {
 		return rows
 	}
 	for i, col := range o.Columns {
-		if col.Default != "" {
+		// An identity column's default is its sequence's, which
+		// PostgreSQL keeps out of pg_attrdef.
+		if col.Default != "" && col.Identity == 0 {
 			rows = append(rows, []string{sqlInt(subOID(o.ID, subColumnDefault, i+1)), sqlInt(relationOID(o.ID)), sqlInt(i + 1), sqlText(defaultText(col.Default, col.Type))})
 		}
 	}
@@ -86,7 +88,7 @@ func init() {
 	cols = append(cols, text("column_default", "is_nullable", "data_type")...)
 	cols = append(cols, col("character_maximum_length", repr.Int4, true), col("numeric_precision", repr.Int4, true),
 		col("numeric_scale", repr.Int4, true), col("datetime_precision", repr.Int4, true))
-	cols = append(cols, text("udt_catalog", "udt_schema", "udt_name", "is_identity", "is_generated", "is_updatable")...)
+	cols = append(cols, text("udt_catalog", "udt_schema", "udt_name", "is_identity", "identity_generation", "is_generated", "is_updatable")...)
 	infoSchemaViews["columns"] = builtinView{
 		columns: cols,
 		// Materialized views' columns are listed too, as PostgreSQL
@@ -102,7 +104,8 @@ func init() {
 				WHEN 1700 THEN CASE WHEN a.atttypmod > 0 THEN (a.atttypmod - 4) % 65536 END END AS numeric_scale,
 			CASE WHEN a.atttypid IN (1082, 1114, 1184) THEN CASE WHEN a.atttypid = 1082 THEN 0 WHEN a.atttypmod >= 0 THEN a.atttypmod ELSE 6 END END AS datetime_precision,
 			current_database() AS udt_catalog, 'pg_catalog' AS udt_schema, t.typname AS udt_name,
-			'NO' AS is_identity, 'NEVER' AS is_generated, CASE c.relkind WHEN 'r' THEN 'YES' ELSE 'NO' END AS is_updatable
+			CASE WHEN a.attidentity IN ('a', 'd') THEN 'YES' ELSE 'NO' END AS is_identity,
+			CASE a.attidentity WHEN 'a' THEN 'ALWAYS' WHEN 'd' THEN 'BY DEFAULT' END AS identity_generation, 'NEVER' AS is_generated, CASE c.relkind WHEN 'r' THEN 'YES' ELSE 'NO' END AS is_updatable
 			FROM pg_catalog.pg_attribute a JOIN pg_catalog.pg_class c ON c.oid = a.attrelid
 			JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace JOIN pg_catalog.pg_type t ON t.oid = a.atttypid
 			LEFT JOIN pg_catalog.pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum

@@ -265,7 +265,7 @@ func pgAttributeRows(rs *rowSource, o *catalog.Object) [][]string {
 		return nil
 	}
 	var rows [][]string
-	attr := func(oid uint64, num int, name string, t repr.Type, notNull, hasDefault bool) {
+	attr := func(oid uint64, num int, name string, t repr.Type, notNull, hasDefault bool, identity string) {
 		collation := 0
 		if t.Kind().IsString() {
 			collation = textCollationOID
@@ -285,7 +285,7 @@ func pgAttributeRows(rs *rowSource, o *catalog.Object) [][]string {
 			sqlInt(n), sqlInt(num), "0", "-1",
 			sqlInt(t.Typmod()), sqlBool(n > 0 && n <= 8), "'i'", sqlText(storage),
 			"''", sqlBool(notNull), sqlBool(hasDefault), "false",
-			"''", "''", "false", "true",
+			sqlText(identity), "''", "false", "true",
 			"0", sqlInt(collation), sqlNull, sqlNull,
 			sqlNull, sqlNull,
 		})
@@ -295,12 +295,16 @@ func pgAttributeRows(rs *rowSource, o *catalog.Object) [][]string {
 		for i, col := range o.Columns {
 			// A view's columns are never NOT NULL in PostgreSQL's
 			// catalog, whatever the query guarantees.
-			attr(relationOID(o.ID), i+1, col.Name, col.Type, col.NotNull && o.Kind == catalog.Table, col.Default != "")
+			identity := ""
+			if col.Identity != 0 {
+				identity = string(col.Identity)
+			}
+			attr(relationOID(o.ID), i+1, col.Name, col.Type, col.NotNull && o.Kind == catalog.Table, col.Default != "" && col.Identity == 0, identity)
 		}
 		for k, key := range o.UniqueKeys {
 			for i, n := range key.Columns {
 				col := o.Columns[n]
-				attr(subOID(o.ID, subConstraintIndex, k), i+1, col.Name, col.Type, false, false)
+				attr(subOID(o.ID, subConstraintIndex, k), i+1, col.Name, col.Type, false, false, "")
 			}
 		}
 	case catalog.Index:
@@ -315,7 +319,7 @@ func pgAttributeRows(rs *rowSource, o *catalog.Object) [][]string {
 					t = col.Type
 				}
 			}
-			attr(relationOID(o.ID), i+1, k, t, false, false)
+			attr(relationOID(o.ID), i+1, k, t, false, false, "")
 		}
 	}
 	return rows

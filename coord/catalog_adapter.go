@@ -69,6 +69,10 @@ func (sc sessionCatalog) ResolveRelation(name planner.QualifiedName) (planner.Re
 		if err != nil {
 			return err
 		}
+		if o.Kind == catalog.Sequence {
+			rel = planner.Relation{ID: expr.GlobalID(o.ID), Name: planner.QualifiedName{Database: db, Schema: schema, Name: o.Name}, Kind: planner.KindSequence}
+			return nil
+		}
 		if !o.Kind.IsRelation() {
 			return sqlerr.New(sqlerr.WrongObjectType, "%q is an index", o.Name)
 		}
@@ -88,7 +92,7 @@ func (sc sessionCatalog) ResolveRelation(name planner.QualifiedName) (planner.Re
 		}
 		types := o.ColumnTypes()
 		for i, col := range o.Columns {
-			rc := planner.RelationColumn{Name: col.Name, Type: types[i]}
+			rc := planner.RelationColumn{Name: col.Name, Type: types[i], Identity: col.Identity}
 			if d := s.engine.columnDefault(o.ID, i); d != nil {
 				rc.Default = d
 			}

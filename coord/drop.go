@@ -80,6 +80,9 @@ func (e *Engine) Drop(ctx context.Context, plan PlanDrop) (*catalog.DropPlan, er
 		delete(e.tables, o.ID)
 		delete(e.defaults, o.ID)
 		e.forgetKeysLocked(o)
+		if o.Kind == catalog.Sequence {
+			e.forgetSequence(o.ID)
+		}
 	}
 	for _, d := range order {
 		delete(e.retired, d.id)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"log/slog"
 	"runtime"
 	"slices"
@@ -130,6 +131,8 @@ type Engine struct {
 	keysEpoch uint64
 	// sys is what the system tables hold (systables.go).
 	sys systemState
+	// seqs are the sequences' positions (sequences.go).
+	seqs sequences
 }
 
 // table is a table's dataflow: one input per worker.
@@ -291,6 +294,7 @@ func (e *Engine) Catalog(f func(c *catalog.Catalog) error) error {
 
 // Close stops the cluster and closes storage.
 func (e *Engine) Close() {
+	e.saveSequences()
 	close(e.closed)
 	e.cluster.Close()
 	if e.ownStore {
@@ -337,7 +341,54 @@ func (e *Engine) CreateDatabase(ctx context.Context, name string) error {
 
 // CreateTable adds a table and starts its dataflow. defaults are its
 // columns' DEFAULT scalars (nil for NULL), kept for INSERT's planning.
-func (e *Engine) CreateTable(ctx context.Context, o *catalog.Object, defaults []expr.Scalar) error {
+// seqs are the sequences of its serial and identity columns, created
+// with it, owned by it: each column's default becomes its sequence's
+// nextval.
+func (e *Engine) CreateTable(ctx context.Context, o *catalog.Object, defaults []expr.Scalar, seqs ...*catalog.Object) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if _, err := e.cat.Create(o); err != nil {
+		return err
+	}
+	created := []*catalog.Object{o}
+	for _, seq := range seqs {
+		seq.On = o.ID
+		// PostgreSQL's choice of a free name: t_id_seq, t_id_seq1, ...
+		base := seq.Name
+		for n := 1; ; n++ {
+			if _, err := e.cat.Resolve(seq.Database, seq.Schema, seq.Name); err != nil {
+				break
+			}
+			seq.Name = fmt.Sprintf("%s%d", base, n)
+		}
+		if _, err := e.cat.Create(seq); err != nil {
+			e.cat.Remove(created)
+			return err
+		}
+		created = append(created, seq)
+		i := seq.Seq.Column - 1
+		o.Columns[i].Default = fmt.Sprintf("nextval(%s::regclass)", quoteLiteral(quoteIdentIfNeeded(seq.Name)))
+		defaults[i] = expr.CallVariadic{Func: expr.NextVal, Args: []expr.Scalar{
+			expr.Literal{Value: repr.NewOID(repr.KindRegclass, uint32(relationOID(seq.ID))), Type: repr.Regclass}}}
+	}
+	if err := e.persistCatalog(ctx, created, nil); err != nil {
+		e.cat.Remove(created)
+		return err
+	}
+	// The catalog record is durable: the build must not be abandoned
+	// halfway by a cancel, and if it fails the create is undone.
+	if err := e.buildTableLocked(context.WithoutCancel(ctx), o, false); err != nil {
+		return e.undoCreateLocked(ctx, o, err, created[1:]...)
+	}
+	if defaults != nil {
+		e.defaults[o.ID] = defaults
+	}
+	return e.publishCatalogLocked(ctx)
+}
+
+// CreateSequence adds a sequence (CREATE SEQUENCE): a catalog record,
+// with no dataflow.
+func (e *Engine) CreateSequence(ctx context.Context, o *catalog.Object) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if _, err := e.cat.Create(o); err != nil {
@@ -347,25 +398,18 @@ func (e *Engine) CreateTable(ctx context.Context, o *catalog.Object, defaults []
 		e.cat.Remove([]*catalog.Object{o})
 		return err
 	}
-	// The catalog record is durable: the build must not be abandoned
-	// halfway by a cancel, and if it fails the create is undone.
-	if err := e.buildTableLocked(context.WithoutCancel(ctx), o, false); err != nil {
-		return e.undoCreateLocked(ctx, o, err)
-	}
-	if defaults != nil {
-		e.defaults[o.ID] = defaults
-	}
 	return e.publishCatalogLocked(ctx)
 }
 
 // undoCreateLocked removes an object whose dataflow could not be built
 // from the catalog, durably, and returns the build's error.
-func (e *Engine) undoCreateLocked(ctx context.Context, o *catalog.Object, cause error) error {
-	if err := e.persistCatalog(context.WithoutCancel(ctx), nil, []*catalog.Object{o}); err != nil {
+func (e *Engine) undoCreateLocked(ctx context.Context, o *catalog.Object, cause error, with ...*catalog.Object) error {
+	objs := append([]*catalog.Object{o}, with...)
+	if err := e.persistCatalog(context.WithoutCancel(ctx), nil, objs); err != nil {
 		e.log.Error("undoing a failed create", "object", o.Name, "error", err)
 	}
 	e.forgetKeysLocked(o)
-	e.cat.Remove([]*catalog.Object{o})
+	e.cat.Remove(objs)
 	return cause
 }
 

@@ -29,6 +29,8 @@ type Session struct {
 	tx transaction
 
 	activity activity
+	// seqs are the values currval and lastval give.
+	seqs sessionSequences
 
 	// running cancels the statement being executed, for CancelRequest.
 	runningMu sync.Mutex
@@ -312,6 +314,8 @@ func (s *Session) execute(ctx context.Context, st planner.Statement, reads []pla
 		return s.dropRole(ctx, st)
 	case *planner.Grant:
 		return s.grant(ctx, st)
+	case *planner.CreateSequence:
+		return s.createSequence(ctx, st, w)
 	case *planner.CreateDatabase:
 		err := s.engine.CreateDatabase(ctx, st.Name)
 		if err != nil && st.IfNotExists && sqlerr.Code(err) == sqlerr.DuplicateDatabase {
@@ -527,18 +531,22 @@ func (s *Session) createTable(ctx context.Context, st *planner.CreateTable, w pg
 		o.Schema = st.Name.Schema
 	}
 	defaults := make([]expr.Scalar, len(st.Columns))
+	var seqs []*catalog.Object
 	for i, c := range st.Columns {
-		col := catalog.Column{Name: c.Name, Type: c.Type, NotNull: c.NotNull}
+		col := catalog.Column{Name: c.Name, Type: c.Type, NotNull: c.NotNull, Identity: c.Identity}
 		if c.Default != nil {
 			col.Default = c.Default.String()
 			defaults[i] = c.Default
+		}
+		if c.Sequence != nil {
+			seqs = append(seqs, s.sequenceObject(*c.Sequence, i+1))
 		}
 		o.Columns = append(o.Columns, col)
 	}
 	for _, k := range st.UniqueKeys {
 		o.UniqueKeys = append(o.UniqueKeys, catalog.UniqueKey{Name: k.Name, Columns: k.Columns, Primary: k.Primary})
 	}
-	err := s.engine.CreateTable(ctx, o, defaults)
+	err := s.engine.CreateTable(ctx, o, defaults, seqs...)
 	if err != nil && st.IfNotExists && sqlerr.Code(err) == sqlerr.DuplicateTable {
 		w.Notice(sqlerr.New(sqlerr.DuplicateTable, "relation %q already exists, skipping", st.Name.Name).WithSeverity(sqlerr.SeverityNotice))
 		err = nil
@@ -747,6 +755,7 @@ func (s *Session) drop(ctx context.Context, st *planner.Drop, w pgwire.Writer) (
 	kind := map[planner.ObjectKind]catalog.Kind{
 		planner.ObjectTable: catalog.Table, planner.ObjectView: catalog.View,
 		planner.ObjectMaterializedView: catalog.MaterializedView, planner.ObjectIndex: catalog.Index,
+		planner.ObjectSequence: catalog.Sequence,
 	}[st.Kind]
 	for _, name := range st.Names {
 		if _, ok := s.resolveBuiltin(name); ok || name.Schema == pgCatalogSchema {

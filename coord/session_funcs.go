@@ -27,6 +27,10 @@ func (s *Session) bindSession(plan expr.Relation) (expr.Relation, func(), error)
 		if !c.Func.IsSession() || err != nil {
 			return c
 		}
+		if isSequenceFunc(c.Func) {
+			// Each row's call acts on the sequence.
+			return sequenceCall{s: s, f: c.Func, args: c.Args}
+		}
 		if c.Func == expr.CancelBackend || c.Func == expr.TerminateBackend {
 			if _, ok := c.Args[0].(expr.Literal); !ok {
 				// pg_terminate_backend(pid) FROM pg_stat_activity WHERE

@@ -14,6 +14,11 @@ import (
 // truncate deletes every row of each table. Outside a transaction block,
 // several tables are one implicit transaction: all are emptied or none.
 func (s *Session) truncate(ctx context.Context, st *planner.Truncate) (result, error) {
+	if st.RestartIdentity && s.tx.status != pgwire.TxIdle {
+		// PostgreSQL rolls the restart back with the block; Freshet's
+		// sequences do not take part in transactions.
+		return result{}, sqlerr.New(sqlerr.FeatureNotSupported, "TRUNCATE … RESTART IDENTITY in a transaction block is not supported")
+	}
 	own := s.tx.status == pgwire.TxIdle && len(st.Deletes) > 1
 	if own {
 		s.tx = transaction{status: pgwire.TxInBlock, implicit: true}
@@ -32,6 +37,27 @@ func (s *Session) truncate(ctx context.Context, st *planner.Truncate) (result, e
 		s.endTx()
 		if err != nil {
 			return result{}, err
+		}
+	}
+	if st.RestartIdentity {
+		// The tables' own sequences start again. (In a transaction
+		// block this happens at once, as a sequence's changes are never
+		// rolled back in PostgreSQL either.)
+		var seqs []*catalog.Object
+		s.engine.Catalog(func(c *catalog.Catalog) error {
+			for _, o := range c.Objects() {
+				for _, d := range st.Deletes {
+					if o.Kind == catalog.Sequence && o.On == uint64(d.Table.ID) {
+						seqs = append(seqs, o)
+					}
+				}
+			}
+			return nil
+		})
+		for _, o := range seqs {
+			if err := s.engine.SetVal(ctx, o, o.Seq.Start, false); err != nil {
+				return result{}, err
+			}
 		}
 	}
 	return result{tag: "TRUNCATE TABLE"}, nil

@@ -233,6 +233,13 @@ const (
 	Pi
 	Degrees
 	Radians
+	// The sequence functions, whose values the running session supplies
+	// (IsSession): nextval(seq), currval(seq), setval(seq, v [, called])
+	// and lastval().
+	NextVal
+	CurrVal
+	SetVal
+	LastVal
 )
 
 var variadicNames = map[VariadicFunc]string{Coalesce: "coalesce", Greatest: "greatest", Least: "least",
@@ -255,6 +262,7 @@ var variadicNames = map[VariadicFunc]string{Coalesce: "coalesce", Greatest: "gre
 	Timezone: "timezone", DateAdd: "date_add", DateSubtract: "date_subtract", TimestampTZJSON: "timestamptz_to_json",
 	ToChar: "to_char", ToTimestamp: "to_timestamp", ToDate: "to_date", EpochToTimestamp: "to_timestamp",
 	Sqrt: "sqrt", Cbrt: "cbrt", Exp: "exp", Ln: "ln", Log10: "log", Power: "power", Sign: "sign", Trunc: "trunc",
-	Pi: "pi", Degrees: "degrees", Radians: "radians"}
+	Pi: "pi", Degrees: "degrees", Radians: "radians",
+	NextVal: "nextval", CurrVal: "currval", SetVal: "setval", LastVal: "lastval"}
 
 func (f VariadicFunc) String() string { return variadicNames[f] }

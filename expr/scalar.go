@@ -273,7 +273,7 @@ func (c CallVariadic) Eval(row []repr.Datum) (repr.Datum, error) {
 	case Now:
 		return repr.Null, sqlerr.AssertionFailedf("now() evaluated without a read time")
 	case CurrentUser, SessionUser, CurrentDatabase, CurrentSchema, CurrentSetting, SetConfig, BackendPID, PostmasterStartTime,
-		CancelBackend, TerminateBackend:
+		CancelBackend, TerminateBackend, NextVal, CurrVal, SetVal, LastVal:
 		return repr.Null, sqlerr.AssertionFailedf("%s evaluated without a session", c.Func.CallName())
 	case Concat2:
 		var b strings.Builder
@@ -503,6 +503,10 @@ func (c CallVariadic) Typ(input []ColumnType) ColumnType {
 		return ColumnType{Type: repr.Text, Nullable: true}
 	case BackendPID:
 		return ColumnType{Type: repr.Int4}
+	case NextVal, CurrVal, LastVal:
+		return ColumnType{Type: repr.Int8}
+	case SetVal:
+		return ColumnType{Type: repr.Int8, Nullable: true}
 	case CancelBackend, TerminateBackend:
 		return ColumnType{Type: repr.Bool, Nullable: true}
 	case PostmasterStartTime:

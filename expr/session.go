@@ -7,7 +7,7 @@ import "strings"
 func (f VariadicFunc) IsSession() bool {
 	switch f {
 	case CurrentUser, SessionUser, CurrentDatabase, CurrentSchema, CurrentSetting, SetConfig, BackendPID, PostmasterStartTime,
-		CancelBackend, TerminateBackend:
+		CancelBackend, TerminateBackend, NextVal, CurrVal, SetVal, LastVal:
 		return true
 	}
 	return false

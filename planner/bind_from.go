@@ -202,6 +202,9 @@ func (b *binder) bindRangeVar(rv *pg.RangeVar) (hrel, []scopeItem, error) {
 // readRelation returns the relation that reading a catalog relation
 // reads: a Get, or a view's definition inlined.
 func (b *binder) readRelation(r Relation) (hrel, error) {
+	if r.Kind == KindSequence {
+		return nil, unsupported("reading sequence %q as a relation", r.Name.Name)
+	}
 	b.noteRead(r)
 	if r.Kind != KindView {
 		ts := make([]expr.ColumnType, len(r.Columns))

@@ -44,6 +44,10 @@ var sessionFuncSignatures = map[string]map[int][]repr.Type{
 	"pg_terminate_backend":     {1: {repr.Int4}},
 	"pg_encoding_to_char":      {1: {repr.Int4}},
 	"quote_ident":              {1: {repr.Text}},
+	"nextval":                  {1: {repr.Regclass}},
+	"currval":                  {1: {repr.Regclass}},
+	"setval":                   {2: {repr.Regclass, repr.Int8}, 3: {repr.Regclass, repr.Int8, repr.Bool}},
+	"lastval":                  {0: nil},
 	"version":                  {0: nil},
 }
 
@@ -53,6 +57,7 @@ var sessionFuncs = map[string]expr.VariadicFunc{
 	"pg_backend_pid": expr.BackendPID, "pg_postmaster_start_time": expr.PostmasterStartTime,
 	"pg_encoding_to_char": expr.EncodingToChar, "quote_ident": expr.QuoteIdent,
 	"pg_cancel_backend": expr.CancelBackend, "pg_terminate_backend": expr.TerminateBackend,
+	"nextval": expr.NextVal, "currval": expr.CurrVal, "setval": expr.SetVal, "lastval": expr.LastVal,
 }
 
 // bindSessionFunc binds the functions that describe the server and the
@@ -78,6 +83,11 @@ func (b *binder) bindSessionFunc(name string, args []hscalar) (s hscalar, ok boo
 	targs := make([]hscalar, len(args))
 	for i, a := range args {
 		if targs[i], err = b.coerceTo(a, types[i]); err != nil {
+			if a.typ().Type.Kind() == repr.KindUnknown {
+				// A string literal is read as the parameter's type, and
+				// its input error (no such relation, …) is the error.
+				return nil, true, err
+			}
 			return nil, true, errNoFunction(name, args)
 		}
 	}

@@ -89,10 +89,14 @@ const (
 	KindMaterializedView
 	// KindSource is an external collection, read with a Get.
 	KindSource
+	// KindSequence is a sequence: nextval and its kin name it; it is not
+	// read as a relation.
+	KindSequence
 )
 
 var relationKindNames = map[RelationKind]string{
 	KindTable: "table", KindView: "view", KindMaterializedView: "materialized view", KindSource: "source",
+	KindSequence: "sequence",
 }
 
 func (k RelationKind) String() string { return relationKindNames[k] }
@@ -124,4 +128,7 @@ type RelationColumn struct {
 	// Default is a table column's DEFAULT, a scalar over no columns, or
 	// nil for NULL.
 	Default expr.Scalar
+	// Identity is 'a' for a GENERATED ALWAYS AS IDENTITY column, 'd' for
+	// BY DEFAULT, 0 otherwise.
+	Identity byte
 }

@@ -41,13 +41,24 @@ func (p *planner) createTable(cs *pg.CreateStmt) (Statement, error) {
 			if cd.CollClause != nil {
 				return nil, errorAt(unsupported("COLLATE"), p.b.sql, cd.Location)
 			}
-			t, err := p.b.typeFromName(cd.TypeName)
-			if err != nil {
-				return nil, err
+			t, serial := serialType(cd.TypeName)
+			var err error
+			if !serial {
+				if t, err = p.b.typeFromName(cd.TypeName); err != nil {
+					return nil, err
+				}
 			}
 			index[cd.Colname] = len(ct.Columns)
-			ct.Columns = append(ct.Columns, ColumnDef{Name: cd.Colname, Type: t, NotNull: cd.IsNotNull})
+			ct.Columns = append(ct.Columns, ColumnDef{Name: cd.Colname, Type: t, NotNull: cd.IsNotNull || serial})
 			col := &ct.Columns[len(ct.Columns)-1]
+			seqName := QualifiedName{Schema: ct.Name.Schema, Name: owningSequenceName(ct.Name.Name, cd.Colname)}
+			if serial {
+				def, err := p.sequenceDef(seqName, t, nil)
+				if err != nil {
+					return nil, err
+				}
+				col.Sequence = &def
+			}
 			// last is the key constraint that DEFERRABLE and INITIALLY
 			// clauses right after it qualify, if any.
 			var last *keySpec
@@ -73,9 +84,24 @@ func (p *planner) createTable(cs *pg.CreateStmt) (Statement, error) {
 					col.NotNull = true
 				case pg.ConstrType_CONSTR_NULL:
 				case pg.ConstrType_CONSTR_DEFAULT:
+					if col.Sequence != nil {
+						return nil, errorAt(sqlerr.New(sqlerr.SyntaxError, "multiple default values specified for column %q of table %q", col.Name, ct.Name.Name), p.b.sql, c.Location)
+					}
 					if col.Default, err = p.defaultExpr(c.RawExpr, col.Name, t); err != nil {
 						return nil, err
 					}
+				case pg.ConstrType_CONSTR_IDENTITY:
+					switch {
+					case col.Sequence != nil || col.Default != nil:
+						return nil, errorAt(sqlerr.New(sqlerr.SyntaxError, "both default and identity specified for column %q of table %q", col.Name, ct.Name.Name), p.b.sql, c.Location)
+					case t.Kind() != repr.KindInt2 && t.Kind() != repr.KindInt4 && t.Kind() != repr.KindInt8:
+						return nil, errorAt(sqlerr.New(sqlerr.InvalidParameterValue, "identity column type must be smallint, integer, or bigint"), p.b.sql, c.Location)
+					}
+					def, err := p.sequenceDef(seqName, t, c.Options)
+					if err != nil {
+						return nil, errorAt(err, p.b.sql, c.Location)
+					}
+					col.Sequence, col.NotNull, col.Identity = &def, true, c.GeneratedWhen[0]
 				case pg.ConstrType_CONSTR_PRIMARY, pg.ConstrType_CONSTR_UNIQUE:
 					if last, err = p.keySpecOf(c, cd.Colname); err != nil {
 						return nil, err
@@ -279,6 +305,7 @@ func (p *planner) createIndex(is *pg.IndexStmt) (Statement, error) {
 var dropKinds = map[pg.ObjectType]ObjectKind{
 	pg.ObjectType_OBJECT_TABLE: ObjectTable, pg.ObjectType_OBJECT_VIEW: ObjectView,
 	pg.ObjectType_OBJECT_MATVIEW: ObjectMaterializedView, pg.ObjectType_OBJECT_INDEX: ObjectIndex,
+	pg.ObjectType_OBJECT_SEQUENCE: ObjectSequence,
 }
 
 func (p *planner) drop(ds *pg.DropStmt) (Statement, error) {

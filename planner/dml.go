@@ -160,8 +160,11 @@ func (p *planner) insert(is *pg.InsertStmt) (Statement, error) {
 			}
 			for j, s := range row {
 				item := sel.ValuesLists[ri].GetList().GetItems()[j]
-				if item.GetSetToDefault() != nil {
+				if item.GetSetToDefault() != nil || overridden(r, cols[j], is.Override) {
 					continue
+				}
+				if err := checkIdentityInsert(r, cols[j], is.Override); err != nil {
+					return nil, errorAt(err, p.b.sql, nodeLocation(item))
 				}
 				if out[cols[j]], err = p.assign(s, r, cols[j]); err != nil {
 					return nil, errorAt(err, p.b.sql, nodeLocation(item))
@@ -202,6 +205,12 @@ func (p *planner) insert(is *pg.InsertStmt) (Statement, error) {
 			row[i] = defaultOf(r, i)
 		}
 		for j, c := range cols {
+			if overridden(r, c, is.Override) {
+				continue
+			}
+			if err := checkIdentityInsert(r, c, is.Override); err != nil {
+				return nil, err
+			}
 			row[c] = hColumn{index: j, t: src.types()[j]}
 		}
 		m, outs := mapOutputs(src, row)
@@ -216,6 +225,25 @@ func (p *planner) insert(is *pg.InsertStmt) (Statement, error) {
 		return nil, err
 	}
 	return &Insert{Table: tgt, Plan: checkNotNull(plan, tgt, 0), Returning: ret}, nil
+}
+
+// checkIdentityInsert refuses a value given for column i, a GENERATED
+// ALWAYS identity column, unless the INSERT says OVERRIDING SYSTEM
+// VALUE, as PostgreSQL does.
+func checkIdentityInsert(r Relation, i int, override pg.OverridingKind) error {
+	if r.Columns[i].Identity != 'a' || override == pg.OverridingKind_OVERRIDING_SYSTEM_VALUE {
+		return nil
+	}
+	name := r.Columns[i].Name
+	return sqlerr.New(sqlerr.GeneratedAlways, "cannot insert a non-DEFAULT value into column %q", name).
+		WithDetail("Column %q is an identity column defined as GENERATED ALWAYS.", name).
+		WithHint("Use OVERRIDING SYSTEM VALUE to override.")
+}
+
+// overridden reports whether an INSERT's value for column i is ignored
+// for its identity column's next value: OVERRIDING USER VALUE.
+func overridden(r Relation, i int, override pg.OverridingKind) bool {
+	return override == pg.OverridingKind_OVERRIDING_USER_VALUE && r.Columns[i].Identity != 0
 }
 
 // insertArity checks the number of values an INSERT gives against the
@@ -315,6 +343,10 @@ func (p *planner) update(us *pg.UpdateStmt) (Statement, error) {
 		if rt.Val.GetSetToDefault() != nil {
 			row[i] = defaultOf(r, i)
 			continue
+		}
+		if r.Columns[i].Identity == 'a' {
+			return nil, errorAt(sqlerr.New(sqlerr.GeneratedAlways, "column %q can only be updated to DEFAULT", rt.Name).
+				WithDetail("Column %q is an identity column defined as GENERATED ALWAYS.", rt.Name), p.b.sql, rt.Location)
 		}
 		if containsAggregate([]*pg.Node{rt.Val}) {
 			return nil, errorAt(sqlerr.New(sqlerr.GroupingError, "aggregate functions are not allowed in UPDATE"), p.b.sql, nodeLocation(rt.Val))

@@ -67,12 +67,15 @@ func lockingName(lc *pg.LockingClause) string {
 // nothing) and no foreign keys (CASCADE reaches no other table).
 type Truncate struct {
 	Deletes []*Delete
+	// RestartIdentity restarts the sequences of the tables' serial and
+	// identity columns.
+	RestartIdentity bool
 }
 
 func (*Truncate) Tag() string { return "TRUNCATE TABLE" }
 
 func (p *planner) truncate(s *pg.TruncateStmt) (Statement, error) {
-	t := &Truncate{}
+	t := &Truncate{RestartIdentity: s.RestartSeqs}
 	seen := map[string]bool{}
 	for _, n := range s.Relations {
 		rv := n.GetRangeVar()

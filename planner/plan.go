@@ -224,6 +224,8 @@ func (p *planner) statement(n *pg.Node) (Statement, error) {
 		return p.alterRole(x.AlterRoleStmt)
 	case *pg.Node_DropRoleStmt:
 		return p.dropRole(x.DropRoleStmt)
+	case *pg.Node_CreateSeqStmt:
+		return p.createSequence(x.CreateSeqStmt)
 	case *pg.Node_GrantStmt:
 		return p.grant(x.GrantStmt)
 	case *pg.Node_GrantRoleStmt:

@@ -83,6 +83,14 @@ type ColumnDef struct {
 	// Default is the DEFAULT expression, a scalar over no columns, or nil
 	// for NULL.
 	Default expr.Scalar
+	// Sequence, for a serial or identity column, is the sequence the
+	// column takes its values from, which the table owns; the column's
+	// default is then its nextval (the coordinator writes it, once the
+	// sequence exists).
+	Sequence *SequenceDef
+	// Identity is 'a' for GENERATED ALWAYS AS IDENTITY, 'd' for BY
+	// DEFAULT, 0 for neither.
+	Identity byte
 }
 
 // CreateView is CREATE [MATERIALIZED] VIEW.
@@ -196,10 +204,12 @@ const (
 	ObjectView
 	ObjectMaterializedView
 	ObjectIndex
+	ObjectSequence
 )
 
 var objectKindNames = map[ObjectKind]string{
 	ObjectTable: "TABLE", ObjectView: "VIEW", ObjectMaterializedView: "MATERIALIZED VIEW", ObjectIndex: "INDEX",
+	ObjectSequence: "SEQUENCE",
 }
 
 func (k ObjectKind) String() string { return objectKindNames[k] }
