@@ -80,6 +80,9 @@ func (sc sessionCatalog) ResolveRelation(name planner.QualifiedName) (planner.Re
 		switch o.Kind {
 		case catalog.Table:
 			rel.Kind = planner.KindTable
+			for _, k := range c.UniqueKeys(o.ID) {
+				rel.UniqueKeys = append(rel.UniqueKeys, planner.RelationKey{Name: k.Name, Columns: k.Columns})
+			}
 		case catalog.View:
 			rel.Kind = planner.KindView
 			// A view with an index is read from the index's

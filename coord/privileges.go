@@ -188,6 +188,10 @@ func (s *Session) authorize(st planner.Statement, reads []planner.Read) error {
 			if st.Returning != nil {
 				p |= catalog.PrivSelect
 			}
+			if st.OnConflict != nil && st.OnConflict.Update != nil {
+				// DO UPDATE updates rows it reads.
+				p |= catalog.PrivUpdate | catalog.PrivSelect
+			}
 			if err := s.checkTarget(c, st.Table.ID, p); err != nil {
 				return err
 			}

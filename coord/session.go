@@ -289,6 +289,9 @@ func (s *Session) execute(ctx context.Context, st planner.Statement, reads []pla
 	case *planner.CreateIndex:
 		return s.createIndex(ctx, st, w)
 	case *planner.Insert:
+		if st.OnConflict != nil {
+			return s.upsert(ctx, st)
+		}
 		n, res, err := s.writeRows(ctx, st.Table, st.Plan, 0, st.Returning)
 		res.tag = fmt.Sprintf("INSERT 0 %d", n)
 		return res, err
@@ -726,9 +729,19 @@ func (s *Session) writeRows(ctx context.Context, t planner.Target, plan expr.Rel
 		}
 		n += r.Diff
 	}
-	if inBlock {
+	if err := s.submitWrites(ctx, t, deps, writes); err != nil {
+		return 0, result{}, err
+	}
+	return n, res, nil
+}
+
+// submitWrites commits a statement's writes to table t, which read deps:
+// in a transaction block, it adds them to the block's; otherwise it
+// writes them now.
+func (s *Session) submitWrites(ctx context.Context, t planner.Target, deps []uint64, writes []TableWrite) error {
+	if s.tx.status == pgwire.TxInBlock {
 		if err := s.engine.checkBlockWrite(&s.tx.keys, s.tx.writes, writes); err != nil {
-			return 0, result{}, err
+			return err
 		}
 		s.tx.writes = append(s.tx.writes, writes...)
 		if s.tx.read == nil {
@@ -739,16 +752,15 @@ func (s *Session) writeRows(ctx context.Context, t planner.Target, plan expr.Rel
 		}
 		s.tx.written[uint64(t.ID)] = true
 		s.tx.noteName(uint64(t.ID), t.Name.Name)
-		return n, res, nil
+		return nil
 	}
 	if len(writes) == 0 {
-		return 0, res, nil
+		return nil
 	}
-	_, err = s.engine.Write(ctx, writes)
-	if err != nil {
-		return 0, result{}, namedTableError(err, map[uint64]string{uint64(t.ID): t.Name.Name})
+	if _, err := s.engine.Write(ctx, writes); err != nil {
+		return namedTableError(err, map[uint64]string{uint64(t.ID): t.Name.Name})
 	}
-	return n, res, nil
+	return nil
 }
 
 func (s *Session) drop(ctx context.Context, st *planner.Drop, w pgwire.Writer) (result, error) {

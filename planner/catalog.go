@@ -118,6 +118,9 @@ type Relation struct {
 	// inlined where the view is read when Plan is nil. Used only for
 	// KindView.
 	SQL string
+	// UniqueKeys are a table's unique keys (PRIMARY KEY, UNIQUE, unique
+	// indexes), for ON CONFLICT.
+	UniqueKeys []RelationKey
 }
 
 // RelationColumn is one column of a relation.

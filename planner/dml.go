@@ -92,8 +92,6 @@ func (p *planner) insert(is *pg.InsertStmt) (Statement, error) {
 	switch {
 	case is.WithClause != nil:
 		return nil, unsupported("WITH in INSERT")
-	case is.OnConflictClause != nil:
-		return nil, unsupported("ON CONFLICT")
 	}
 	tgt, r, err := p.target(is.Relation, "insert into")
 	if err != nil {
@@ -224,7 +222,13 @@ func (p *planner) insert(is *pg.InsertStmt) (Statement, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Insert{Table: tgt, Plan: checkNotNull(plan, tgt, 0), Returning: ret}, nil
+	ins := &Insert{Table: tgt, Plan: checkNotNull(plan, tgt, 0), Returning: ret}
+	if is.OnConflictClause != nil {
+		if ins.OnConflict, err = p.onConflict(is.OnConflictClause, r, is.Relation); err != nil {
+			return nil, err
+		}
+	}
+	return ins, nil
 }
 
 // checkIdentityInsert refuses a value given for column i, a GENERATED

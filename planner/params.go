@@ -57,6 +57,17 @@ func (b *paramBinder) statement(s Statement) Statement {
 	case *Insert:
 		c := *s
 		c.Plan = b.plan(s.Plan)
+		if oc := s.OnConflict; oc != nil {
+			bound := *oc
+			bound.Update = make([]expr.Scalar, len(oc.Update))
+			for i, u := range oc.Update {
+				bound.Update[i] = b.scalar(u)
+			}
+			if oc.Where != nil {
+				bound.Where = b.scalar(oc.Where)
+			}
+			c.OnConflict = &bound
+		}
 		return &c
 	case *Update:
 		c := *s

@@ -145,6 +145,8 @@ type Insert struct {
 	Plan  expr.Relation
 	// Returning is the RETURNING list over the rows inserted, or nil.
 	Returning *Returning
+	// OnConflict is the ON CONFLICT clause, or nil.
+	OnConflict *OnConflict
 }
 
 // Update is UPDATE. Plan produces, for every row to change, the old row

@@ -349,6 +349,9 @@ func renderStatement(s Statement) string {
 		}
 	case *Insert:
 		fmt.Fprintf(&b, "insert into %s (%s)\n%s", s.Table.Name, s.Table.ID, expr.Explain(s.Plan))
+		if oc := s.OnConflict; oc != nil {
+			fmt.Fprintf(&b, "on conflict key %v update %v where %v\n", oc.Key, oc.Update, oc.Where)
+		}
 	case *Update:
 		fmt.Fprintf(&b, "update %s (%s)\n%s", s.Table.Name, s.Table.ID, expr.Explain(s.Plan))
 	case *Delete:
