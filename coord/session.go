@@ -68,6 +68,8 @@ type transaction struct {
 	read, written map[uint64]bool
 	// names are the names of the tables the block writes, for errors.
 	names map[uint64]string
+	// savepoints are the block's savepoints, oldest first.
+	savepoints []savepoint
 }
 
 // commitWrites applies a block's buffered writes at one time, unless a
@@ -229,7 +231,7 @@ func (s *Session) Query(ctx context.Context, sql string, w pgwire.QueryWriter) e
 // endsTx reports whether st ends a transaction block.
 func endsTx(st planner.Statement) bool {
 	switch st.(type) {
-	case *planner.Commit, *planner.Rollback:
+	case *planner.Commit, *planner.Rollback, *planner.RollbackToSavepoint:
 		return true
 	}
 	return false
@@ -319,6 +321,12 @@ func (s *Session) execute(ctx context.Context, st planner.Statement, reads []pla
 		return s.grant(ctx, st)
 	case *planner.CreateSequence:
 		return s.createSequence(ctx, st, w)
+	case *planner.Savepoint:
+		return s.savepoint(st)
+	case *planner.ReleaseSavepoint:
+		return s.releaseSavepoint(st)
+	case *planner.RollbackToSavepoint:
+		return s.rollbackToSavepoint(st)
 	case *planner.CreateDatabase:
 		err := s.engine.CreateDatabase(ctx, st.Name)
 		if err != nil && st.IfNotExists && sqlerr.Code(err) == sqlerr.DuplicateDatabase {

@@ -132,9 +132,25 @@ func (p *planner) transaction(t *pg.TransactionStmt) (Statement, error) {
 			return nil, unsupported("ROLLBACK AND CHAIN")
 		}
 		return &Rollback{}, nil
-	case pg.TransactionStmtKind_TRANS_STMT_SAVEPOINT, pg.TransactionStmtKind_TRANS_STMT_RELEASE,
-		pg.TransactionStmtKind_TRANS_STMT_ROLLBACK_TO:
-		return nil, unsupported("savepoints")
+	case pg.TransactionStmtKind_TRANS_STMT_SAVEPOINT:
+		return &Savepoint{Name: t.SavepointName}, nil
+	case pg.TransactionStmtKind_TRANS_STMT_RELEASE:
+		return &ReleaseSavepoint{Name: t.SavepointName}, nil
+	case pg.TransactionStmtKind_TRANS_STMT_ROLLBACK_TO:
+		return &RollbackToSavepoint{Name: t.SavepointName}, nil
 	}
 	return nil, unsupported("two-phase commit")
 }
+
+// Savepoint is SAVEPOINT name.
+type Savepoint struct{ Name string }
+
+// ReleaseSavepoint is RELEASE [SAVEPOINT] name.
+type ReleaseSavepoint struct{ Name string }
+
+// RollbackToSavepoint is ROLLBACK TO [SAVEPOINT] name.
+type RollbackToSavepoint struct{ Name string }
+
+func (*Savepoint) Tag() string           { return "SAVEPOINT" }
+func (*ReleaseSavepoint) Tag() string    { return "RELEASE" }
+func (*RollbackToSavepoint) Tag() string { return "ROLLBACK" }

@@ -71,6 +71,9 @@ const (
 	// Class 2B: dependent privilege descriptors still exist.
 	DependentObjectsStillExist = "2BP01"
 
+	// Class 3B: savepoint exception.
+	InvalidSavepointSpecification = "3B001"
+
 	// Class 34: invalid cursor name.
 	InvalidCursorName = "34000"
 
