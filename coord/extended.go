@@ -44,6 +44,10 @@ func (s *Session) Parse(ctx context.Context, sql string, paramOIDs []uint32) (pg
 		ps.columns = returningColumns(st.Returning)
 	case *planner.Show:
 		ps.columns = showColumns(st.Name)
+	case *planner.Fetch:
+		if !st.Move {
+			ps.columns = s.cursorColumns(st.Name)
+		}
 	}
 	return ps, nil
 }
@@ -192,7 +196,8 @@ func returningColumns(ret *planner.Returning) []pgwire.Column {
 }
 
 // returnsRows reports whether st is an INSERT, UPDATE or DELETE with a
-// RETURNING list, whose rows complete with the statement's own tag.
+// RETURNING list, or a FETCH, whose rows complete with the statement's
+// own tag.
 func returnsRows(st planner.Statement) bool {
 	switch st := st.(type) {
 	case *planner.Insert:
@@ -201,6 +206,8 @@ func returnsRows(st planner.Statement) bool {
 		return st.Returning != nil
 	case *planner.Delete:
 		return st.Returning != nil
+	case *planner.Fetch:
+		return true
 	}
 	return false
 }

@@ -31,6 +31,8 @@ type Session struct {
 	activity activity
 	// seqs are the values currval and lastval give.
 	seqs sessionSequences
+	// cursors are the session's open cursors, by name.
+	cursors map[string]*cursor
 
 	// running cancels the statement being executed, for CancelRequest.
 	runningMu sync.Mutex
@@ -145,6 +147,7 @@ func (s *Session) endTx() {
 		s.tx.release()
 	}
 	s.endSettings(s.tx.settings)
+	s.endCursors()
 	s.tx = transaction{status: pgwire.TxIdle}
 }
 
@@ -321,6 +324,12 @@ func (s *Session) execute(ctx context.Context, st planner.Statement, reads []pla
 		return s.grant(ctx, st)
 	case *planner.CreateSequence:
 		return s.createSequence(ctx, st, w)
+	case *planner.DeclareCursor:
+		return s.declareCursor(ctx, st)
+	case *planner.Fetch:
+		return s.fetch(st)
+	case *planner.CloseCursor:
+		return s.closeCursor(st)
 	case *planner.Savepoint:
 		return s.savepoint(st)
 	case *planner.ReleaseSavepoint:

@@ -224,6 +224,12 @@ func (p *planner) statement(n *pg.Node) (Statement, error) {
 		return p.alterRole(x.AlterRoleStmt)
 	case *pg.Node_DropRoleStmt:
 		return p.dropRole(x.DropRoleStmt)
+	case *pg.Node_DeclareCursorStmt:
+		return p.declareCursor(x.DeclareCursorStmt)
+	case *pg.Node_FetchStmt:
+		return p.fetch(x.FetchStmt)
+	case *pg.Node_ClosePortalStmt:
+		return p.closeCursor(x.ClosePortalStmt)
 	case *pg.Node_CreateSeqStmt:
 		return p.createSequence(x.CreateSeqStmt)
 	case *pg.Node_GrantStmt:

@@ -54,4 +54,43 @@ def read_sql():
 
 
 step("pandas", read_sql)
+
+
+def server_side_cursor():
+    # stream_results makes psycopg2 use a named cursor: DECLARE … CURSOR
+    # and FETCH FORWARD n, in a transaction.
+    with engine.connect().execution_options(stream_results=True, max_row_buffer=1) as c:
+        return [list(r) for r in c.execute(sa.text("SELECT id FROM orders ORDER BY id"))]
+
+
+step("server_side_cursor", server_side_cursor)
+
+
+def savepoint():
+    # begin_nested is a SAVEPOINT; the failed insert rolls back to it and
+    # the transaction goes on.
+    with engine.begin() as c:
+        c.execute(sa.text("INSERT INTO customers (id, name) VALUES (100, 'sp')"))
+        try:
+            with c.begin_nested():
+                c.execute(sa.text("INSERT INTO customers (id, name) VALUES (101, 'sp')"))
+        except sa.exc.IntegrityError:
+            pass
+        c.execute(sa.text("INSERT INTO customers (id, name) VALUES (102, 'sp2')"))
+    with engine.connect() as c:
+        return [list(r) for r in c.execute(sa.text("SELECT id, name FROM customers WHERE id >= 100 ORDER BY id"))]
+
+
+step("savepoint", savepoint)
+
+
+def upsert():
+    with engine.begin() as c:
+        c.execute(sa.text("INSERT INTO customers (id, name) VALUES (102, 'sp3') "
+                          "ON CONFLICT (id) DO UPDATE SET name = EXCLUDED.name"))
+    with engine.connect() as c:
+        return [list(r) for r in c.execute(sa.text("SELECT id, name FROM customers WHERE id >= 100 ORDER BY id"))]
+
+
+step("upsert", upsert)
 print(json.dumps(out, sort_keys=True))
