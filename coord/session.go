@@ -33,6 +33,8 @@ type Session struct {
 	seqs sessionSequences
 	// cursors are the session's open cursors, by name.
 	cursors map[string]*cursor
+	// sqlPrepared are the statements of PREPARE, by name.
+	sqlPrepared map[string]*sqlPrepared
 
 	// running cancels the statement being executed, for CancelRequest.
 	runningMu sync.Mutex
@@ -324,6 +326,12 @@ func (s *Session) execute(ctx context.Context, st planner.Statement, reads []pla
 		return s.grant(ctx, st)
 	case *planner.CreateSequence:
 		return s.createSequence(ctx, st, w)
+	case *planner.Prepare:
+		return s.prepare(st)
+	case *planner.Execute:
+		return s.executePrepared(ctx, st, w)
+	case *planner.Deallocate:
+		return s.deallocate(st)
 	case *planner.DeclareCursor:
 		return s.declareCursor(ctx, st)
 	case *planner.Fetch:

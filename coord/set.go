@@ -124,8 +124,10 @@ func (s *Session) resetAll() {
 	}
 }
 
-// discard runs DISCARD: ALL resets the settings; Freshet has no cached
-// plans, temporary tables or sequences for the other forms to drop.
+// discard runs DISCARD: ALL resets the settings, closes the cursors and
+// deallocates PREPARE's statements; SEQUENCES forgets currval's and
+// lastval's values; Freshet has no cached plans or temporary tables for
+// the other forms to drop.
 func (s *Session) discard(st *planner.Discard) (result, error) {
 	if st.What == "ALL" {
 		// A multi-statement message is a block too, as in PostgreSQL.
@@ -133,6 +135,12 @@ func (s *Session) discard(st *planner.Discard) (result, error) {
 			return result{}, sqlerr.New(sqlerr.ActiveSQLTransaction, "DISCARD ALL cannot run inside a transaction block")
 		}
 		s.resetAll()
+		s.cursors, s.sqlPrepared = nil, nil
+	}
+	if st.What == "ALL" || st.What == "SEQUENCES" {
+		s.seqs.mu.Lock()
+		s.seqs.last, s.seqs.lastID = nil, 0
+		s.seqs.mu.Unlock()
 	}
 	return result{tag: "DISCARD " + st.What}, nil
 }

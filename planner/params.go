@@ -54,6 +54,13 @@ func (b *paramBinder) statement(s Statement) Statement {
 		c := *s
 		c.Plan = b.plan(s.Plan)
 		return &c
+	case *Execute:
+		c := *s
+		c.Args = make([]expr.Scalar, len(s.Args))
+		for i, a := range s.Args {
+			c.Args[i] = b.scalar(a)
+		}
+		return &c
 	case *Insert:
 		c := *s
 		c.Plan = b.plan(s.Plan)

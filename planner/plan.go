@@ -224,6 +224,12 @@ func (p *planner) statement(n *pg.Node) (Statement, error) {
 		return p.alterRole(x.AlterRoleStmt)
 	case *pg.Node_DropRoleStmt:
 		return p.dropRole(x.DropRoleStmt)
+	case *pg.Node_PrepareStmt:
+		return p.prepare(x.PrepareStmt)
+	case *pg.Node_ExecuteStmt:
+		return p.execute(x.ExecuteStmt)
+	case *pg.Node_DeallocateStmt:
+		return p.deallocate(x.DeallocateStmt)
 	case *pg.Node_DeclareCursorStmt:
 		return p.declareCursor(x.DeclareCursorStmt)
 	case *pg.Node_FetchStmt:
