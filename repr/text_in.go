@@ -56,6 +56,10 @@ func ParseTextIn(t Type, s string, z *Zone) (Datum, error) {
 		return parseArray(t, s, z)
 	case KindJSON:
 		return parseJSON(s)
+	case KindUUID:
+		return parseUUID(s)
+	case KindBytea:
+		return parseBytea(s)
 	case KindOID, KindRegclass, KindRegtype, KindRegproc, KindRegnamespace, KindRegrole:
 		return parseOID(t, s)
 	}
