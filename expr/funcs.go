@@ -232,6 +232,13 @@ const (
 	Pi
 	Degrees
 	Radians
+	// The bytea and uuid functions (bytea_funcs.go).
+	ByteaSubstr
+	Encode
+	Decode
+	ConvertTo
+	ConvertFrom
+	GenRandomUUID
 )
 
 var variadicNames = map[VariadicFunc]string{Coalesce: "coalesce", Greatest: "greatest", Least: "least",
@@ -254,6 +261,8 @@ var variadicNames = map[VariadicFunc]string{Coalesce: "coalesce", Greatest: "gre
 	Timezone: "timezone", DateAdd: "date_add", DateSubtract: "date_subtract",
 	ToChar: "to_char", ToTimestamp: "to_timestamp", ToDate: "to_date", EpochToTimestamp: "to_timestamp",
 	Sqrt: "sqrt", Cbrt: "cbrt", Exp: "exp", Ln: "ln", Log10: "log", Power: "power", Sign: "sign", Trunc: "trunc",
-	Pi: "pi", Degrees: "degrees", Radians: "radians"}
+	Pi: "pi", Degrees: "degrees", Radians: "radians",
+	ByteaSubstr: "substr", Encode: "encode", Decode: "decode", ConvertTo: "convert_to", ConvertFrom: "convert_from",
+	GenRandomUUID: "gen_random_uuid"}
 
 func (f VariadicFunc) String() string { return variadicNames[f] }
