@@ -203,7 +203,11 @@ func TestPgAttributeAndType(t *testing.T) {
 		{"SELECT t.oid, typarray FROM pg_type t JOIN pg_namespace ns ON typnamespace = ns.oid WHERE typname = 'hstore'", ""},
 		{"SELECT oid, typarray, typcategory FROM pg_type WHERE typname = 'int4'", "23,1007,N"},
 		{"SELECT typname, typelem, typcategory FROM pg_type WHERE oid = 1231", "_numeric,1700,A"},
-		{"SELECT count(*) FROM pg_type WHERE typnamespace = 11", "51"},
+		{"SELECT count(*) FROM pg_type WHERE typnamespace = 11", "55"},
+		{"SELECT oid, typname, typlen, typbyval, typcategory, typarray, typalign, typstorage, typinput, typsend FROM pg_type WHERE oid IN (17, 2950) ORDER BY oid",
+			"17,bytea,-1,f,U,1001,i,x,byteain,byteasend 2950,uuid,16,f,U,2951,c,p,uuid_in,uuid_send"},
+		{"SELECT typname, typelem, typcategory, typalign, typstorage FROM pg_type WHERE oid IN (1001, 2951) ORDER BY oid",
+			"_bytea,17,A,i,x _uuid,2950,A,i,x"},
 		{"SELECT format_type(1015, 14), format_type(23, NULL), format_type(99999, -1)", "character varying(10)[],integer,???"},
 	} {
 		if got := env.query(s, tc.q); got != tc.want {

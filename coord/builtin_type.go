@@ -67,7 +67,7 @@ var typeRows = func() []typeRow {
 		// time types and numeric take an underscore.
 		sep := ""
 		switch k {
-		case repr.KindNumeric, repr.KindDate, repr.KindTimestamp, repr.KindTimestampTZ, repr.KindInterval:
+		case repr.KindNumeric, repr.KindDate, repr.KindTimestamp, repr.KindTimestampTZ, repr.KindInterval, repr.KindUUID:
 			sep = "_"
 		}
 		align, storage := "i", "p"
@@ -76,6 +76,9 @@ var typeRows = func() []typeRow {
 			align = "c"
 		case n == 2:
 			align = "s"
+		case k == repr.KindUUID:
+			// 16 bytes, but an array of bytes to PostgreSQL.
+			align = "c"
 		case n == 8 || n == 16:
 			align = "d"
 		case n < 0:

@@ -2,7 +2,10 @@ package coord
 
 import (
 	"context"
+	"strings"
 	"testing"
+
+	"freshet/sqlerr"
 )
 
 // COPY TO STDOUT in the text and CSV formats, with their escapes, a
@@ -44,4 +47,43 @@ func TestCopyTo(t *testing.T) {
 		t.Errorf("in Tokyo: %q, want %q", got, want)
 	}
 	env.failsWith(s, "COPY cp TO STDOUT WITH (QUOTE '\"')", "0A000", "COPY quote available only in CSV mode")
+}
+
+// TestCopyUUIDBytea reads uuid and bytea from COPY FROM STDIN in the
+// text format (bytea in both input formats, behind COPY's own escapes)
+// and writes them with COPY TO STDOUT in text and CSV: what PostgreSQL
+// 15 reads and sends for the same data.
+func TestCopyUUIDBytea(t *testing.T) {
+	env := openSQL(t, t.TempDir())
+	defer func() { env.e.Close() }()
+	s := env.session()
+	env.exec(s, "CREATE TABLE cpu (id uuid, b bytea)")
+	data := "a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11\t\\\\x0102ff\n" +
+		"{00000000-0000-0000-0000-000000000001}\tab\\\\\\\\c\\\\001\n" +
+		"00000000-0000-0000-0000-000000000002\t\\N\n"
+	if err := s.Query(context.Background(), "COPY cpu FROM STDIN", &recorder{copyData: data}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ sql, want string }{
+		{"COPY (SELECT * FROM cpu ORDER BY id) TO STDOUT",
+			"00000000-0000-0000-0000-000000000001\t\\\\x61625c6301\n" +
+				"00000000-0000-0000-0000-000000000002\t\\N\n" +
+				"a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11\t\\\\x0102ff\n"},
+		{"COPY (SELECT * FROM cpu ORDER BY id) TO STDOUT WITH (FORMAT csv)",
+			"00000000-0000-0000-0000-000000000001,\\x61625c6301\n" +
+				"00000000-0000-0000-0000-000000000002,\n" +
+				"a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11,\\x0102ff\n"},
+	} {
+		r := &recorder{}
+		if err := s.Query(context.Background(), tc.sql, r); err != nil {
+			t.Fatalf("%s: %v", tc.sql, err)
+		}
+		if got := r.copied.String(); got != tc.want {
+			t.Errorf("%s:\n got %q\nwant %q", tc.sql, got, tc.want)
+		}
+	}
+	err := s.Query(context.Background(), "COPY cpu FROM STDIN", &recorder{copyData: "x\t\\N\n"})
+	if sqlerr.Code(err) != sqlerr.InvalidTextRepresentation || !strings.Contains(err.Error(), `invalid input syntax for type uuid: "x"`) {
+		t.Errorf("COPY of a bad uuid: %v", err)
+	}
 }

@@ -462,7 +462,7 @@ func (s *Session) selectDatums(ctx context.Context, st *planner.Select) ([][]rep
 	}
 	ts, now, release := s.readTime()
 	defer release()
-	rows, err := s.engine.Read(ctx, withNow(plan, now), ts)
+	rows, err := s.engine.Read(ctx, withNow(withRandomKeys(plan), now), ts)
 	if err != nil {
 		return nil, err
 	}
@@ -589,6 +589,11 @@ func (s *Session) createView(ctx context.Context, st *planner.CreateView, w pgwi
 	if expr.ContainsNow(st.Plan) {
 		// A view is maintained over all times; it has no single "now".
 		return result{}, sqlerr.New(sqlerr.FeatureNotSupported, "now() and current_timestamp are not supported in views")
+	}
+	if expr.ContainsRandom(st.Plan) {
+		// A view's rows must come out the same each time they are
+		// computed; no statement gives the call its random key.
+		return result{}, sqlerr.New(sqlerr.FeatureNotSupported, "gen_random_uuid() is not supported in views")
 	}
 	if calls := expr.SessionCalls(st.Plan); len(calls) > 0 {
 		// A view is read by every session; its value cannot be one's.
@@ -718,7 +723,7 @@ func (s *Session) writeRows(ctx context.Context, t planner.Target, plan expr.Rel
 	}
 	ts, now, release := s.readTime()
 	defer release()
-	rows, err := s.engine.Read(ctx, withNow(plan, now), ts)
+	rows, err := s.engine.Read(ctx, withNow(withRandomKeys(plan), now), ts)
 	if err != nil {
 		return 0, result{}, err
 	}

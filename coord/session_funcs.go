@@ -1,6 +1,7 @@
 package coord
 
 import (
+	"crypto/rand"
 	"fmt"
 	"time"
 
@@ -218,4 +219,16 @@ func (c signalCall) String() string {
 		return fmt.Sprintf("pg_terminate_backend(%s)", c.arg)
 	}
 	return fmt.Sprintf("pg_cancel_backend(%s)", c.arg)
+}
+
+// withRandomKeys returns plan with each gen_random_uuid() call keyed with
+// 16 fresh random bytes (expr.KeyRandomCalls), so that the statement's
+// uuids are random and yet the same wherever its dataflow meets a row
+// again.
+func withRandomKeys(plan expr.Relation) expr.Relation {
+	return expr.KeyRandomCalls(plan, func() []byte {
+		key := make([]byte, 16)
+		rand.Read(key) // never returns an error (Go 1.24 and later)
+		return key
+	})
 }

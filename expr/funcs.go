@@ -240,6 +240,13 @@ const (
 	CurrVal
 	SetVal
 	LastVal
+	// The bytea and uuid functions (bytea_funcs.go).
+	ByteaSubstr
+	Encode
+	Decode
+	ConvertTo
+	ConvertFrom
+	GenRandomUUID
 )
 
 var variadicNames = map[VariadicFunc]string{Coalesce: "coalesce", Greatest: "greatest", Least: "least",
@@ -263,6 +270,8 @@ var variadicNames = map[VariadicFunc]string{Coalesce: "coalesce", Greatest: "gre
 	ToChar: "to_char", ToTimestamp: "to_timestamp", ToDate: "to_date", EpochToTimestamp: "to_timestamp",
 	Sqrt: "sqrt", Cbrt: "cbrt", Exp: "exp", Ln: "ln", Log10: "log", Power: "power", Sign: "sign", Trunc: "trunc",
 	Pi: "pi", Degrees: "degrees", Radians: "radians",
-	NextVal: "nextval", CurrVal: "currval", SetVal: "setval", LastVal: "lastval"}
+	NextVal: "nextval", CurrVal: "currval", SetVal: "setval", LastVal: "lastval",
+	ByteaSubstr: "substr", Encode: "encode", Decode: "decode", ConvertTo: "convert_to", ConvertFrom: "convert_from",
+	GenRandomUUID: "gen_random_uuid"}
 
 func (f VariadicFunc) String() string { return variadicNames[f] }

@@ -162,6 +162,9 @@ func (c CallBinary) Eval(row []repr.Datum) (repr.Datum, error) {
 	case Mod:
 		return repr.Mod(a, b)
 	case Concat:
+		if a.Kind() == repr.KindBytea && b.Kind() == repr.KindBytea {
+			return repr.NewBytea(a.Bytes() + b.Bytes()), nil
+		}
 		return repr.NewText(repr.FormatText(a) + repr.FormatText(b)), nil
 	case BitAnd, BitOr, BitXor, ShiftLeft, ShiftRight:
 		return bitwise(c.Func, a, b)
@@ -363,6 +366,9 @@ func (c CallVariadic) Eval(row []repr.Datum) (repr.Datum, error) {
 	if c.Func.isMath() {
 		return c.evalMath(row)
 	}
+	if c.Func.isBytea() {
+		return c.evalBytea(row)
+	}
 	return repr.Null, sqlerr.AssertionFailedf("unknown variadic function %d", c.Func)
 }
 
@@ -432,6 +438,8 @@ func (c CallBinary) Typ(input []ColumnType) ColumnType {
 		return ColumnType{Type: repr.Bool}
 	case c.Func.IsComparison() || c.Func == And || c.Func == Or:
 		return ColumnType{Type: repr.Bool, Nullable: nullable}
+	case c.Func == Concat && l.Type.Kind() == repr.KindBytea && r.Type.Kind() == repr.KindBytea:
+		return ColumnType{Type: repr.Bytea, Nullable: nullable}
 	case c.Func == Concat:
 		return ColumnType{Type: repr.Text, Nullable: nullable}
 	case c.Func.isBitwise():
@@ -471,6 +479,9 @@ func (c CallVariadic) Typ(input []ColumnType) ColumnType {
 	if c.Func.isJSON() {
 		nullable := c.Func == ToJSON && c.Args[0].Typ(input).Nullable
 		return ColumnType{Type: repr.JSON, Nullable: nullable}
+	}
+	if c.Func.isBytea() {
+		return c.byteaTyp(input)
 	}
 	t := ColumnType{Nullable: true}
 	for i, a := range c.Args {

@@ -215,3 +215,58 @@ func TestCanBinary(t *testing.T) {
 		t.Errorf("typeSize: %s", got)
 	}
 }
+
+// TestUUIDByteaBinary checks the binary formats of uuid (its 16 bytes)
+// and bytea (its bytes as they are), as PostgreSQL's uuid_send and
+// byteasend write them, and that they read back as PostgreSQL prints the
+// values.
+func TestUUIDByteaBinary(t *testing.T) {
+	tests := []struct {
+		oid  uint32
+		text string
+		bin  string
+	}{
+		{oidUUID, "a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11", "\xa0\xee\xbc\x99\x9c\x0b\x4e\xf8\xbb\x6d\x6b\xb9\xbd\x38\x0a\x11"},
+		{oidUUID, "00000000-0000-0000-0000-000000000000", string(make([]byte, 16))},
+		{oidBytea, `\x0102ff`, "\x01\x02\xff"},
+		{oidBytea, `\x5c78`, `\x`},
+		{oidBytea, `\x`, ""},
+	}
+	var f formats
+	for _, tt := range tests {
+		// A buffer that is not nil, as the writer's, so that an empty
+		// bytea is an empty value.
+		bin, err := f.appendBinary([]byte{}, tt.oid, []byte(tt.text))
+		if err != nil || string(bin) != tt.bin {
+			t.Errorf("%d %q: binary %x, %v; want %x", tt.oid, tt.text, bin, err, tt.bin)
+			continue
+		}
+		back, err := f.binaryToText(tt.oid, []byte(tt.bin))
+		if err != nil || string(back) != tt.text {
+			t.Errorf("%d binary %x: text %q, %v; want %q", tt.oid, tt.bin, back, err, tt.text)
+		}
+	}
+	for _, bad := range []string{"", "\x01", string(make([]byte, 17))} {
+		if _, err := f.binaryToText(oidUUID, []byte(bad)); err == nil {
+			t.Errorf("uuid binary %x read without an error", bad)
+		}
+	}
+	// Arrays of them, through pgx's array codec.
+	for _, tt := range []struct {
+		oid  uint32
+		text string
+	}{
+		{2951, "{a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11,NULL}"},
+		{1001, `{"\\x0102",NULL,"\\x"}`},
+	} {
+		bin, err := f.appendBinary(nil, tt.oid, []byte(tt.text))
+		if err != nil {
+			t.Errorf("%d %q: to binary: %v", tt.oid, tt.text, err)
+			continue
+		}
+		back, err := f.binaryToText(tt.oid, bin)
+		if err != nil || string(back) != tt.text {
+			t.Errorf("%d %q: binary %x comes back as %q, %v", tt.oid, tt.text, bin, back, err)
+		}
+	}
+}

@@ -101,6 +101,9 @@ func (b *binder) bindFunc(fc *pg.FuncCall, c *exprCtx) (hscalar, error) {
 	if s, ok, err := b.bindArrayFunc(name, args); ok || err != nil {
 		return s, err
 	}
+	if s, ok, err := b.bindByteaFunc(name, args); ok || err != nil {
+		return s, err
+	}
 	if s, ok, err := b.bindStringFunc(name, args); ok || err != nil {
 		return s, err
 	}
@@ -447,7 +450,8 @@ func (b *binder) aggregateArg(name string, arg hscalar) (hscalar, error) {
 		switch {
 		case k == repr.KindUnknown:
 			return b.coerceTo(arg, repr.Text)
-		case k != repr.KindBool:
+		case k != repr.KindBool && k != repr.KindUUID && k != repr.KindBytea:
+			// PostgreSQL 15 has no min or max of uuid or bytea.
 			return arg, nil
 		}
 	case "string_agg":

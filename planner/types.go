@@ -77,7 +77,7 @@ func (b *binder) binaryOp(op string, l, r hscalar) (hscalar, error) {
 			known = l
 		}
 		target := known.typ().Type.Base()
-		if fn == expr.Concat {
+		if fn == expr.Concat && target.Kind() != repr.KindBytea {
 			target = repr.Text
 		}
 		lt, rt := l.typ().Type, r.typ().Type
@@ -187,6 +187,9 @@ func resolveBinary(fn expr.BinaryFunc, op string, l, r repr.Type) (lt, rt, res r
 	lk, rk := l.Kind(), r.Kind()
 	switch {
 	case fn == expr.Concat:
+		if lk == repr.KindBytea && rk == repr.KindBytea {
+			return repr.Bytea, repr.Bytea, repr.Bytea, nil
+		}
 		if lk.IsString() || rk.IsString() {
 			return repr.Text, repr.Text, repr.Text, nil
 		}
@@ -256,7 +259,7 @@ func resolveBinary(fn expr.BinaryFunc, op string, l, r repr.Type) (lt, rt, res r
 			if timeRank(rk) > timeRank(lk) {
 				t = rk.Type()
 			}
-		case lk == rk && (lk == repr.KindBool || lk == repr.KindInterval || lk.IsOIDKind()):
+		case lk == rk && (lk == repr.KindBool || lk == repr.KindInterval || lk.IsOIDKind() || lk == repr.KindUUID || lk == repr.KindBytea):
 			t = lk.Type()
 		case (lk.IsOIDKind() || lk.IsInt()) && (rk.IsOIDKind() || rk.IsInt()):
 			// An OID against an integer or another kind of OID

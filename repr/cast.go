@@ -42,7 +42,7 @@ func cast(d Datum, to Type, assign bool, z *Zone) (Datum, error) {
 	switch {
 	case from == KindArray && to.kind == KindArray:
 		return castArray(d, to, assign, z)
-	case to.kind == KindJSON && from == KindJSON:
+	case from == to.kind && (from == KindJSON || from == KindUUID || from == KindBytea):
 		return d, nil
 	case to.kind.IsOIDKind() && !from.IsString():
 		return castToOID(d, to.kind)

@@ -29,6 +29,8 @@ import (
 //     rows faithful to the values written, at the cost of GROUP BY,
 //     DISTINCT and joins telling them apart. The SQL operators = and <
 //     on intervals must use CompareIntervals, which follows PostgreSQL.
+//   - uuid and bytea compare bytewise, a shorter prefix first, as
+//     PostgreSQL's do.
 //   - Arrays compare element by element, NULL elements last, and a
 //     prefix sorts before the longer array, as PostgreSQL's do.
 //   - Datums of different type families (an integer and a numeric,
@@ -56,8 +58,9 @@ func Compare(a, b Datum) int {
 		return compareNumerics(a.num, b.num)
 	case KindText, KindVarchar, KindBpchar, KindUnknown, KindJSON, KindName, KindChar:
 		return strings.Compare(comparableString(a), comparableString(b))
-	case KindArray:
-		// The bodies are order-preserving encodings (array.go).
+	case KindArray, KindUUID, KindBytea:
+		// Array bodies are order-preserving encodings (array.go); uuid
+		// and bytea compare their bytes, a prefix first.
 		return strings.Compare(a.s, b.s)
 	case KindInterval:
 		x, y := a.Interval(), b.Interval()

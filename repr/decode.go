@@ -41,6 +41,10 @@ func family(k Kind) byte {
 		return tagInterval
 	case KindArray:
 		return tagArray
+	case KindBytea:
+		return tagBytea
+	case KindUUID:
+		return tagUUID
 	}
 	return tagNull
 }
@@ -78,6 +82,10 @@ func familyType(tag byte) Type {
 		return TimestampTZ
 	case tagInterval:
 		return Interval
+	case tagBytea:
+		return Bytea
+	case tagUUID:
+		return UUID
 	}
 	return Text
 }
@@ -100,6 +108,8 @@ func datumLen(b []byte) (int, error) {
 		n = 5
 	case tag == tagInterval:
 		n = 25
+	case tag == tagUUID:
+		n = 1 + uuidLen
 	case tag == tagArray:
 		m, _, err := arrayBodyLen(b[1:])
 		if err != nil {
@@ -132,7 +142,7 @@ func datumLen(b []byte) (int, error) {
 		n = i + 1
 	case tag >= tagNumNegInf && tag <= tagNumNaN:
 		n = 1
-	case tag == tagString:
+	case tag == tagString || tag == tagBytea:
 		i := 1
 		for {
 			if i+1 >= len(b) {
@@ -231,6 +241,11 @@ func decodeDatum(b []byte, t Type) (Datum, int, error) {
 			}
 		}
 		return NewString(t.kind, s), n, nil
+	case KindBytea:
+		return NewBytea(decodeString(body[:len(body)-2])), n, nil
+	case KindUUID:
+		d, err := UUIDFromBytes(body)
+		return d, n, err
 	case KindArray:
 		_, count, err := arrayBodyLen(body)
 		if err != nil {

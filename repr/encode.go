@@ -30,6 +30,8 @@ import (
 //	             larger magnitudes sort first.
 //	strings      0x60, then the bytes with 0x00 escaped as 0x00 0xFF,
 //	             then 0x00 0x01. char(n) drops its trailing spaces.
+//	bytea        0x62, then the bytes escaped and terminated as a
+//	             string's, so that a prefix sorts first
 //	date         0x70, then the days as int32, sign bit flipped
 //	timestamp    0x80, then microseconds as int64, sign bit flipped
 //	timestamptz  0x81, likewise
@@ -40,6 +42,7 @@ import (
 //	             '30 days' apart (see Compare).
 //	array        0xA0, then each element's encoding preceded by 0x01,
 //	             then 0x00 (see array.go)
+//	uuid         0xB0, then the 16 bytes
 //	NULL         0xFF; no body
 const (
 	tagFalse       = 0x10
@@ -55,10 +58,12 @@ const (
 	tagNumPosInf   = 0x54
 	tagNumNaN      = 0x55
 	tagString      = 0x60
+	tagBytea       = 0x62
 	tagDate        = 0x70
 	tagTimestamp   = 0x80
 	tagTimestampTZ = 0x81
 	tagInterval    = 0x90
+	tagUUID        = 0xB0
 	tagNull        = 0xFF
 )
 
@@ -87,6 +92,10 @@ func AppendDatum(buf []byte, d Datum) []byte {
 		return appendString(buf, d.s)
 	case KindBpchar:
 		return appendString(buf, trimTrailingSpaces(d.s))
+	case KindBytea:
+		return appendEscaped(append(buf, tagBytea), d.s)
+	case KindUUID:
+		return append(append(buf, tagUUID), d.s...)
 	case KindDate:
 		return binary.BigEndian.AppendUint32(append(buf, tagDate), uint32(d.i)^1<<31)
 	case KindTimestamp:
@@ -146,7 +155,13 @@ func floatKey(f float64) uint64 {
 
 // appendString appends the escaped, terminated string encoding.
 func appendString(buf []byte, s string) []byte {
-	buf = append(buf, tagString)
+	return appendEscaped(append(buf, tagString), s)
+}
+
+// appendEscaped appends s with 0x00 escaped as 0x00 0xFF, then the
+// terminator 0x00 0x01, which sorts below every escaped byte, so that a
+// prefix sorts first.
+func appendEscaped(buf []byte, s string) []byte {
 	for i := 0; i < len(s); i++ {
 		if s[i] == 0 {
 			buf = append(buf, 0, 0xff)

@@ -25,6 +25,10 @@ func TestFormatType(t *testing.T) {
 		{18, -1, true, `"char"`},
 		{19, -1, true, "name"},
 		{1002, -1, true, `"char"[]`},
+		{2950, -1, true, "uuid"},
+		{2951, -1, true, "uuid[]"},
+		{17, -1, true, "bytea"},
+		{1001, -1, true, "bytea[]"},
 		{99999, -1, true, "???"},
 	} {
 		if got := FormatType(tc.oid, tc.typmod, tc.hasMod); got != tc.want {

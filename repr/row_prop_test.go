@@ -13,7 +13,7 @@ import (
 
 // propTypes are the column types the property tests draw from.
 var propTypes = []Type{Bool, Int2, Int4, Int8, Float4, Float8, Numeric, NumericOf(12, 3), Text, VarcharOf(4),
-	BpcharOf(3), Bpchar, Unknown, Date, Timestamp, TimestampTZ, Interval}
+	BpcharOf(3), Bpchar, Unknown, Date, Timestamp, TimestampTZ, Interval, UUID, Bytea}
 
 // TestRowProperties checks on seeded random rows that every datum
 // round-trips through the Row encoding, that encoding is canonical (a
@@ -153,6 +153,23 @@ func randomDatum(rng *rand.Rand, typ Type) Datum {
 			return NewInterval(pool[rng.IntN(len(pool))])
 		}
 		return NewInterval(IntervalValue{Months: int32(rng.Uint32()), Days: int32(rng.Uint32()), Micros: int64(rng.Uint64())})
+	case KindUUID:
+		// Few distinct bytes, so that ties and shared prefixes are common.
+		var b [uuidLen]byte
+		for i := range b {
+			b[i] = []byte{0, 1, 0x7f, 0x80, 0xff}[rng.IntN(5)]
+			if rng.IntN(4) == 0 {
+				b[i] = byte(rng.Uint32())
+			}
+		}
+		return NewUUID(b)
+	case KindBytea:
+		pool := []string{"", "\x00", "\x00\x00", "\x00\x01", "\x01", "\xff", "\xff\x00", "a", "ab", "\x00\xff", "\x7f\x80"}
+		s := pool[rng.IntN(len(pool))]
+		for range rng.IntN(3) {
+			s += pool[rng.IntN(len(pool))]
+		}
+		return NewBytea(s)
 	}
 	panic("randomDatum: unsupported type " + typ.String())
 }
@@ -257,6 +274,11 @@ func referenceCompare(a, b Datum) int {
 		return bytes.Compare([]byte(a.Text()), []byte(b.Text()))
 	case KindBpchar:
 		return bytes.Compare(bytes.TrimRight([]byte(a.Text()), " "), bytes.TrimRight([]byte(b.Text()), " "))
+	case KindBytea:
+		return bytes.Compare([]byte(a.Bytes()), []byte(b.Bytes()))
+	case KindUUID:
+		x, y := a.UUID(), b.UUID()
+		return bytes.Compare(x[:], y[:])
 	}
 	return cmp.Compare(a.i, b.i)
 }

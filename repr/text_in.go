@@ -56,6 +56,10 @@ func ParseTextIn(t Type, s string, z *Zone) (Datum, error) {
 		return parseArray(t, s, z)
 	case KindJSON:
 		return parseJSON(s)
+	case KindUUID:
+		return parseUUID(s)
+	case KindBytea:
+		return parseBytea(s)
 	case KindOID, KindRegclass, KindRegtype, KindRegproc, KindRegnamespace, KindRegrole:
 		return parseOID(t, s)
 	}
@@ -366,3 +370,8 @@ func charPrefix(s string, n int) (bytes, chars int) {
 	}
 	return bytes, chars
 }
+
+// CheckEncoding reports 22021 unless s is valid UTF-8 without NUL, with
+// PostgreSQL's message, for functions that make text of bytes
+// (convert_from).
+func CheckEncoding(s string) error { return checkEncoding(s) }

@@ -54,6 +54,10 @@ func AppendTextIn(buf []byte, d Datum, z *Zone) []byte {
 		return appendInterval(buf, d.Interval())
 	case KindArray:
 		return appendArrayText(buf, d, z)
+	case KindUUID:
+		return appendUUID(buf, d.s)
+	case KindBytea:
+		return appendByteaHex(buf, d.s)
 	}
 	return buf
 }

@@ -46,6 +46,11 @@ const (
 	// strings to the planner (IsString).
 	KindName
 	KindChar
+	// KindUUID is uuid: 16 bytes, ordered bytewise (uuid.go). KindBytea
+	// is bytea: a byte string, ordered bytewise with a prefix first
+	// (bytea.go).
+	KindUUID
+	KindBytea
 	numKinds
 )
 
@@ -90,6 +95,8 @@ var kinds = [numKinds]kindInfo{
 	KindJSON:         {114, 199, "json", "json", -1, 'U', false},
 	KindName:         {19, 1003, "name", "name", 64, 'S', false},
 	KindChar:         {18, 1002, "char", "\"char\"", 1, 'Z', false},
+	KindUUID:         {2950, 2951, "uuid", "uuid", 16, 'U', false},
+	KindBytea:        {17, 1001, "bytea", "bytea", -1, 'U', false},
 }
 
 // String returns the kind's pg_type.typname, such as "int4".
@@ -169,6 +176,8 @@ var (
 	Regnamespace = Type{kind: KindRegnamespace}
 	Regrole      = Type{kind: KindRegrole}
 	JSON         = Type{kind: KindJSON}
+	UUID         = Type{kind: KindUUID}
+	Bytea        = Type{kind: KindBytea}
 	Unknown      = Type{kind: KindUnknown}
 	Bool         = Type{kind: KindBool}
 	Int2         = Type{kind: KindInt2}

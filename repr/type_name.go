@@ -48,6 +48,8 @@ var typeNames = map[string]Kind{
 	"json":                        KindJSON,
 	"name":                        KindName,
 	"char":                        KindChar,
+	"uuid":                        KindUUID,
+	"bytea":                       KindBytea,
 }
 
 // int2vector and oidvector are types of their own names (TypeFromName),
@@ -58,8 +60,7 @@ var typeNames = map[string]Kind{
 // does not exist. "char" is PostgreSQL's one-byte internal type; the SQL
 // keyword CHAR arrives from pg_query as bpchar.
 var unsupportedTypes = map[string]bool{
-	"bytea": true, "jsonb": true,
-	"uuid": true, "time": true, "timetz": true, "money": true, "inet": true, "cidr": true,
+	"jsonb": true, "time": true, "timetz": true, "money": true, "inet": true, "cidr": true,
 	"macaddr": true, "bit": true, "varbit": true, "xml": true, "point": true,
 	"regprocedure": true, "regoper": true, "regoperator": true, "regconfig": true,
 	"regdictionary": true, "regcollation": true, "record": true, "void": true, "tsvector": true,

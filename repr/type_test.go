@@ -151,7 +151,11 @@ func TestTypeFromName(t *testing.T) {
 		{"char", nil, Char, "", ""},
 		{"pg_catalog.name", nil, Name, "", ""},
 		{"name", []int32{3}, Type{}, "42601", `type modifier is not allowed for type "name"`},
-		{"bytea", nil, Type{}, "0A000", `type "bytea" is not supported`},
+		{"bytea", nil, Bytea, "", ""},
+		{"pg_catalog.uuid", nil, UUID, "", ""},
+		{"_uuid", nil, ArrayOf(UUID), "", ""},
+		{"uuid", []int32{3}, Type{}, "42601", `type modifier is not allowed for type "uuid"`},
+		{"time", nil, Type{}, "0A000", `type "time" is not supported`},
 	}
 	for _, tt := range tests {
 		got, err := TypeFromName(tt.name, tt.mods)
@@ -171,7 +175,7 @@ func TestTypeFromName(t *testing.T) {
 // TestTypeNameRoundTrip checks that every type's String reads back.
 func TestTypeNameRoundTrip(t *testing.T) {
 	types := []Type{Unknown, Bool, Int2, Int4, Int8, Float4, Float8, Numeric, Text, Varchar, Bpchar,
-		Date, Timestamp, TimestampTZ, Interval}
+		Date, Timestamp, TimestampTZ, Interval, UUID, Bytea}
 	for _, typ := range types {
 		got, err := TypeFromName(typ.String(), nil)
 		if err != nil || got != typ {
@@ -203,6 +207,12 @@ func TestCastContextOf(t *testing.T) {
 		{KindDate, KindInt4, CastNone},
 		{KindUnknown, KindDate, CastImplicit},
 		{KindNumeric, KindNumeric, CastImplicit},
+		{KindText, KindUUID, CastExplicit},
+		{KindUUID, KindText, CastAssignment},
+		{KindBytea, KindText, CastAssignment},
+		{KindText, KindBytea, CastExplicit},
+		{KindUUID, KindBytea, CastNone},
+		{KindUnknown, KindBytea, CastImplicit},
 	}
 	for _, tt := range tests {
 		if got := CastContextOf(tt.from, tt.to); got != tt.want {
@@ -212,13 +222,20 @@ func TestCastContextOf(t *testing.T) {
 }
 
 func TestTypeFromOID(t *testing.T) {
-	for _, want := range []Type{Bool, Int2, Int4, Int8, Float4, Float8, Numeric, Text, Varchar, Bpchar, Date, Timestamp, TimestampTZ, Interval, Unknown} {
+	for _, want := range []Type{Bool, Int2, Int4, Int8, Float4, Float8, Numeric, Text, Varchar, Bpchar, Date, Timestamp, TimestampTZ, Interval, Unknown,
+		UUID, Bytea, ArrayOf(UUID), ArrayOf(Bytea)} {
 		got, ok := TypeFromOID(want.OID())
 		if !ok || got != want {
 			t.Errorf("TypeFromOID(%d) = %v, %v; want %v", want.OID(), got, ok, want)
 		}
 	}
-	if _, ok := TypeFromOID(17); ok {
-		t.Error("bytea's oid maps to a type")
+	// PostgreSQL 15's OIDs.
+	for oid, want := range map[uint32]Type{17: Bytea, 1001: ArrayOf(Bytea), 2950: UUID, 2951: ArrayOf(UUID)} {
+		if got, ok := TypeFromOID(oid); !ok || got != want {
+			t.Errorf("TypeFromOID(%d) = %v, %v; want %v", oid, got, ok, want)
+		}
+	}
+	if _, ok := TypeFromOID(1083); ok {
+		t.Error("time's oid maps to a type")
 	}
 }
