@@ -370,3 +370,91 @@ func (c *Catalog) Remove(objs []*Object) {
 		}
 	}
 }
+
+// SchemaNamed returns schema name of database db, or nil.
+func (c *Catalog) SchemaNamed(db, name string) *Object {
+	if id, ok := c.names[nameKey{kind: Schema, database: db, name: name}]; ok {
+		return c.objects[id]
+	}
+	return nil
+}
+
+// CreateSchema adds schema o (its Database and Name set); it fills in
+// the id. A name taken is 42P06.
+func (c *Catalog) CreateSchema(o *Object) (*Object, error) {
+	id, ok := c.names[nameKey{kind: Database, name: o.Database}]
+	if !ok {
+		return nil, sqlerr.New(sqlerr.InvalidCatalogName, "database %q does not exist", o.Database)
+	}
+	if c.SchemaNamed(o.Database, o.Name) != nil {
+		return nil, sqlerr.New(sqlerr.DuplicateSchema, "schema %q already exists", o.Name)
+	}
+	o.Kind, o.DependsOn = Schema, []uint64{id}
+	return c.add(o), nil
+}
+
+// PlanDropSchema works out what DROP SCHEMA name [CASCADE] removes: the
+// schema, and with CASCADE every object in it and every object that
+// depends on one of those, dependents first. Without CASCADE a schema
+// that holds objects is 2BP01.
+func (c *Catalog) PlanDropSchema(db, name string, cascade bool) (*DropPlan, error) {
+	sch := c.SchemaNamed(db, name)
+	if sch == nil {
+		return nil, sqlerr.New(sqlerr.InvalidSchemaName, "schema %q does not exist", name)
+	}
+	var in []*Object
+	for _, o := range c.Objects() {
+		if o.Database == db && o.Schema == name && o.Kind != Schema && o.Kind != Database {
+			in = append(in, o)
+		}
+	}
+	// A relation's own indexes and sequences go with it, unnamed.
+	owned := func(o *Object) bool { return (o.Kind == Index || o.Kind == Sequence) && o.On != 0 }
+	if len(in) > 0 && !cascade {
+		var lines []string
+		for _, o := range in {
+			if !owned(o) {
+				lines = append(lines, fmt.Sprintf("%s %s.%s depends on schema %s", o.Kind, o.Schema, o.Name, name))
+			}
+		}
+		return nil, sqlerr.New(sqlerr.DependentObjectsStillExist, "cannot drop schema %s because other objects depend on it", name).
+			WithDetail("%s", strings.Join(lines, "\n")).
+			WithHint("Use DROP ... CASCADE to drop the dependent objects too.")
+	}
+	plan := &DropPlan{}
+	seen := map[uint64]bool{}
+	var cascades []string
+	// Later ids depend only on earlier ones: the newest first.
+	for i := len(in) - 1; i >= 0; i-- {
+		o := in[i]
+		if seen[o.ID] || (o.Kind == Sequence && o.On != 0) {
+			// A table's own sequence goes with the table.
+			continue
+		}
+		sub, err := c.PlanDrop(o.Kind, o, true)
+		if err != nil {
+			return nil, err
+		}
+		for _, d := range sub.Objects {
+			if !seen[d.ID] {
+				seen[d.ID] = true
+				plan.Objects = append(plan.Objects, d)
+				if !owned(d) {
+					cascades = append(cascades, fmt.Sprintf("drop cascades to %s %s.%s", d.Kind, d.Schema, d.Name))
+				}
+			}
+		}
+	}
+	// PostgreSQL names them oldest first.
+	slices.Reverse(cascades)
+	plan.Objects = append(plan.Objects, sch)
+	switch len(cascades) {
+	case 0:
+	case 1:
+		plan.Notice = cascades[0]
+	default:
+		plan.Notice = fmt.Sprintf("drop cascades to %d other objects", len(cascades))
+		plan.Detail = strings.Join(cascades, "\n")
+	}
+	return plan, nil
+}

@@ -110,6 +110,10 @@ type Object struct {
 	// column defaults were planned in, and are planned in again at
 	// restart (planner.SessionZone); empty is UTC.
 	TimeZone string
+	// SearchPath is the search_path a view's, materialized view's or
+	// index's SQL was planned with, and is planned with again wherever it
+	// is read and at restart; empty is the default ("$user", public).
+	SearchPath string
 	// A role's attributes: whether it may log in and is a superuser,
 	// and its password's SCRAM-SHA-256 verifier ("" for none).
 	Login, Superuser bool
@@ -173,6 +177,7 @@ type storedObject struct {
 	Unique     bool        `json:"unique,omitempty"`
 	KeyColumns []int       `json:"key_columns,omitempty"`
 	TimeZone   string      `json:"time_zone,omitempty"`
+	SearchPath string      `json:"search_path,omitempty"`
 	Login      bool        `json:"login,omitempty"`
 	Superuser  bool        `json:"superuser,omitempty"`
 	Password   string      `json:"password,omitempty"`
@@ -206,7 +211,7 @@ type storedColumn struct {
 // Encode returns the object's stored form.
 func Encode(o *Object) []byte {
 	s := storedObject{ID: o.ID, Kind: o.Kind, Name: o.Name, Database: o.Database, Schema: o.Schema,
-		SQL: o.SQL, DependsOn: o.DependsOn, On: o.On, Unique: o.Unique, KeyColumns: o.KeyColumns, TimeZone: o.TimeZone,
+		SQL: o.SQL, DependsOn: o.DependsOn, On: o.On, Unique: o.Unique, KeyColumns: o.KeyColumns, TimeZone: o.TimeZone, SearchPath: o.SearchPath,
 		Login: o.Login, Superuser: o.Superuser, Password: o.Password, Owner: o.Owner, Seq: o.Seq}
 	if o.ACL != nil {
 		acl := make([]storedGrant, len(o.ACL))
@@ -239,7 +244,7 @@ func Decode(b []byte) (*Object, error) {
 		return nil, sqlerr.Wrapf(err, sqlerr.InternalError, "corrupt catalog record")
 	}
 	o := &Object{ID: s.ID, Kind: s.Kind, Name: s.Name, Database: s.Database, Schema: s.Schema,
-		SQL: s.SQL, DependsOn: s.DependsOn, On: s.On, Unique: s.Unique, KeyColumns: s.KeyColumns, TimeZone: s.TimeZone,
+		SQL: s.SQL, DependsOn: s.DependsOn, On: s.On, Unique: s.Unique, KeyColumns: s.KeyColumns, TimeZone: s.TimeZone, SearchPath: s.SearchPath,
 		Login: s.Login, Superuser: s.Superuser, Password: s.Password, Owner: s.Owner, Seq: s.Seq}
 	if s.ACL != nil {
 		o.ACL = make([]Grant, len(*s.ACL))

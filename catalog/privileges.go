@@ -125,14 +125,18 @@ func (o *Object) OwnerName() string {
 
 // EffectiveACL returns the grants on o: its ACL, or PostgreSQL 15's
 // defaults where no GRANT or REVOKE has changed them (none for a
-// relation, USAGE for PUBLIC on a schema, CONNECT and TEMPORARY for
-// PUBLIC on a database). The owner's own privileges are implicit.
+// relation or a schema of CREATE SCHEMA, USAGE for PUBLIC on public,
+// CONNECT and TEMPORARY for PUBLIC on a database). The owner's own
+// privileges are implicit.
 func (o *Object) EffectiveACL() []Grant {
 	if o.ACL != nil {
 		return o.ACL
 	}
 	switch o.Kind {
 	case Schema:
+		if o.Name != DefaultSchema {
+			return nil
+		}
 		return []Grant{{Role: Public, Privileges: PrivUsage}}
 	case Database:
 		return []Grant{{Role: Public, Privileges: PrivConnect | PrivTemporary}}

@@ -47,13 +47,6 @@ func col(name string, t repr.Type, nullable bool) planner.RelationColumn {
 
 // builtinViews are the constant pg_catalog relations, by name.
 var builtinViews = map[string]builtinView{
-	"pg_namespace": {
-		columns: []planner.RelationColumn{
-			col("oid", oidType, false), col("nspname", repr.Name, false),
-			col("nspowner", oidType, false), col("nspacl", textArray, true),
-		},
-		sql: `SELECT * FROM (VALUES (11::oid, 'pg_catalog', 10::oid, NULL::text[]), (2200::oid, 'public', 10::oid, NULL::text[]), (13207::oid, 'information_schema', 10::oid, NULL::text[])) AS t (oid, nspname, nspowner, nspacl)`,
-	},
 	"pg_am": {
 		columns: []planner.RelationColumn{
 			col("oid", oidType, false), col("amname", repr.Name, false),

@@ -55,7 +55,7 @@ func pgClassRows(rs *rowSource, o *catalog.Object) [][]string {
 			replident = "n"
 		}
 		rows = append(rows, []string{
-			sqlInt(oid), sqlText(name), sqlInt(publicNamespaceOID), "0", "0", owner,
+			sqlInt(oid), sqlText(name), sqlInt(schemaOID(rs.c, o.Database, o.Schema)), "0", "0", owner,
 			sqlInt(am), sqlInt(filenode), "0", "0", "-1", "0",
 			"0", sqlBool(hasIndex), "false", "'p'",
 			sqlText(kind), sqlInt(natts), "0", sqlBool(kind == "v"),

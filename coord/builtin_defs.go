@@ -52,7 +52,7 @@ func pgConstraintRows(rs *rowSource, o *catalog.Object) [][]string {
 			attnums[j] = fmt.Sprint(n + 1)
 		}
 		rows = append(rows, []string{
-			sqlInt(subOID(o.ID, subConstraint, i)), sqlText(k.Name), sqlInt(publicNamespaceOID), sqlText(contype),
+			sqlInt(subOID(o.ID, subConstraint, i)), sqlText(k.Name), sqlInt(schemaOID(rs.c, o.Database, o.Schema)), sqlText(contype),
 			"false", "false", "true", sqlInt(relationOID(o.ID)),
 			"0", sqlInt(subOID(o.ID, subConstraintIndex, i)), "0", "0",
 			"' '", "' '", "' '", "true",

@@ -20,7 +20,7 @@ var privilegesColumns = []planner.RelationColumn{
 }
 
 // privilegeRows are object o's rows of freshet_privileges.
-func privilegeRows(_ *rowSource, o *catalog.Object) [][]string {
+func privilegeRows(rs *rowSource, o *catalog.Object) [][]string {
 	if o == nil {
 		return nil
 	}
@@ -31,8 +31,8 @@ func privilegeRows(_ *rowSource, o *catalog.Object) [][]string {
 		oid, kind = relationOID(o.ID), "r"
 		qualified = o.Schema + "." + o.Name
 		quotedQualified = quoteIdent(o.Schema) + "." + quoteIdent(o.Name)
-	case o.Kind == catalog.Schema && o.Name == catalog.DefaultSchema:
-		oid, kind = publicNamespaceOID, "n"
+	case o.Kind == catalog.Schema:
+		oid, kind = schemaOID(rs.c, o.Database, o.Name), "n"
 	case o.Kind == catalog.Database:
 		oid, kind = relationOID(o.ID), "d"
 	default:

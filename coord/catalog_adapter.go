@@ -22,6 +22,25 @@ type sessionCatalog struct {
 	// the planner reports them (planner.ReadRecorder), for the privilege
 	// checks.
 	reads *[]planner.Read
+	// path, when set, is the search path names resolve in instead of the
+	// session's: a view's own, while its definition is planned.
+	path []string
+}
+
+// ForView implements planner.ViewCatalog: a view's definition resolves
+// its names in the search path it was created with.
+func (sc sessionCatalog) ForView(r planner.Relation) planner.Catalog {
+	var path string
+	sc.s.engine.Catalog(func(c *catalog.Catalog) error {
+		if o := c.Get(uint64(r.ID)); o != nil {
+			path = o.SearchPath
+		}
+		return nil
+	})
+	if path != "" {
+		sc.path = sc.s.parsePath(path)
+	}
+	return sc
 }
 
 // RecordRead implements planner.ReadRecorder.
@@ -50,7 +69,7 @@ func (s *Session) recordingCatalog(generated *bool) planner.Catalog {
 // ResolveRelation implements planner.Catalog.
 func (sc sessionCatalog) ResolveRelation(name planner.QualifiedName) (planner.Relation, error) {
 	s := sc.s
-	db, schema := s.database, catalog.DefaultSchema
+	db := s.database
 	if name.Database != "" && name.Database != db {
 		return planner.Relation{}, sqlerr.New(sqlerr.FeatureNotSupported, "cross-database references are not implemented: %s", name)
 	}
@@ -60,15 +79,17 @@ func (sc sessionCatalog) ResolveRelation(name planner.QualifiedName) (planner.Re
 		}
 		return rel, nil
 	}
-	if name.Schema != "" {
-		schema = name.Schema
-	}
 	var rel planner.Relation
 	err := s.engine.Catalog(func(c *catalog.Catalog) error {
-		o, err := c.Resolve(db, schema, name.Name)
+		path := sc.path
+		if path == nil {
+			path = s.searchPath()
+		}
+		o, err := s.lookupIn(c, name, path)
 		if err != nil {
 			return err
 		}
+		schema := o.Schema
 		if o.Kind == catalog.Sequence {
 			rel = planner.Relation{ID: expr.GlobalID(o.ID), Name: planner.QualifiedName{Database: db, Schema: schema, Name: o.Name}, Kind: planner.KindSequence}
 			return nil

@@ -367,7 +367,12 @@ func (e *Engine) CreateTable(ctx context.Context, o *catalog.Object, defaults []
 		}
 		created = append(created, seq)
 		i := seq.Seq.Column - 1
-		o.Columns[i].Default = fmt.Sprintf("nextval(%s::regclass)", quoteLiteral(quoteIdentIfNeeded(seq.Name)))
+		qualified := quoteIdentIfNeeded(seq.Name)
+		if seq.Schema != catalog.DefaultSchema {
+			// Planned again at restart, in the default search path.
+			qualified = quoteIdentIfNeeded(seq.Schema) + "." + qualified
+		}
+		o.Columns[i].Default = fmt.Sprintf("nextval(%s::regclass)", quoteLiteral(qualified))
 		defaults[i] = expr.CallVariadic{Func: expr.NextVal, Args: []expr.Scalar{
 			expr.Literal{Value: repr.NewOID(repr.KindRegclass, uint32(relationOID(seq.ID))), Type: repr.Regclass}}}
 	}

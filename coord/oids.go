@@ -105,6 +105,16 @@ func (sc sessionCatalog) ResolveOID(kind repr.Kind, name string) (uint32, error)
 		if oid, ok := namespaceOIDs[parts[len(parts)-1]]; ok && len(parts) == 1 {
 			return oid, nil
 		}
+		var oid uint64
+		if len(parts) == 1 {
+			sc.s.engine.Catalog(func(c *catalog.Catalog) error {
+				oid = schemaOID(c, sc.s.database, parts[0])
+				return nil
+			})
+		}
+		if oid != 0 {
+			return uint32(oid), nil
+		}
 		return 0, sqlerr.New(sqlerr.InvalidSchemaName, "schema %q does not exist", name)
 	case repr.KindRegrole:
 		if len(parts) == 1 && parts[0] == bootstrapRoleName {

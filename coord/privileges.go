@@ -137,16 +137,11 @@ func (s *Session) checkReads(c *catalog.Catalog, reads []planner.Read, skip ...u
 
 // schemaOf returns the schema object a new relation named name goes in.
 func (s *Session) schemaOf(c *catalog.Catalog, name planner.QualifiedName) *catalog.Object {
-	schema := name.Schema
-	if schema == "" {
-		schema = catalog.DefaultSchema
+	schema, err := s.schemaFor(c, name)
+	if err != nil {
+		return nil
 	}
-	for _, o := range c.Objects() {
-		if o.Kind == catalog.Schema && o.Database == s.database && o.Name == schema {
-			return o
-		}
-	}
-	return nil
+	return c.SchemaNamed(s.database, schema)
 }
 
 // checkCreateIn fails unless the session may create a relation named
@@ -317,7 +312,7 @@ func (s *Session) grant(ctx context.Context, st *planner.Grant) (result, error) 
 		switch {
 		case kind == catalog.Table && st.AllInSchema:
 			for _, sch := range st.Objects {
-				if sch.Name != catalog.DefaultSchema {
+				if c.SchemaNamed(s.database, sch.Name) == nil {
 					return sqlerr.New(sqlerr.InvalidSchemaName, "schema %q does not exist", sch.Name)
 				}
 				for _, o := range c.Objects() {
@@ -331,11 +326,7 @@ func (s *Session) grant(ctx context.Context, st *planner.Grant) (result, error) 
 				if name.Schema == pgCatalogSchema || name.Schema == infoSchema || name.Schema == systemSchema {
 					return sqlerr.New(sqlerr.InsufficientPrivilege, "permission denied: %q is a system catalog", name.Name)
 				}
-				schema := name.Schema
-				if schema == "" {
-					schema = catalog.DefaultSchema
-				}
-				o, err := c.Resolve(s.database, schema, name.Name)
+				o, err := s.lookup(c, name)
 				if err != nil {
 					if _, ok := s.resolveBuiltin(name); ok {
 						return sqlerr.New(sqlerr.InsufficientPrivilege, "permission denied: %q is a system catalog", name.Name)

@@ -19,6 +19,9 @@ import (
 func Rebuild(ctx context.Context) func(e *Engine, o *catalog.Object) error {
 	return func(e *Engine, o *catalog.Object) error {
 		s := &Session{engine: e, database: o.Database, settings: settingsIn(o.TimeZone)}
+		if o.SearchPath != "" {
+			s.settings["search_path"] = o.SearchPath
+		}
 		switch o.Kind {
 		case catalog.MaterializedView:
 			stmts, err := planner.Plan(s.catalog(), fmt.Sprintf("CREATE MATERIALIZED VIEW %s AS %s", quoteIdent(o.Name), o.SQL))

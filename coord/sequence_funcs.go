@@ -40,8 +40,8 @@ func (s *Session) sequenceObject(def planner.SequenceDef, column int) *catalog.O
 	o := &catalog.Object{Kind: catalog.Sequence, Name: def.Name.Name, Database: s.database, Schema: catalog.DefaultSchema,
 		Owner: s.ownerForNew(), Seq: &catalog.SequenceOptions{Type: def.Type.Name(), Start: def.Start, Increment: def.Increment,
 			Min: def.Min, Max: def.Max, Cache: def.Cache, Cycle: def.Cycle, Column: column}}
-	if def.Name.Schema != "" {
-		o.Schema = def.Name.Schema
+	if schema, err := s.creationSchema(def.Name); err == nil {
+		o.Schema = schema
 	}
 	return o
 }

@@ -326,6 +326,10 @@ func (s *Session) execute(ctx context.Context, st planner.Statement, reads []pla
 		return s.grant(ctx, st)
 	case *planner.CreateSequence:
 		return s.createSequence(ctx, st, w)
+	case *planner.CreateSchema:
+		return s.createSchema(ctx, st, w)
+	case *planner.DropSchema:
+		return s.dropSchema(ctx, st, w)
 	case *planner.Prepare:
 		return s.prepare(st)
 	case *planner.Execute:
@@ -536,11 +540,14 @@ func (s *Session) explain(st *planner.Explain) (result, error) {
 
 // objectFor builds the catalog object of a new relation.
 func (s *Session) objectFor(kind catalog.Kind, name planner.QualifiedName, cols []planner.Column, sql string) *catalog.Object {
-	o := &catalog.Object{Kind: kind, Name: name.Name, Database: s.database, Schema: catalog.DefaultSchema, SQL: sql, Owner: s.ownerForNew()}
+	o := &catalog.Object{Kind: kind, Name: name.Name, Database: s.database, Schema: catalog.DefaultSchema, SQL: sql, Owner: s.ownerForNew(),
+		SearchPath: s.storedPath()}
 	if kind == catalog.MaterializedView {
 		o.TimeZone = s.storedZone()
 	}
-	if name.Schema != "" {
+	if schema, err := s.creationSchema(name); err == nil {
+		o.Schema = schema
+	} else if name.Schema != "" {
 		o.Schema = name.Schema
 	}
 	for _, c := range cols {
@@ -553,11 +560,12 @@ func (s *Session) createTable(ctx context.Context, st *planner.CreateTable, w pg
 	if err := refuseSystemSchema(st.Name); err != nil {
 		return result{}, err
 	}
-	o := &catalog.Object{Kind: catalog.Table, Name: st.Name.Name, Database: s.database, Schema: catalog.DefaultSchema, Owner: s.ownerForNew(),
-		TimeZone: s.storedZone()}
-	if st.Name.Schema != "" {
-		o.Schema = st.Name.Schema
+	schema, err := s.creationSchema(st.Name)
+	if err != nil {
+		return result{}, err
 	}
+	o := &catalog.Object{Kind: catalog.Table, Name: st.Name.Name, Database: s.database, Schema: schema, Owner: s.ownerForNew(),
+		TimeZone: s.storedZone()}
 	defaults := make([]expr.Scalar, len(st.Columns))
 	var seqs []*catalog.Object
 	for i, c := range st.Columns {
@@ -574,7 +582,7 @@ func (s *Session) createTable(ctx context.Context, st *planner.CreateTable, w pg
 	for _, k := range st.UniqueKeys {
 		o.UniqueKeys = append(o.UniqueKeys, catalog.UniqueKey{Name: k.Name, Columns: k.Columns, Primary: k.Primary})
 	}
-	err := s.engine.CreateTable(ctx, o, defaults, seqs...)
+	err = s.engine.CreateTable(ctx, o, defaults, seqs...)
 	if err != nil && st.IfNotExists && sqlerr.Code(err) == sqlerr.DuplicateTable {
 		w.Notice(sqlerr.New(sqlerr.DuplicateTable, "relation %q already exists, skipping", st.Name.Name).WithSeverity(sqlerr.SeverityNotice))
 		err = nil
@@ -584,6 +592,9 @@ func (s *Session) createTable(ctx context.Context, st *planner.CreateTable, w pg
 
 func (s *Session) createView(ctx context.Context, st *planner.CreateView, w pgwire.Writer) (result, error) {
 	if err := refuseSystemSchema(st.Name); err != nil {
+		return result{}, err
+	}
+	if _, err := s.creationSchema(st.Name); err != nil {
 		return result{}, err
 	}
 	if expr.ContainsNow(st.Plan) {
@@ -659,8 +670,9 @@ func (s *Session) createIndex(ctx context.Context, st *planner.CreateIndex, w pg
 	if on == nil {
 		return result{}, sqlerr.New(sqlerr.UndefinedTable, "relation %q does not exist", st.On.Name)
 	}
-	// An index belongs to its relation's owner, as in PostgreSQL.
-	o.Owner = on.Owner
+	// An index belongs to its relation's owner and is in its schema, as
+	// in PostgreSQL.
+	o.Owner, o.Schema, o.SearchPath = on.Owner, on.Schema, s.storedPath()
 	keys, err := indexKeySQL(on, st.Keys)
 	if err != nil {
 		return result{}, err
@@ -808,11 +820,7 @@ func (s *Session) drop(ctx context.Context, st *planner.Drop, w pgwire.Writer) (
 		var skipped *sqlerr.Error
 		plan, err := s.engine.Drop(ctx, func(c *catalog.Catalog) (*catalog.DropPlan, error) {
 			skipped = nil
-			schema := name.Schema
-			if schema == "" {
-				schema = catalog.DefaultSchema
-			}
-			o, err := c.Resolve(s.database, schema, name.Name)
+			o, err := s.lookup(c, name)
 			if err != nil {
 				if st.IfExists && sqlerr.Code(err) == sqlerr.UndefinedTable {
 					skipped = sqlerr.New(sqlerr.UndefinedTable, "%s %q does not exist, skipping", kind, name.Name).WithSeverity(sqlerr.SeverityNotice)

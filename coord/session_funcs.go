@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	"freshet/catalog"
 	"freshet/expr"
 	"freshet/pgwire"
 	"freshet/repr"
@@ -113,7 +112,7 @@ func (s *Session) sessionValue(f expr.VariadicFunc, args []repr.Datum) (v repr.D
 	case expr.CurrentDatabase:
 		return repr.NewText(s.database), nil, nil
 	case expr.CurrentSchema:
-		return repr.NewText(catalog.DefaultSchema), nil, nil
+		return s.currentSchema(), nil, nil
 	case expr.BackendPID:
 		return repr.NewInt4(int32(s.key.ProcessID)), nil, nil
 	case expr.PostmasterStartTime:

@@ -57,7 +57,7 @@ func init() {
 		{name: "lc_collate", description: "Text collation: byte order.", def: fixed("C")},
 		{name: "lc_ctype", description: "Character classification: Unicode.", def: fixed("C.UTF-8")},
 		{name: "max_identifier_length", description: "The longest identifier, in bytes.", def: fixed("63")},
-		{name: "search_path", description: "The schemas unqualified names are looked up in; only public is supported.",
+		{name: "search_path", description: "Sets the schema search order for names that are not schema-qualified.",
 			def: fixed(`"$user", public`), check: searchPath},
 		{name: "server_encoding", reported: true, description: "The server's character set.", def: fixed("UTF8")},
 		{name: "server_version", reported: true, description: "The PostgreSQL version the server follows.", def: fixed(pgwire.ServerVersion)},
@@ -159,23 +159,20 @@ func extraFloatDigits(v string) (string, error) {
 	return strconv.Itoa(n), nil
 }
 
-// searchPath accepts a path whose first real schema is public, the only
-// one unqualified names are looked up in.
+// searchPath accepts a comma-separated list of schema names, quoted or
+// not (Session.searchPath reads it); schemas that do not exist are
+// skipped where names are looked up, as in PostgreSQL.
 func searchPath(v string) (string, error) {
 	for _, part := range strings.Split(v, ",") {
 		p := strings.TrimSpace(part)
-		if unq, err := strconv.Unquote(p); err == nil && strings.HasPrefix(p, `"`) {
-			p = unq
+		if strings.HasPrefix(p, `"`) {
+			if _, err := strconv.Unquote(p); err != nil {
+				return "", sqlerr.New(sqlerr.InvalidParameterValue, "invalid value for parameter \"search_path\": %q", v).
+					WithDetail("List syntax is invalid.")
+			}
 		}
-		switch p {
-		case "$user", "pg_catalog", "pg_temp", "":
-			continue
-		case "public":
-			return v, nil
-		}
-		break
 	}
-	return "", sqlerr.New(sqlerr.FeatureNotSupported, "search_path %q is not supported: unqualified names are looked up in public", v)
+	return v, nil
 }
 
 // sessionSettings are a session's settings' values, by canonical name

@@ -88,12 +88,15 @@ func systemTableNamed(name string) *systemTable {
 }
 
 // systemTableView is the SQL of the generated relation name, g, as read
-// in database db: its system table's rows of that database (of every
-// database, for a shared relation), without the database column.
+// in database db: its system table's rows of that database and of none
+// (of every database, for a shared relation), without the database
+// column.
 func systemTableView(name string, g generatedView, db string) string {
 	sql := "SELECT " + columnNames(g.columns) + " FROM " + systemSchema + "." + name
 	if !g.shared {
-		sql += " WHERE database = " + quoteLiteral(db)
+		// The rows of no object (the built-in schemas') are in every
+		// database.
+		sql += " WHERE database IN (" + quoteLiteral(db) + ", '')"
 	}
 	return sql
 }

@@ -73,11 +73,10 @@ func (s *Session) createTableAs(ctx context.Context, st *planner.CreateTableAs, 
 	if st.Table.IfNotExists {
 		exists := false
 		s.engine.Catalog(func(c *catalog.Catalog) error {
-			schema := st.Table.Name.Schema
-			if schema == "" {
-				schema = catalog.DefaultSchema
+			schema, err := s.schemaFor(c, st.Table.Name)
+			if err == nil {
+				_, err = c.Resolve(s.database, schema, st.Table.Name.Name)
 			}
-			_, err := c.Resolve(s.database, schema, st.Table.Name.Name)
 			exists = err == nil
 			return nil
 		})
@@ -99,9 +98,9 @@ func (s *Session) createTableAs(ctx context.Context, st *planner.CreateTableAs, 
 	if len(rows) > 0 {
 		var id uint64
 		err := s.engine.Catalog(func(c *catalog.Catalog) error {
-			schema := st.Table.Name.Schema
-			if schema == "" {
-				schema = catalog.DefaultSchema
+			schema, err := s.schemaFor(c, st.Table.Name)
+			if err != nil {
+				return err
 			}
 			o, err := c.Resolve(s.database, schema, st.Table.Name.Name)
 			if err == nil {

@@ -225,7 +225,11 @@ func (b *binder) readRelation(r Relation) (hrel, error) {
 	}
 	// The definition is bound on its own: no enclosing scope, no CTEs of
 	// the reading query, and its own text for positions.
-	vb := &binder{cat: b.cat, sql: r.SQL, viewDepth: b.viewDepth + 1, reads: b.reads, via: r.ID}
+	cat := b.cat
+	if vc, ok := cat.(ViewCatalog); ok {
+		cat = vc.ForView(r)
+	}
+	vb := &binder{cat: cat, sql: r.SQL, viewDepth: b.viewDepth + 1, reads: b.reads, via: r.ID}
 	q, err := vb.bindQuery(stmts.Stmts[0].Stmt.GetSelectStmt(), nil)
 	if err != nil {
 		return nil, err

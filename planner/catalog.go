@@ -24,6 +24,13 @@ type SessionZone interface {
 	TimeZone() *repr.Zone
 }
 
+// ViewCatalog is what a Catalog implements to plan a view's definition
+// in the catalog the view was created in (its search path): the
+// returned Catalog resolves the names inside view r.
+type ViewCatalog interface {
+	ForView(r Relation) Catalog
+}
+
 // SessionDatabase is what a Catalog implements to give the database the
 // statement is planned in. A session's database never changes, and a
 // view is read only in its own database, so current_database() is then

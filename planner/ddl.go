@@ -309,6 +309,9 @@ var dropKinds = map[pg.ObjectType]ObjectKind{
 }
 
 func (p *planner) drop(ds *pg.DropStmt) (Statement, error) {
+	if ds.RemoveType == pg.ObjectType_OBJECT_SCHEMA {
+		return p.dropSchema(ds)
+	}
 	kind, ok := dropKinds[ds.RemoveType]
 	if !ok {
 		return nil, unsupported("DROP %s", strings.ReplaceAll(strings.TrimPrefix(ds.RemoveType.String(), "OBJECT_"), "_", " "))
@@ -370,4 +373,38 @@ func (p *planner) createTableAsSelect(c *pg.CreateTableAsStmt) (Statement, error
 		t.Columns = append(t.Columns, ColumnDef{Name: name, Type: col.Type})
 	}
 	return &CreateTableAs{Table: t, Query: q, NoData: c.Into.SkipData}, nil
+}
+
+// CreateSchema is CREATE SCHEMA [IF NOT EXISTS] name.
+type CreateSchema struct {
+	Name        string
+	IfNotExists bool
+}
+
+// DropSchema is DROP SCHEMA [IF EXISTS] name, … [CASCADE].
+type DropSchema struct {
+	Names    []string
+	IfExists bool
+	Cascade  bool
+}
+
+func (*CreateSchema) Tag() string { return "CREATE SCHEMA" }
+func (*DropSchema) Tag() string   { return "DROP SCHEMA" }
+
+func (p *planner) createSchema(s *pg.CreateSchemaStmt) (Statement, error) {
+	switch {
+	case s.Authrole != nil:
+		return nil, unsupported("CREATE SCHEMA … AUTHORIZATION")
+	case len(s.SchemaElts) > 0:
+		return nil, unsupported("CREATE SCHEMA with objects in it")
+	}
+	return &CreateSchema{Name: s.Schemaname, IfNotExists: s.IfNotExists}, nil
+}
+
+func (p *planner) dropSchema(ds *pg.DropStmt) (Statement, error) {
+	d := &DropSchema{IfExists: ds.MissingOk, Cascade: ds.Behavior == pg.DropBehavior_DROP_CASCADE}
+	for _, o := range ds.Objects {
+		d.Names = append(d.Names, o.GetString_().GetSval())
+	}
+	return d, nil
 }

@@ -224,6 +224,8 @@ func (p *planner) statement(n *pg.Node) (Statement, error) {
 		return p.alterRole(x.AlterRoleStmt)
 	case *pg.Node_DropRoleStmt:
 		return p.dropRole(x.DropRoleStmt)
+	case *pg.Node_CreateSchemaStmt:
+		return p.createSchema(x.CreateSchemaStmt)
 	case *pg.Node_PrepareStmt:
 		return p.prepare(x.PrepareStmt)
 	case *pg.Node_ExecuteStmt:

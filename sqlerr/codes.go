@@ -84,6 +84,7 @@ const (
 	// Class 42: syntax error or access rule violation.
 	GeneratedAlways            = "428C9"
 	InsufficientPrivilege      = "42501"
+	ReservedName               = "42939"
 	SyntaxError                = "42601"
 	DuplicateColumn            = "42701"
 	AmbiguousColumn            = "42702"
