@@ -83,6 +83,7 @@ func (e *Engine) Drop(ctx context.Context, plan PlanDrop) (*catalog.DropPlan, er
 		if o.Kind == catalog.Sequence {
 			e.forgetSequence(o.ID)
 		}
+		delete(e.sys.readers, o.ID)
 	}
 	for _, d := range order {
 		delete(e.retired, d.id)
@@ -95,7 +96,7 @@ func (e *Engine) Drop(ctx context.Context, plan PlanDrop) (*catalog.DropPlan, er
 	e.cat.Remove(p.Objects)
 	e.clearFailed(p.Objects)
 	e.markEndingLocked(order)
-	perr := e.publishCatalogLocked(ctx)
+	perr := e.catalogChangedLocked(ctx)
 	e.mu.Unlock()
 
 	defer e.doneDropping(marked)

@@ -336,7 +336,7 @@ func (e *Engine) CreateDatabase(ctx context.Context, name string) error {
 		e.cat.Remove(objs)
 		return err
 	}
-	return e.publishCatalogLocked(ctx)
+	return e.catalogChangedLocked(ctx)
 }
 
 // CreateTable adds a table and starts its dataflow. defaults are its
@@ -388,7 +388,7 @@ func (e *Engine) CreateTable(ctx context.Context, o *catalog.Object, defaults []
 	if defaults != nil {
 		e.defaults[o.ID] = defaults
 	}
-	return e.publishCatalogLocked(ctx)
+	return e.catalogChangedLocked(ctx)
 }
 
 // CreateSequence adds a sequence (CREATE SEQUENCE): a catalog record,
@@ -403,7 +403,7 @@ func (e *Engine) CreateSequence(ctx context.Context, o *catalog.Object) error {
 		e.cat.Remove([]*catalog.Object{o})
 		return err
 	}
-	return e.publishCatalogLocked(ctx)
+	return e.catalogChangedLocked(ctx)
 }
 
 // undoCreateLocked removes an object whose dataflow could not be built
@@ -502,7 +502,7 @@ func (e *Engine) CreateView(ctx context.Context, o *catalog.Object, names map[ui
 		e.cat.Remove([]*catalog.Object{o})
 		return err
 	}
-	return e.publishCatalogLocked(ctx)
+	return e.catalogChangedLocked(ctx)
 }
 
 // CreateIndex adds an index on relation on: a dataflow that arranges the
@@ -513,6 +513,9 @@ func (e *Engine) CreateView(ctx context.Context, o *catalog.Object, names map[ui
 func (e *Engine) CreateIndex(ctx context.Context, o *catalog.Object, on expr.Relation, keys []expr.Scalar, onName string) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	if err := e.flushForBuildLocked(ctx, on); err != nil {
+		return err
+	}
 	if err := e.checkDependsLocked(o, map[uint64]string{o.On: onName}); err != nil {
 		return err
 	}
@@ -541,7 +544,7 @@ func (e *Engine) CreateIndex(ctx context.Context, o *catalog.Object, on expr.Rel
 	if err := e.buildIndexLocked(context.WithoutCancel(ctx), o, on, keys); err != nil {
 		return e.undoCreateLocked(ctx, o, err)
 	}
-	return e.publishCatalogLocked(ctx)
+	return e.catalogChangedLocked(ctx)
 }
 
 // checkDependsLocked checks, as a create commits, that everything o was
@@ -604,6 +607,7 @@ func (e *Engine) RebuildIndex(ctx context.Context, o *catalog.Object, on expr.Re
 }
 
 func (e *Engine) buildIndexLocked(ctx context.Context, o *catalog.Object, on expr.Relation, keys []expr.Scalar) error {
+	e.noteSystemReaderLocked(o.ID, on)
 	err := e.buildExportLocked(ctx, o, func(b *dataflow.Builder) error {
 		return compute.ExportIndex(b, e.reg, on, keys, e.source(), expr.GlobalID(o.ID))
 	})
@@ -1261,6 +1265,9 @@ func canceled(err error) error {
 func (e *Engine) CreateMaterializedView(ctx context.Context, o *catalog.Object, plan expr.Relation, names map[uint64]string) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	if err := e.flushForBuildLocked(ctx, plan); err != nil {
+		return err
+	}
 	if err := e.checkDependsLocked(o, names); err != nil {
 		return err
 	}
@@ -1274,7 +1281,7 @@ func (e *Engine) CreateMaterializedView(ctx context.Context, o *catalog.Object, 
 	if err := e.buildViewLocked(context.WithoutCancel(ctx), o, plan); err != nil {
 		return e.undoCreateLocked(ctx, o, err)
 	}
-	return e.publishCatalogLocked(ctx)
+	return e.catalogChangedLocked(ctx)
 }
 
 // RebuildView starts the dataflow of a view or index loaded from the
@@ -1286,6 +1293,7 @@ func (e *Engine) RebuildView(ctx context.Context, o *catalog.Object, plan expr.R
 }
 
 func (e *Engine) buildViewLocked(ctx context.Context, o *catalog.Object, plan expr.Relation) error {
+	e.noteSystemReaderLocked(o.ID, plan)
 	return e.buildExportLocked(ctx, o, func(b *dataflow.Builder) error {
 		c, err := compute.Render(b, plan, e.source())
 		if err != nil {

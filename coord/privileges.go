@@ -392,7 +392,7 @@ func (e *Engine) replaceObjects(ctx context.Context, objs []*catalog.Object) err
 	for _, o := range objs {
 		e.cat.Replace(o)
 	}
-	return e.publishCatalogLocked(ctx)
+	return e.catalogChangedLocked(ctx)
 }
 
 // dependentsOfRole is DROP ROLE's check: a role that owns objects or

@@ -240,7 +240,7 @@ func (e *Engine) putRole(ctx context.Context, r *catalog.Object, create bool) er
 			e.cat.Remove([]*catalog.Object{r})
 			return err
 		}
-		return e.publishCatalogLocked(ctx)
+		return e.catalogChangedLocked(ctx)
 	}
 	old := e.cat.Get(r.ID)
 	if err := e.persistCatalog(ctx, []*catalog.Object{r}, nil); err != nil {
@@ -249,7 +249,7 @@ func (e *Engine) putRole(ctx context.Context, r *catalog.Object, create bool) er
 	if old != nil {
 		e.cat.ReplaceRole(r)
 	}
-	return e.publishCatalogLocked(ctx)
+	return e.catalogChangedLocked(ctx)
 }
 
 // dropRoles removes roles, durably.
@@ -268,5 +268,5 @@ func (e *Engine) dropRoles(ctx context.Context, roles []*catalog.Object) error {
 		return err
 	}
 	e.cat.Remove(roles)
-	return e.publishCatalogLocked(ctx)
+	return e.catalogChangedLocked(ctx)
 }

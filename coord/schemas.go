@@ -190,7 +190,7 @@ func (e *Engine) CreateSchema(ctx context.Context, o *catalog.Object) error {
 		e.cat.Remove([]*catalog.Object{o})
 		return err
 	}
-	return e.publishCatalogLocked(ctx)
+	return e.catalogChangedLocked(ctx)
 }
 
 // pgNamespaceColumns are pg_namespace's columns.

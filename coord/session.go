@@ -464,6 +464,9 @@ func (s *Session) selectDatums(ctx context.Context, st *planner.Select) ([][]rep
 	if err != nil {
 		return nil, err
 	}
+	if err := s.engine.flushCatalogFor(ctx, plan); err != nil {
+		return nil, err
+	}
 	ts, now, release := s.readTime()
 	defer release()
 	rows, err := s.engine.Read(ctx, withNow(withRandomKeys(plan), now), ts)
@@ -732,6 +735,9 @@ func (s *Session) writeRows(ctx context.Context, t planner.Target, plan expr.Rel
 	}
 	if apply != nil {
 		return 0, result{}, sqlerr.New(sqlerr.FeatureNotSupported, "set_config() is not supported in INSERT, UPDATE or DELETE")
+	}
+	if err := s.engine.flushCatalogFor(ctx, plan); err != nil {
+		return 0, result{}, err
 	}
 	ts, now, release := s.readTime()
 	defer release()

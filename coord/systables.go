@@ -157,6 +157,76 @@ type objectRows struct {
 // each row.
 type systemState struct {
 	objects map[uint64]*objectRows
+	// dirty says the catalog changed since the tables were last written.
+	dirty bool
+	// readers are the materialized views and indexes whose dataflows
+	// read a system table: while there is one, every catalog change is
+	// written at once.
+	readers map[uint64]bool
+}
+
+// catalogChangedLocked is called by every statement that changes the
+// catalog, after the change and before it is acknowledged. If a
+// materialized view or index follows the catalog, the system tables are
+// written now (publishCatalogLocked); otherwise the change waits for the
+// next statement that reads a system table (flushCatalogFor), which
+// writes it before it takes its read time. Either way a read after the
+// acknowledgement sees the change, and DDL costs nothing to the
+// dataflows of a server whose views do not read the catalog: every
+// write at a new time makes every dataflow's frontier move.
+func (e *Engine) catalogChangedLocked(ctx context.Context) error {
+	e.sys.dirty = true
+	if len(e.sys.readers) == 0 {
+		return nil
+	}
+	return e.publishCatalogLocked(ctx)
+}
+
+// flushCatalogFor writes the catalog's pending changes to the system
+// tables if plan reads one; it is called before the plan's read time is
+// taken.
+func (e *Engine) flushCatalogFor(ctx context.Context, plan expr.Relation) error {
+	if !readsSystemTable(plan) {
+		return nil
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if !e.sys.dirty {
+		return nil
+	}
+	return e.publishCatalogLocked(ctx)
+}
+
+// flushForBuildLocked writes the catalog's pending changes before a
+// materialized view or index over plan is built, if plan reads a system
+// table, so that it starts from the catalog of its creation.
+func (e *Engine) flushForBuildLocked(ctx context.Context, plan expr.Relation) error {
+	if !e.sys.dirty || !readsSystemTable(plan) {
+		return nil
+	}
+	return e.publishCatalogLocked(ctx)
+}
+
+// readsSystemTable reports whether plan reads a system table.
+func readsSystemTable(plan expr.Relation) bool {
+	for _, id := range dependencies(plan) {
+		if isSystemTable(id) {
+			return true
+		}
+	}
+	return false
+}
+
+// noteSystemReaderLocked records that the dataflow of object id, built
+// from plan, reads the system tables, if it does.
+func (e *Engine) noteSystemReaderLocked(id uint64, plan expr.Relation) {
+	if !readsSystemTable(plan) {
+		return
+	}
+	if e.sys.readers == nil {
+		e.sys.readers = map[uint64]bool{}
+	}
+	e.sys.readers[id] = true
 }
 
 // startSystemTablesLocked builds the system tables' dataflows and writes
@@ -183,7 +253,9 @@ func (e *Engine) publishCatalogLocked(ctx context.Context) error {
 		e.log.Error("the catalog could not be written to the system tables", "error", err)
 		return err
 	}
+	next.readers = e.sys.readers
 	if len(writes) == 0 {
+		e.sys = next
 		return nil
 	}
 	// The catalog change is durable: its rows are written whatever the

@@ -47,6 +47,9 @@ func (s *Session) upsert(ctx context.Context, st *planner.Insert) (result, error
 	if apply != nil {
 		return result{}, sqlerr.New(sqlerr.FeatureNotSupported, "set_config() is not supported in INSERT, UPDATE or DELETE")
 	}
+	if err := s.engine.flushCatalogFor(ctx, plan); err != nil {
+		return result{}, err
+	}
 	ts, now, release := s.readTime()
 	defer release()
 	plan = withNow(plan, now)
