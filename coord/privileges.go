@@ -176,7 +176,7 @@ func (s *Session) checkTarget(c *catalog.Catalog, id expr.GlobalID, p catalog.Pr
 func (s *Session) authorize(st planner.Statement, reads []planner.Read) error {
 	return s.engine.Catalog(func(c *catalog.Catalog) error {
 		switch st := st.(type) {
-		case *planner.Select, *planner.Explain, *planner.CopyTo:
+		case *planner.Select, *planner.Explain, *planner.CopyTo, *planner.DeclareCursor:
 			return s.checkReads(c, reads)
 		case *planner.Insert:
 			p := catalog.PrivInsert

@@ -39,6 +39,11 @@ func TestPrivileges(t *testing.T) {
 
 	// bob has nothing on alice's table.
 	env.fails(bob, "SELECT * FROM at", "42501", "permission denied for table at", "")
+	env.fails(bob, "DECLARE c CURSOR WITH HOLD FOR SELECT * FROM at", "42501", "permission denied for table at", "")
+	env.fails(bob, "COPY at TO STDOUT", "42501", "permission denied for table at", "")
+	env.fails(bob, "EXPLAIN SELECT * FROM at", "42501", "permission denied for table at", "")
+	env.exec(bob, "PREPARE peek AS SELECT * FROM at")
+	env.fails(bob, "EXECUTE peek", "42501", "permission denied for table at", "")
 	env.fails(bob, "INSERT INTO at VALUES (3, 'z')", "42501", "permission denied for table at", "")
 	env.fails(bob, "GRANT SELECT ON at TO bob", "42501", "permission denied for table at", "")
 	env.fails(bob, "DROP TABLE at", "42501", "must be owner of table at", "")
