@@ -79,9 +79,18 @@ func errNotOwner(o *catalog.Object) error {
 	return sqlerr.New(sqlerr.InsufficientPrivilege, "must be owner of %s %s", o.Kind, o.Name)
 }
 
-// checkPrivilege fails unless role holds every privilege of p on o.
+// checkPrivilege fails unless role holds every privilege of p on o and,
+// for a relation, USAGE on its schema, as PostgreSQL asks.
 func checkPrivilege(c *catalog.Catalog, o *catalog.Object, role string, p catalog.Privileges) error {
-	if roleIsSuper(c, role) || o.PrivilegesOf(role)&p == p {
+	if roleIsSuper(c, role) {
+		return nil
+	}
+	if o.Kind.IsRelation() {
+		if sch := c.SchemaNamed(o.Database, o.Schema); sch != nil && sch.PrivilegesOf(role)&catalog.PrivUsage == 0 {
+			return errPermission(sch)
+		}
+	}
+	if o.PrivilegesOf(role)&p == p {
 		return nil
 	}
 	return errPermission(o)

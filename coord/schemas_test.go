@@ -59,6 +59,17 @@ func TestSchemas(t *testing.T) {
 	if got := env.query(s, "SELECT count(*) FROM pg_class WHERE relname IN ('items', 'names', 'counts', 'items_id_seq')"); got != "1" {
 		t.Fatalf("after DROP SCHEMA app CASCADE: %s relations left of 1 (public.items)", got)
 	}
+	// A role needs USAGE on a schema to reach what is in it.
+	env.exec(s, "CREATE ROLE reader LOGIN")
+	env.exec(s, "CREATE SCHEMA locked")
+	env.exec(s, "CREATE TABLE locked.t (x int)")
+	env.exec(s, "GRANT SELECT ON locked.t TO reader")
+	r := env.sessionAs("reader")
+	env.fails(r, "SELECT * FROM locked.t", "42501", "permission denied for schema locked", "")
+	env.exec(s, "GRANT USAGE ON SCHEMA locked TO reader")
+	if got := env.query(r, "SELECT count(*) FROM locked.t"); got != "0" {
+		t.Fatalf("locked.t with USAGE and SELECT: %q", got)
+	}
 	env.exec(s, "SET search_path = nowhere")
 	if err := s.Query(ctx, "CREATE TABLE lost (x int)", &recorder{}); sqlerr.Code(err) != sqlerr.InvalidSchemaName {
 		t.Fatalf("CREATE with no schema in the path: %v, want 3F000", err)
