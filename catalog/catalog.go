@@ -309,14 +309,7 @@ func (c *Catalog) PlanDrop(kind Kind, target *Object, cascade bool) (*DropPlan, 
 		}
 		cascades = append(cascades, fmt.Sprintf("drop cascades to %s %s", o.Kind, o.Name))
 	}
-	switch len(cascades) {
-	case 0:
-	case 1:
-		plan.Notice = cascades[0]
-	default:
-		plan.Notice = fmt.Sprintf("drop cascades to %d other objects", len(cascades))
-		plan.Detail = strings.Join(cascades, "\n")
-	}
+	plan.noteCascades(cascades)
 	return plan, nil
 }
 
@@ -448,13 +441,19 @@ func (c *Catalog) PlanDropSchema(db, name string, cascade bool) (*DropPlan, erro
 	// PostgreSQL names them oldest first.
 	slices.Reverse(cascades)
 	plan.Objects = append(plan.Objects, sch)
+	plan.noteCascades(cascades)
+	return plan, nil
+}
+
+// noteCascades sets the plan's NOTICE for the objects a CASCADE drops
+// beside its target, as PostgreSQL words it.
+func (p *DropPlan) noteCascades(cascades []string) {
 	switch len(cascades) {
 	case 0:
 	case 1:
-		plan.Notice = cascades[0]
+		p.Notice = cascades[0]
 	default:
-		plan.Notice = fmt.Sprintf("drop cascades to %d other objects", len(cascades))
-		plan.Detail = strings.Join(cascades, "\n")
+		p.Notice = fmt.Sprintf("drop cascades to %d other objects", len(cascades))
+		p.Detail = strings.Join(cascades, "\n")
 	}
-	return plan, nil
 }

@@ -327,41 +327,8 @@ func (p *planner) update(us *pg.UpdateStmt) (Statement, error) {
 	for i := range row {
 		row[i] = hColumn{index: i, t: r.Columns[i].Type, name: r.Columns[i].Name}
 	}
-	assigned := map[int]bool{}
-	for _, t := range us.TargetList {
-		rt := t.GetResTarget()
-		if len(rt.Indirection) > 0 {
-			return nil, errorAt(unsupported("assigning to subscripts or fields"), p.b.sql, rt.Location)
-		}
-		if rt.Val.GetMultiAssignRef() != nil {
-			return nil, errorAt(unsupported("multiple-column assignment"), p.b.sql, rt.Location)
-		}
-		i := columnIndex(r, rt.Name)
-		if i < 0 {
-			return nil, errorAt(sqlerr.New(sqlerr.UndefinedColumn, "column %q of relation %q does not exist", rt.Name, us.Relation.Relname), p.b.sql, rt.Location)
-		}
-		if assigned[i] {
-			return nil, errorAt(sqlerr.New(sqlerr.SyntaxError, "multiple assignments to same column %q", rt.Name), p.b.sql, rt.Location)
-		}
-		assigned[i] = true
-		if rt.Val.GetSetToDefault() != nil {
-			row[i] = defaultOf(r, i)
-			continue
-		}
-		if r.Columns[i].Identity == 'a' {
-			return nil, errorAt(sqlerr.New(sqlerr.GeneratedAlways, "column %q can only be updated to DEFAULT", rt.Name).
-				WithDetail("Column %q is an identity column defined as GENERATED ALWAYS.", rt.Name), p.b.sql, rt.Location)
-		}
-		if containsAggregate([]*pg.Node{rt.Val}) {
-			return nil, errorAt(sqlerr.New(sqlerr.GroupingError, "aggregate functions are not allowed in UPDATE"), p.b.sql, nodeLocation(rt.Val))
-		}
-		s, err := p.b.bindExpr(rt.Val, &exprCtx{scope: sc, clause: "UPDATE"})
-		if err != nil {
-			return nil, err
-		}
-		if row[i], err = p.assign(s, r, i); err != nil {
-			return nil, errorAt(err, p.b.sql, nodeLocation(rt.Val))
-		}
+	if err := p.assignments(us.TargetList, r, sc, row); err != nil {
+		return nil, err
 	}
 	m, outs := mapOutputs(rel, row)
 	plan, err := p.lower(hProject{input: m, outputs: append(seq(0, n), outs...)})
@@ -605,4 +572,47 @@ func aliasOf(rv *pg.RangeVar) string {
 		return rv.Alias.Aliasname
 	}
 	return rv.Relname
+}
+
+// assignments binds the SET list of UPDATE or of ON CONFLICT DO UPDATE
+// over scope sc into row, the new row of table r: each assigned column
+// gets its value (DEFAULT its default), the others keep what row holds.
+func (p *planner) assignments(targets []*pg.Node, r Relation, sc *scope, row []hscalar) error {
+	assigned := map[int]bool{}
+	for _, t := range targets {
+		rt := t.GetResTarget()
+		if len(rt.Indirection) > 0 {
+			return errorAt(unsupported("assigning to subscripts or fields"), p.b.sql, rt.Location)
+		}
+		if rt.Val.GetMultiAssignRef() != nil {
+			return errorAt(unsupported("multiple-column assignment"), p.b.sql, rt.Location)
+		}
+		i := columnIndex(r, rt.Name)
+		if i < 0 {
+			return errorAt(sqlerr.New(sqlerr.UndefinedColumn, "column %q of relation %q does not exist", rt.Name, r.Name.Name), p.b.sql, rt.Location)
+		}
+		if assigned[i] {
+			return errorAt(sqlerr.New(sqlerr.SyntaxError, "multiple assignments to same column %q", rt.Name), p.b.sql, rt.Location)
+		}
+		assigned[i] = true
+		if rt.Val.GetSetToDefault() != nil {
+			row[i] = defaultOf(r, i)
+			continue
+		}
+		if r.Columns[i].Identity == 'a' {
+			return errorAt(sqlerr.New(sqlerr.GeneratedAlways, "column %q can only be updated to DEFAULT", rt.Name).
+				WithDetail("Column %q is an identity column defined as GENERATED ALWAYS.", rt.Name), p.b.sql, rt.Location)
+		}
+		if containsAggregate([]*pg.Node{rt.Val}) {
+			return errorAt(sqlerr.New(sqlerr.GroupingError, "aggregate functions are not allowed in UPDATE"), p.b.sql, nodeLocation(rt.Val))
+		}
+		s, err := p.b.bindExpr(rt.Val, &exprCtx{scope: sc, clause: "UPDATE"})
+		if err != nil {
+			return err
+		}
+		if row[i], err = p.assign(s, r, i); err != nil {
+			return errorAt(err, p.b.sql, nodeLocation(rt.Val))
+		}
+	}
+	return nil
 }

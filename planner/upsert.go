@@ -100,38 +100,8 @@ func (p *planner) onConflict(oc *pg.OnConflictClause, r Relation, rv *pg.RangeVa
 	for i, c := range r.Columns {
 		row[i] = hColumn{index: i, t: c.Type, name: c.Name}
 	}
-	assigned := map[int]bool{}
-	for _, t := range oc.TargetList {
-		rt := t.GetResTarget()
-		if len(rt.Indirection) > 0 || rt.Val.GetMultiAssignRef() != nil {
-			return nil, errorAt(unsupported("this assignment in ON CONFLICT DO UPDATE"), p.b.sql, rt.Location)
-		}
-		i := columnIndex(r, rt.Name)
-		if i < 0 {
-			return nil, errorAt(sqlerr.New(sqlerr.UndefinedColumn, "column %q of relation %q does not exist", rt.Name, r.Name.Name), p.b.sql, rt.Location)
-		}
-		if assigned[i] {
-			return nil, errorAt(sqlerr.New(sqlerr.SyntaxError, "multiple assignments to same column %q", rt.Name), p.b.sql, rt.Location)
-		}
-		assigned[i] = true
-		if rt.Val.GetSetToDefault() != nil {
-			row[i] = defaultOf(r, i)
-			continue
-		}
-		if r.Columns[i].Identity == 'a' {
-			return nil, errorAt(sqlerr.New(sqlerr.GeneratedAlways, "column %q can only be updated to DEFAULT", rt.Name).
-				WithDetail("Column %q is an identity column defined as GENERATED ALWAYS.", rt.Name), p.b.sql, rt.Location)
-		}
-		if containsAggregate([]*pg.Node{rt.Val}) {
-			return nil, errorAt(sqlerr.New(sqlerr.GroupingError, "aggregate functions are not allowed in UPDATE"), p.b.sql, nodeLocation(rt.Val))
-		}
-		s, err := p.b.bindExpr(rt.Val, &exprCtx{scope: sc, clause: "UPDATE"})
-		if err != nil {
-			return nil, err
-		}
-		if row[i], err = p.assign(s, r, i); err != nil {
-			return nil, errorAt(err, p.b.sql, nodeLocation(rt.Val))
-		}
+	if err := p.assignments(oc.TargetList, r, sc, row); err != nil {
+		return nil, err
 	}
 	conv := &exprConv{col: func(c hColumn) (int, error) {
 		if c.level != 0 {
