@@ -509,8 +509,12 @@ func (c CallVariadic) Typ(input []ColumnType) ColumnType {
 	case Now:
 		return ColumnType{Type: repr.TimestampTZ}
 	case CurrentUser, SessionUser, CurrentDatabase:
-		return ColumnType{Type: repr.Text}
-	case CurrentSchema, CurrentSetting, SetConfig:
+		// PostgreSQL's are of type name, the type of the catalog's
+		// identifiers, and drivers read the result column's type.
+		return ColumnType{Type: repr.Name}
+	case CurrentSchema:
+		return ColumnType{Type: repr.Name, Nullable: true}
+	case CurrentSetting, SetConfig:
 		return ColumnType{Type: repr.Text, Nullable: true}
 	case BackendPID:
 		return ColumnType{Type: repr.Int4}
@@ -522,7 +526,9 @@ func (c CallVariadic) Typ(input []ColumnType) ColumnType {
 		return ColumnType{Type: repr.Bool, Nullable: true}
 	case PostmasterStartTime:
 		return ColumnType{Type: repr.TimestampTZ}
-	case EncodingToChar, QuoteIdent:
+	case EncodingToChar:
+		t.Type = repr.Name
+	case QuoteIdent:
 		t.Type = repr.Text
 	case FormatType:
 		return ColumnType{Type: repr.Text, Nullable: true}

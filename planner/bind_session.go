@@ -94,7 +94,9 @@ func (b *binder) bindSessionFunc(name string, args []hscalar) (s hscalar, ok boo
 	fn := sessionFuncs[name]
 	t := expr.CallVariadic{Func: fn}.Typ(nil)
 	if !fn.IsSession() {
-		t = expr.ColumnType{Type: repr.Text, Nullable: true}
+		// quote_ident (text) and pg_encoding_to_char (name): NULL in,
+		// NULL out.
+		t.Nullable = true
 	}
 	return hVariadic{fn: fn, args: targs, t: t}, true, nil
 }
