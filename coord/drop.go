@@ -43,7 +43,9 @@ type PlanDrop func(c *catalog.Catalog) (*catalog.DropPlan, error)
 // waits for their current operator steps) happens without the lock:
 // writes and reads of other objects go on meanwhile.
 func (e *Engine) Drop(ctx context.Context, plan PlanDrop) (*catalog.DropPlan, error) {
-	e.mu.Lock()
+	if err := e.mu.acquire(ctx); err != nil {
+		return nil, err
+	}
 	var p *catalog.DropPlan
 	for {
 		var err error

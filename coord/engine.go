@@ -70,11 +70,11 @@ type Engine struct {
 	// dmlMu serializes the statements that read tables and then write
 	// (UPDATE, DELETE, INSERT … SELECT, COMMIT of a block), so that no
 	// write lands between such a statement's read and its write.
-	dmlMu sync.Mutex
+	dmlMu waitLock
 
 	// mu serializes DDL and writes: timestamps are handed out and fed to
 	// table inputs in order.
-	mu     sync.Mutex
+	mu     waitLock
 	cat    *catalog.Catalog
 	oracle oracle
 	// pending are the writes that have a timestamp and are not yet fed,
@@ -167,6 +167,8 @@ func Open(ctx context.Context, cfg Config, rebuild func(e *Engine, o *catalog.Ob
 		clock = func() uint64 { return uint64(time.Now().UnixMilli()) }
 	}
 	e := &Engine{
+		dmlMu:          newWaitLock(),
+		mu:             newWaitLock(),
 		log:            log,
 		cluster:        dataflow.NewCluster(dataflow.Config{Workers: workers}),
 		reg:            arrange.NewRegistry(workers),
@@ -326,7 +328,9 @@ const metaNextObjectID = "catalog.next_object_id"
 
 // CreateDatabase adds a database.
 func (e *Engine) CreateDatabase(ctx context.Context, name string) error {
-	e.mu.Lock()
+	if err := e.mu.acquire(ctx); err != nil {
+		return err
+	}
 	defer e.mu.Unlock()
 	objs, err := e.cat.CreateDatabase(name)
 	if err != nil {
@@ -345,7 +349,9 @@ func (e *Engine) CreateDatabase(ctx context.Context, name string) error {
 // with it, owned by it: each column's default becomes its sequence's
 // nextval.
 func (e *Engine) CreateTable(ctx context.Context, o *catalog.Object, defaults []expr.Scalar, seqs ...*catalog.Object) error {
-	e.mu.Lock()
+	if err := e.mu.acquire(ctx); err != nil {
+		return err
+	}
 	defer e.mu.Unlock()
 	if _, err := e.cat.Create(o); err != nil {
 		return err
@@ -394,7 +400,9 @@ func (e *Engine) CreateTable(ctx context.Context, o *catalog.Object, defaults []
 // CreateSequence adds a sequence (CREATE SEQUENCE): a catalog record,
 // with no dataflow.
 func (e *Engine) CreateSequence(ctx context.Context, o *catalog.Object) error {
-	e.mu.Lock()
+	if err := e.mu.acquire(ctx); err != nil {
+		return err
+	}
 	defer e.mu.Unlock()
 	if _, err := e.cat.Create(o); err != nil {
 		return err
@@ -490,7 +498,9 @@ func (e *Engine) defaultOf(id uint64, i int) expr.Scalar {
 // CreateView adds a view that is not materialized: a name for a query,
 // planned again wherever it is read, with no dataflow of its own.
 func (e *Engine) CreateView(ctx context.Context, o *catalog.Object, names map[uint64]string) error {
-	e.mu.Lock()
+	if err := e.mu.acquire(ctx); err != nil {
+		return err
+	}
 	defer e.mu.Unlock()
 	if err := e.checkDependsLocked(o, names); err != nil {
 		return err
@@ -511,7 +521,9 @@ func (e *Engine) CreateView(ctx context.Context, o *catalog.Object, names map[ui
 // is also a unique key of its table from then on; if the table's rows
 // already repeat a key value it fails with 23505 and adds nothing.
 func (e *Engine) CreateIndex(ctx context.Context, o *catalog.Object, on expr.Relation, keys []expr.Scalar, onName string) error {
-	e.mu.Lock()
+	if err := e.mu.acquire(ctx); err != nil {
+		return err
+	}
 	defer e.mu.Unlock()
 	if err := e.flushForBuildLocked(ctx, on); err != nil {
 		return err
@@ -717,7 +729,9 @@ func (e *Engine) Write(ctx context.Context, writes []TableWrite) (uint64, error)
 			return 0, sqlerr.New(sqlerr.InsufficientPrivilege, "permission denied: %q is a system catalog", systemTableList()[w.Table-systemIDBase].name)
 		}
 	}
-	e.mu.Lock()
+	if err := e.mu.acquire(ctx); err != nil {
+		return 0, err
+	}
 	keys, err := e.admitLocked(writes)
 	if err != nil {
 		e.mu.Unlock()
@@ -1263,7 +1277,9 @@ func canceled(err error) error {
 // CreateMaterializedView adds o and starts the dataflow that maintains
 // plan and exports it under o's id.
 func (e *Engine) CreateMaterializedView(ctx context.Context, o *catalog.Object, plan expr.Relation, names map[uint64]string) error {
-	e.mu.Lock()
+	if err := e.mu.acquire(ctx); err != nil {
+		return err
+	}
 	defer e.mu.Unlock()
 	if err := e.flushForBuildLocked(ctx, plan); err != nil {
 		return err

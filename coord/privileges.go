@@ -388,7 +388,9 @@ func (e *Engine) replaceObjects(ctx context.Context, objs []*catalog.Object) err
 	if len(objs) == 0 {
 		return nil
 	}
-	e.mu.Lock()
+	if err := e.mu.acquire(ctx); err != nil {
+		return err
+	}
 	defer e.mu.Unlock()
 	for _, o := range objs {
 		if e.cat.Get(o.ID) == nil {

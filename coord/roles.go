@@ -230,7 +230,9 @@ func (s *Session) dropRole(ctx context.Context, st *planner.DropRole) (result, e
 
 // putRole stores a new role (create) or a changed one, durably.
 func (e *Engine) putRole(ctx context.Context, r *catalog.Object, create bool) error {
-	e.mu.Lock()
+	if err := e.mu.acquire(ctx); err != nil {
+		return err
+	}
 	defer e.mu.Unlock()
 	if create {
 		if _, err := e.cat.CreateRole(r); err != nil {
@@ -257,7 +259,9 @@ func (e *Engine) dropRoles(ctx context.Context, roles []*catalog.Object) error {
 	if len(roles) == 0 {
 		return nil
 	}
-	e.mu.Lock()
+	if err := e.mu.acquire(ctx); err != nil {
+		return err
+	}
 	defer e.mu.Unlock()
 	for _, r := range roles {
 		if err := dependentsOfRole(e.cat, r.Name); err != nil {

@@ -181,7 +181,9 @@ func (s *Session) dropSchema(ctx context.Context, st *planner.DropSchema, w pgwi
 
 // CreateSchema adds a schema: a catalog record.
 func (e *Engine) CreateSchema(ctx context.Context, o *catalog.Object) error {
-	e.mu.Lock()
+	if err := e.mu.acquire(ctx); err != nil {
+		return err
+	}
 	defer e.mu.Unlock()
 	if _, err := e.cat.CreateSchema(o); err != nil {
 		return err

@@ -83,7 +83,9 @@ func (s *Session) commitWrites(ctx context.Context) error {
 		return nil
 	}
 	e := s.engine
-	e.dmlMu.Lock()
+	if err := e.dmlMu.acquire(ctx); err != nil {
+		return err
+	}
 	defer e.dmlMu.Unlock()
 	var read []uint64
 	for id := range s.tx.read {
@@ -166,6 +168,7 @@ func (s *Session) cancelRunning() {
 func (s *Session) run(ctx context.Context, f func(ctx context.Context) error) error {
 	ctx, stop := s.withStatementTimeout(ctx)
 	defer stop()
+	ctx = s.withLockTimeout(ctx)
 	ctx, cancel := context.WithCancel(ctx)
 	s.runningMu.Lock()
 	s.running = cancel
@@ -726,7 +729,9 @@ func (s *Session) writeRows(ctx context.Context, t planner.Target, plan expr.Rel
 	inBlock := s.tx.status == pgwire.TxInBlock
 	if !inBlock && len(deps) > 0 {
 		// Read and write as one step: no other write may land between.
-		s.engine.dmlMu.Lock()
+		if err := s.engine.dmlMu.acquire(ctx); err != nil {
+			return 0, result{}, err
+		}
 		defer s.engine.dmlMu.Unlock()
 	}
 	plan, apply, err := s.bindSession(plan)

@@ -68,6 +68,8 @@ func init() {
 			def: fixed("on"), check: oneOf("standard_conforming_strings", "on", "on", "true", "1", "yes")},
 		{name: "statement_timeout", description: "The longest a statement may run before it is canceled with 57014 (0: no limit).",
 			def: fixed("0"), check: durationSetting("statement_timeout")},
+		{name: "lock_timeout", description: "The longest a statement may wait for a lock (an engine lock another statement holds) before it is canceled with 55P03 (0: no limit).",
+			def: fixed("0"), check: durationSetting("lock_timeout")},
 		{name: "idle_in_transaction_session_timeout", description: "The longest a client may stay silent inside a transaction block before its connection is ended with 25P03 (0: no limit).",
 			def: fixed("0"), check: durationSetting("idle_in_transaction_session_timeout")},
 		{name: "TimeZone", reported: true, description: "The time zone in which timestamps with time zone are printed, read and taken apart.",

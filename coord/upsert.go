@@ -30,7 +30,9 @@ func (s *Session) upsert(ctx context.Context, st *planner.Insert) (result, error
 		return result{}, err
 	}
 	if s.tx.status != pgwire.TxInBlock {
-		s.engine.dmlMu.Lock()
+		if err := s.engine.dmlMu.acquire(ctx); err != nil {
+			return result{}, err
+		}
 		defer s.engine.dmlMu.Unlock()
 	}
 	n := len(t.Columns)

@@ -123,6 +123,7 @@ const (
 	ObjectNotInPrerequisiteState = "55000"
 	ObjectInUse                  = "55006"
 	CantChangeRuntimeParam       = "55P02"
+	LockNotAvailable             = "55P03"
 
 	// Class 57: operator intervention. Pools evict and retry on 57P01.
 	QueryCanceled = "57014"
