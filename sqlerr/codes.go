@@ -112,6 +112,7 @@ const (
 	IndeterminateDatatype      = "42P18"
 
 	// Class 53: insufficient resources.
+	DiskFull           = "53100"
 	OutOfMemory        = "53200"
 	TooManyConnections = "53300"
 

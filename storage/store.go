@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"sync"
 	"sync/atomic"
+	"syscall"
 
 	"github.com/cockroachdb/pebble/v2"
 
@@ -93,8 +94,13 @@ func (s *Store) exit() { s.inflight.Done() }
 // poisonWith poisons the store with cause, unless it is already poisoned.
 // It may be called from any goroutine, pebble's own among them.
 func (s *Store) poisonWith(cause error) {
-	err := ioError(cause, "could not make storage durable").
-		WithHint("Restart the server: it recovers every acknowledged write from the write-ahead log.")
+	err := ioError(cause, "could not make storage durable")
+	if errors.Is(cause, syscall.ENOSPC) {
+		// PostgreSQL's code for a full disk, so that a client can tell
+		// it from a failing one.
+		err = sqlerr.Wrapf(cause, sqlerr.DiskFull, "could not make storage durable: no space left on device")
+	}
+	err = err.WithHint("Restart the server once the fault is cleared: it recovers every acknowledged write from the write-ahead log.")
 	if s.poison.CompareAndSwap(nil, err) {
 		s.log.Error("storage poisoned: refusing all further work", "err", cause)
 	}
