@@ -159,7 +159,9 @@ func (s *Session) copyTo(ctx context.Context, st *planner.CopyTo, w pgwire.Write
 	if csv && (len(quote) != 1 || len(escape) != 1) {
 		return result{}, sqlerr.New(sqlerr.FeatureNotSupported, "COPY quote and escape must be a single one-byte character")
 	}
-	rows, err := s.selectDatums(ctx, st.Query)
+	// The rows are written as the query produces them: a COPY of a
+	// table streams (selectRows).
+	query, err := s.selectRows(ctx, st.Query)
 	if err != nil {
 		return result{}, err
 	}
@@ -223,9 +225,7 @@ func (s *Session) copyTo(ctx context.Context, st *planner.CopyTo, w pgwire.Write
 			return result{}, err
 		}
 	}
-	zone := s.zone()
-	for _, r := range rows {
-		vals := textRow(r, st.Query.Columns, zone)
+	n, err := query.stream(ctx, func(vals [][]byte) error {
 		line = line[:0]
 		for i, v := range vals {
 			if i > 0 {
@@ -233,9 +233,11 @@ func (s *Session) copyTo(ctx context.Context, st *planner.CopyTo, w pgwire.Write
 			}
 			line = field(line, v, v == nil)
 		}
-		if _, err := out.Write(append(line, '\n')); err != nil {
-			return result{}, err
-		}
+		_, err := out.Write(append(line, '\n'))
+		return err
+	})
+	if err != nil {
+		return result{}, err
 	}
-	return result{tag: fmt.Sprintf("COPY %d", len(rows))}, nil
+	return result{tag: fmt.Sprintf("COPY %d", n)}, nil
 }

@@ -63,6 +63,9 @@ type Engine struct {
 	noPeek   bool
 	// faultInjection is Config.FaultInjection.
 	faultInjection bool
+	// streamedRows counts the rows that streamed reads (StreamRows) took
+	// from their cursors.
+	streamedRows atomic.Int64
 	// clockSeen is the latest time Clock returned.
 	clockSeen atomic.Uint64
 	// closed ends the failure watcher.
@@ -961,30 +964,48 @@ func (e *Engine) awaitFailure(ctx context.Context, deps []uint64, gone error) er
 // failure to be marked.
 const failureWait = 5 * time.Second
 
-func (e *Engine) read(ctx context.Context, plan expr.Relation, deps []uint64, ts uint64) (expr.Collection, error) {
+// beginRead registers a read of deps in flight, so that a DROP of one of
+// them, its failure or the memory governor can end it through the
+// returned context. The caller ends the read with endRead.
+func (e *Engine) beginRead(ctx context.Context, deps []uint64) (context.Context, *inflightRead, error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	read := &inflightRead{deps: deps, cancel: cancel, done: make(chan struct{})}
 	e.readsMu.Lock()
+	defer e.readsMu.Unlock()
 	for _, id := range read.deps {
 		// A read that starts while its collection is being dropped ends
 		// at once, as one in flight would.
 		if err, dropping := e.dropping[id]; dropping {
-			e.readsMu.Unlock()
 			cancel(nil)
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	// A read of a failed object (or of anything over one) ends at once
 	// with the failure.
 	if err := e.failedErrLocked(read.deps); err != nil {
-		e.readsMu.Unlock()
 		cancel(nil)
-		return nil, err
+		return nil, nil, err
 	}
 	e.readSeq++
 	read.seq = e.readSeq
 	e.reads[read] = struct{}{}
+	return ctx, read, nil
+}
+
+// endRead ends a read that beginRead registered.
+func (e *Engine) endRead(read *inflightRead) {
+	e.readsMu.Lock()
+	delete(e.reads, read)
 	e.readsMu.Unlock()
+	read.cancel(nil)
+	close(read.done)
+}
+
+func (e *Engine) read(ctx context.Context, plan expr.Relation, deps []uint64, ts uint64) (expr.Collection, error) {
+	ctx, read, err := e.beginRead(ctx, deps)
+	if err != nil {
+		return nil, err
+	}
 	// dataflow is the read's transient dataflow, once built; the read
 	// ends (done) only after it is dropped on every worker.
 	var dataflowID dataflow.ID
@@ -993,11 +1014,7 @@ func (e *Engine) read(ctx context.Context, plan expr.Relation, deps []uint64, ts
 			if dataflowID != 0 {
 				e.cluster.Drop(context.Background(), dataflowID)
 			}
-			e.readsMu.Lock()
-			delete(e.reads, read)
-			e.readsMu.Unlock()
-			cancel(nil)
-			close(read.done)
+			e.endRead(read)
 		}
 		if ctx.Err() != nil && dataflowID != 0 {
 			// A cancelled read answers its client at once; its dataflow

@@ -143,16 +143,36 @@ func (p *portal) Execute(ctx context.Context, maxRows int, w pgwire.Writer) (pgw
 			return pgwire.Completion{}, sqlerr.New(sqlerr.InFailedSQLTransaction, "current transaction is aborted, commands ignored until end of transaction block")
 		}
 		var res result
+		streamed := false
 		s.beginStatement(p.sql)
 		err := s.run(ctx, func(ctx context.Context) error {
 			var err error
 			res, err = s.execute(ctx, p.stmt, p.reads, w)
+			if err != nil || res.stream == nil {
+				return err
+			}
+			// With no row limit the rows go out as they come; with one,
+			// they are kept for the Executes that resume the portal.
+			emit := w.Row
+			if maxRows > 0 {
+				emit = func(r [][]byte) error {
+					res.rows = append(res.rows, r)
+					return nil
+				}
+			}
+			var n int64
+			n, err = res.stream(ctx, emit)
+			res.stream, res.tag, streamed = nil, fmt.Sprintf("SELECT %d", n), maxRows <= 0
 			return err
 		})
 		defer s.endStatement()
 		if err != nil {
 			s.failTx()
 			return pgwire.Completion{}, err
+		}
+		if streamed {
+			p.done = true
+			return pgwire.Completion{Tag: res.tag}, nil
 		}
 		p.res = &res
 	}

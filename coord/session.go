@@ -210,6 +210,9 @@ func (s *Session) Query(ctx context.Context, sql string, w pgwire.QueryWriter) e
 			err = s.run(ctx, func(ctx context.Context) error {
 				var err error
 				res, err = s.execute(ctx, st, reads, w)
+				if err == nil && res.stream != nil {
+					err = sendStream(ctx, w, &res)
+				}
 				return err
 			})
 		}
@@ -279,6 +282,22 @@ type result struct {
 	columns []pgwire.Column
 	rows    [][][]byte
 	tag     string
+	// stream, when set, produces the rows instead of rows: it passes
+	// each to emit as it comes and returns how many it passed. It runs
+	// under the statement's context, right after the statement, and its
+	// tag is SELECT and that count.
+	stream func(ctx context.Context, emit func([][]byte) error) (int64, error)
+}
+
+// sendStream sends a streamed result's description and rows, leaving res
+// with its tag to complete.
+func sendStream(ctx context.Context, w pgwire.QueryWriter, res *result) error {
+	if err := w.Describe(res.columns); err != nil {
+		return err
+	}
+	n, err := res.stream(ctx, w.Row)
+	res.columns, res.stream, res.tag = nil, nil, fmt.Sprintf("SELECT %d", n)
+	return err
 }
 
 // execute runs st, which read reads as it was planned, once the session
@@ -444,30 +463,89 @@ func withNow(plan expr.Relation, now uint64) expr.Relation {
 	return expr.ReplaceNow(plan, repr.NewTimestampTZ(repr.TimestampFromTime(time.UnixMilli(int64(now)))))
 }
 
+// selectRows runs a query. Its rows are produced as the result is sent
+// (result.stream): a query that only maps, filters and projects one
+// arrangement and has no ORDER BY sends each row as it is read
+// (Engine.StreamRows) and stops reading at its LIMIT; any other is read
+// whole, finished (ordered, limited) and then sent.
 func (s *Session) selectRows(ctx context.Context, st *planner.Select) (result, error) {
-	out, err := s.selectDatums(ctx, st)
+	plan, apply, err := s.bindSelect(ctx, st)
 	if err != nil {
 		return result{}, err
 	}
-	res := result{columns: describe(st.Columns), tag: fmt.Sprintf("SELECT %d", len(out))}
-	zone := s.zone()
-	for _, r := range out {
-		res.rows = append(res.rows, textRow(r, st.Columns, zone))
+	cols, zone, f := st.Columns, s.zone(), st.Finishing
+	stream := func(ctx context.Context, emit func([][]byte) error) (int64, error) {
+		ts, now, release := s.readTime()
+		defer release()
+		plan := withNow(withRandomKeys(plan), now)
+		var n int64
+		if len(f.OrderBy) == 0 && apply == nil {
+			if f.Limit == 0 {
+				return 0, nil
+			}
+			skip := f.Offset
+			streamed, err := s.engine.StreamRows(ctx, plan, ts, func(r []repr.Datum) error {
+				if skip > 0 {
+					skip--
+					return nil
+				}
+				row := make([]repr.Datum, len(f.Project))
+				for j, c := range f.Project {
+					row[j] = r[c]
+				}
+				if err := emit(textRow(row, cols, zone)); err != nil {
+					return err
+				}
+				if n++; f.Limit >= 0 && n >= f.Limit {
+					return errStopRows
+				}
+				return nil
+			})
+			if streamed {
+				return n, err
+			}
+		}
+		rows, err := s.engine.Read(ctx, plan, ts)
+		if err != nil {
+			return 0, err
+		}
+		if apply != nil {
+			apply()
+		}
+		for _, r := range f.Apply(rows) {
+			if err := emit(textRow(r, cols, zone)); err != nil {
+				return n, err
+			}
+			n++
+		}
+		return n, nil
 	}
-	return res, nil
+	return result{columns: describe(st.Columns), stream: stream}, nil
+}
+
+// bindSelect checks and binds a query's plan to the session, and writes
+// what the catalog owes the system tables it reads. apply, when not nil,
+// makes the query's set_config() calls take effect; it is called after
+// the read.
+func (s *Session) bindSelect(ctx context.Context, st *planner.Select) (expr.Relation, func(), error) {
+	if err := s.checkOwnWrites(st.Plan); err != nil {
+		return nil, nil, err
+	}
+	plan, apply, err := s.bindSession(st.Plan)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := s.engine.flushCatalogFor(ctx, plan); err != nil {
+		return nil, nil, err
+	}
+	return plan, apply, nil
 }
 
 // selectDatums runs a query and returns its rows, finished (ordered,
 // limited, projected).
 func (s *Session) selectDatums(ctx context.Context, st *planner.Select) ([][]repr.Datum, error) {
-	if err := s.checkOwnWrites(st.Plan); err != nil {
-		return nil, err
-	}
-	plan, apply, err := s.bindSession(st.Plan)
+	plan, apply, err := s.bindSelect(ctx, st)
 	if err != nil {
-		return nil, err
-	}
-	if err := s.engine.flushCatalogFor(ctx, plan); err != nil {
 		return nil, err
 	}
 	ts, now, release := s.readTime()
