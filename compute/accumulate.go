@@ -165,7 +165,7 @@ func (r *renderer) accumulate(n expr.Reduce, plan accumulation) (Collection, err
 		}
 		return []arrange.ValCount{{Val: append([]byte{tagRow}, p.Finish()...), Count: 1}}
 	})
-	rows, errs := r.flattenTagged(out, "accumulate output", true)
+	rows, errs := r.flattenTagged(out, "accumulate output", flatKeyVal)
 	return Collection{Rows: rows, Errs: dataflow.Concat(dataflow.Concat(in.Errs, keyErrs, "accumulate key errors"), errs, "accumulate errors")}, nil
 }
 

@@ -53,7 +53,7 @@ func (r *renderer) reduce(n expr.Reduce) (Collection, error) {
 		}
 		return []arrange.ValCount{{Val: append([]byte{tagRow}, p.Finish()...), Count: 1}}
 	})
-	rows, errs := r.flattenTagged(out, "reduce output", true)
+	rows, errs := r.flattenTagged(out, "reduce output", flatKeyVal)
 	return Collection{Rows: rows, Errs: dataflow.Concat(dataflow.Concat(in.Errs, keyErrs, "reduce key errors"), errs, "reduce errors")}, nil
 }
 
@@ -74,7 +74,7 @@ func (r *renderer) topK(n expr.TopK) (Collection, error) {
 		return expr.CompareRows(n.Order, decode(v1, types, nil), decode(v2, types, nil)) < 0
 	}
 	out := arrange.TopK(a, "topk", less, int(n.Offset), int(n.Limit))
-	rows, _ := r.flattenTagged(out, "topk output", false)
+	rows, _ := r.flattenTagged(out, "topk output", flatVal)
 	return Collection{Rows: rows, Errs: dataflow.Concat(in.Errs, keyErrs, "topk errors")}, nil
 }
 
@@ -91,10 +91,22 @@ func (r *renderer) threshold(input expr.Relation, name string, f func(int64) int
 	return Collection{Rows: rows, Errs: in.Errs}, nil
 }
 
-// flattenTagged turns a keyed output arrangement back into a collection.
-// With tagged vals (a reduction's), the row is key followed by the val's
-// row and error vals go to the error stream; otherwise the row is the val.
-func (r *renderer) flattenTagged(a *arrange.Arranged, name string, tagged bool) (dataflow.Stream[arrange.Update], dataflow.Stream[arrange.Update]) {
+// flattenMode is how flattenTagged makes rows of an output arrangement.
+type flattenMode uint8
+
+const (
+	// flatVal: the row is the val.
+	flatVal flattenMode = iota
+	// flatKeyVal: vals are tagged (a reduction's); the row is the key
+	// followed by the val's row, and error vals go to the error stream.
+	flatKeyVal
+	// flatTaggedVal: vals are tagged and hold whole rows (a window's).
+	flatTaggedVal
+)
+
+// flattenTagged turns a keyed output arrangement back into a collection
+// of rows and one of errors, as mode says.
+func (r *renderer) flattenTagged(a *arrange.Arranged, name string, mode flattenMode) (dataflow.Stream[arrange.Update], dataflow.Stream[arrange.Update]) {
 	b := a.Batches.Builder()
 	ob := b.NewOperator(name)
 	in := dataflow.NewInput(ob, a.Batches, dataflow.Pipeline[*arrange.Batch]())
@@ -118,10 +130,12 @@ func (r *renderer) flattenTagged(a *arrange.Arranged, name string, tagged bool) 
 							key, val := c.Key(), c.Val()
 							c.History(func(tm uint64, d int64) {
 								switch {
-								case !tagged:
+								case mode == flatVal:
 									good = append(good, arrange.Update{Key: val, Time: tm, Diff: d})
 								case val[0] == tagError:
 									bad = append(bad, arrange.Update{Key: val[1:], Time: tm, Diff: d})
+								case mode == flatTaggedVal:
+									good = append(good, arrange.Update{Key: val[1:], Time: tm, Diff: d})
 								default:
 									row := append(append(make([]byte, 0, len(key)+len(val)-1), key...), val[1:]...)
 									good = append(good, arrange.Update{Key: row, Time: tm, Diff: d})
@@ -191,12 +205,17 @@ func (r *renderer) window(n expr.Window) (Collection, error) {
 		for _, vc := range input {
 			rows = append(rows, expr.Row{Datums: decode(vc.Val, types, nil), Diff: vc.Count})
 		}
-		var vals []arrange.ValCount
-		for _, row := range expr.WindowPartition(n, rows) {
-			vals = append(vals, arrange.ValCount{Val: repr.PackRow(row.Datums...), Count: row.Diff})
+		out, err := expr.WindowPartition(n, rows)
+		if err != nil {
+			e := errorUpdate(err, 0, 1)
+			return []arrange.ValCount{{Val: append([]byte{tagError}, e.Key...), Count: 1}}
+		}
+		vals := make([]arrange.ValCount, 0, len(out))
+		for _, row := range out {
+			vals = append(vals, arrange.ValCount{Val: append([]byte{tagRow}, repr.PackRow(row.Datums...)...), Count: row.Diff})
 		}
 		return vals
 	})
-	rows, _ := r.flattenTagged(out, "window output", false)
-	return Collection{Rows: rows, Errs: dataflow.Concat(in.Errs, keyErrs, "window errors")}, nil
+	rows, errs := r.flattenTagged(out, "window output", flatTaggedVal)
+	return Collection{Rows: rows, Errs: dataflow.Concat(dataflow.Concat(in.Errs, keyErrs, "window key errors"), errs, "window errors")}, nil
 }

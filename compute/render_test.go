@@ -177,7 +177,10 @@ func (g planGen) plan(depth int) expr.Relation {
 		}
 		desc := g.rng.IntN(2) == 0
 		order := []expr.ColumnOrder{{Column: g.rng.IntN(len(ts)), Desc: desc, NullsFirst: desc}}
-		funcs := []expr.WindowFunc{expr.RowNumber, expr.Rank, expr.DenseRank}[:1+g.rng.IntN(3)]
+		var funcs []expr.WindowCall
+		for range 1 + g.rng.IntN(3) {
+			funcs = append(funcs, g.windowCall(ts))
+		}
 		return expr.Window{Input: in, PartitionBy: part, Order: order, Funcs: funcs}
 	}
 	return in
@@ -377,4 +380,48 @@ func render(m map[string]int64) string {
 	}
 	slices.Sort(parts)
 	return strings.Join(parts, " ")
+}
+
+// windowCall makes a random window function call over columns of types
+// ts, with a random frame for the frame family.
+func (g planGen) windowCall(ts []expr.ColumnType) expr.WindowCall {
+	col := g.rng.IntN(len(ts))
+	frames := []expr.Frame{
+		expr.DefaultFrame,
+		{Rows: true, Start: expr.UnboundedPreceding, End: expr.CurrentRow},
+		{Rows: true, Start: expr.OffsetPreceding, StartOffset: 1, End: expr.OffsetFollowing, EndOffset: 1},
+		{Rows: true, Start: expr.OffsetPreceding, StartOffset: 2, End: expr.CurrentRow},
+		{Start: expr.CurrentRow, End: expr.UnboundedFollowing},
+		{Rows: true, Start: expr.OffsetFollowing, StartOffset: 1, End: expr.UnboundedFollowing},
+	}
+	frame := frames[g.rng.IntN(len(frames))]
+	switch g.rng.IntN(9) {
+	case 0:
+		return expr.WindowCall{Func: expr.RowNumber, Type: expr.ColumnType{Type: repr.Int8}}
+	case 1:
+		return expr.WindowCall{Func: expr.Rank, Type: expr.ColumnType{Type: repr.Int8}}
+	case 2:
+		return expr.WindowCall{Func: expr.DenseRank, Type: expr.ColumnType{Type: repr.Int8}}
+	case 3:
+		return expr.WindowCall{Func: expr.CumeDist, Type: expr.ColumnType{Type: repr.Float8}}
+	case 4:
+		f := expr.Lag
+		if g.rng.IntN(2) == 0 {
+			f = expr.Lead
+		}
+		return expr.WindowCall{Func: f, Args: []int{col}, Type: expr.ColumnType{Type: ts[col].Type, Nullable: true}}
+	case 5:
+		f := []expr.WindowFunc{expr.FirstValue, expr.LastValue}[g.rng.IntN(2)]
+		return expr.WindowCall{Func: f, Args: []int{col}, Frame: frame, Type: expr.ColumnType{Type: ts[col].Type, Nullable: true}}
+	case 6:
+		return expr.WindowCall{Func: expr.WindowAgg, Agg: expr.Count, Args: []int{col}, Frame: frame, Type: expr.ColumnType{Type: repr.Int8}}
+	case 7:
+		agg := []expr.AggregateFunc{expr.Min, expr.Max}[g.rng.IntN(2)]
+		return expr.WindowCall{Func: expr.WindowAgg, Agg: agg, Args: []int{col}, Frame: frame, Type: expr.ColumnType{Type: ts[col].Type, Nullable: true}}
+	}
+	if k := ts[col].Type.Kind(); k == repr.KindInt2 || k == repr.KindInt4 || k == repr.KindInt8 {
+		a := expr.Aggregate{Func: expr.Sum, Expr: expr.Column{Index: col}}
+		return expr.WindowCall{Func: expr.WindowAgg, Agg: expr.Sum, Args: []int{col}, Frame: frame, Type: a.Typ(ts)}
+	}
+	return expr.WindowCall{Func: expr.PercentRank, Type: expr.ColumnType{Type: repr.Float8}}
 }

@@ -513,6 +513,9 @@ func Check(r Relation) error {
 		for _, o := range n.Order {
 			cols = append(cols, Column{o.Column})
 		}
+		for _, f := range n.Funcs {
+			cols = append(cols, columns(f.Args)...)
+		}
 		return checkScalars(arity, cols...)
 	case Union:
 		arity := len(n.Inputs[0].Typ())

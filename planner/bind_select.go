@@ -201,8 +201,6 @@ func (b *binder) bindSelect(stmt *pg.SelectStmt, parent *scope) (*boundQuery, er
 			clause = "DISTINCT"
 		}
 		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "%s is not allowed with %s clause", lockingName(stmt.LockingClause[0].GetLockingClause()), clause)
-	case len(stmt.WindowClause) > 0:
-		return nil, unsupported("named windows (WINDOW)")
 	}
 	rel, sc, err := b.bindFrom(stmt.FromClause, parent)
 	if err != nil {

@@ -9,8 +9,15 @@ import (
 	"freshet/sqlerr"
 )
 
-// windowFuncs are the window functions the planner supports.
-var windowFuncs = map[string]expr.WindowFunc{"row_number": expr.RowNumber, "rank": expr.Rank, "dense_rank": expr.DenseRank}
+// windowFuncs are the window functions the planner supports, besides
+// the aggregates of windowAggs.
+var windowFuncs = map[string]expr.WindowFunc{"row_number": expr.RowNumber, "rank": expr.Rank, "dense_rank": expr.DenseRank,
+	"percent_rank": expr.PercentRank, "cume_dist": expr.CumeDist, "ntile": expr.Ntile, "lag": expr.Lag, "lead": expr.Lead,
+	"first_value": expr.FirstValue, "last_value": expr.LastValue, "nth_value": expr.NthValue}
+
+// windowAggs are the aggregates that run as window functions; avg is sum
+// over count.
+var windowAggs = map[string]expr.AggregateFunc{"count": expr.Count, "sum": expr.Sum, "min": expr.Min, "max": expr.Max, "avg": expr.Sum}
 
 // selectListWindows returns the window function calls of a select list
 // and ORDER BY at this query level (not inside subqueries).
@@ -37,12 +44,13 @@ func selectListWindows(lists ...[]*pg.Node) []*pg.FuncCall {
 
 // bindWindows computes the window functions called in the select list
 // and ORDER BY of stmt over rel, the rows of FROM and WHERE: for each
-// distinct OVER clause, the partition and order expressions are mapped
-// onto rel and a Window appends the functions' values, which the calls
-// then read (b.callColumns). row_number, rank and dense_rank are
-// supported, with PARTITION BY and ORDER BY and the default frame; not
-// with aggregates or GROUP BY in the same query (where windows run
-// after grouping), nor named windows.
+// distinct window definition, the partition, order and argument
+// expressions are mapped onto rel and a Window appends the calls' values,
+// which the calls then read (b.callColumns). Named windows (WINDOW w AS
+// (...), OVER w, OVER (w ORDER BY ...)) resolve to their definitions.
+// Frames are ROWS with constant offsets, or RANGE without offsets; not
+// GROUPS or EXCLUDE. Not with aggregates or GROUP BY in the same query
+// (where windows run after grouping).
 func (b *binder) bindWindows(stmt *pg.SelectStmt, rel hrel, sc *scope) (hrel, error) {
 	var sortNodes []*pg.Node
 	for _, n := range stmt.SortClause {
@@ -50,12 +58,22 @@ func (b *binder) bindWindows(stmt *pg.SelectStmt, rel hrel, sc *scope) (hrel, er
 	}
 	calls := selectListWindows(stmt.TargetList, sortNodes)
 	if len(calls) == 0 {
+		if len(stmt.WindowClause) > 0 {
+			// Definitions no call uses: checked, as PostgreSQL does.
+			if _, err := b.namedWindows(stmt); err != nil {
+				return nil, err
+			}
+		}
 		return rel, nil
 	}
 	if len(stmt.GroupClause) > 0 || stmt.HavingClause != nil || containsAggregate(stmt.TargetList) || containsAggregate(sortNodes) {
 		return nil, errorAt(unsupported("window functions in a query with aggregates or GROUP BY"), b.sql, calls[0].Location)
 	}
-	// Group the calls by their OVER clause.
+	named, err := b.namedWindows(stmt)
+	if err != nil {
+		return nil, err
+	}
+	// Group the calls by their window definition.
 	var specs []*pg.WindowDef
 	var groups [][]*pg.FuncCall
 	for _, fc := range calls {
@@ -63,18 +81,25 @@ func (b *binder) bindWindows(stmt *pg.SelectStmt, rel hrel, sc *scope) (hrel, er
 		if err != nil {
 			return nil, errorAt(err, b.sql, fc.Location)
 		}
-		if _, ok := windowFuncs[name]; !ok {
-			if aggregateNames[name] {
-				return nil, errorAt(unsupported("aggregate %s as a window function", name), b.sql, fc.Location)
-			}
+		_, isWindow := windowFuncs[name]
+		_, isAgg := windowAggs[name]
+		switch {
+		case !isWindow && !isAgg && aggregateNames[name]:
+			return nil, errorAt(unsupported("aggregate %s as a window function", name), b.sql, fc.Location)
+		case !isWindow && !isAgg:
 			return nil, errorAt(unsupported("window function %s", name), b.sql, fc.Location)
+		case fc.AggDistinct:
+			return nil, errorAt(sqlerr.New(sqlerr.FeatureNotSupported, "DISTINCT is not implemented for window functions"), b.sql, fc.Location)
+		case len(fc.AggOrder) > 0:
+			return nil, errorAt(sqlerr.New(sqlerr.FeatureNotSupported, "aggregate ORDER BY is not implemented for window functions"), b.sql, fc.Location)
+		case fc.AggFilter != nil:
+			return nil, errorAt(unsupported("FILTER in window functions"), b.sql, fc.Location)
+		case fc.AggStar && name != "count":
+			return nil, errorAt(sqlerr.New(sqlerr.SyntaxError, "%s(*) specified, but %s is not a parameterless aggregate function", name, name), b.sql, fc.Location)
 		}
-		if len(fc.Args) > 0 || fc.AggStar || fc.AggDistinct || fc.AggFilter != nil {
-			return nil, errorAt(errNoFunction(name, nil), b.sql, fc.Location)
-		}
-		w := fc.Over
-		if w.Name != "" || w.Refname != "" {
-			return nil, errorAt(unsupported("named windows"), b.sql, fc.Location)
+		w, err := resolveWindow(fc.Over, named, true)
+		if err != nil {
+			return nil, errorAt(err, b.sql, fc.Over.Location)
 		}
 		key := stripNodeLocations(&pg.Node{Node: &pg.Node_WindowDef{WindowDef: w}})
 		found := false
@@ -133,6 +158,26 @@ func (b *binder) bindWindows(stmt *pg.SelectStmt, rel hrel, sc *scope) (hrel, er
 				return nil, sqlerr.New(sqlerr.IndeterminateDatatype, "could not determine the type of a window's PARTITION BY or ORDER BY expression")
 			}
 		}
+		frame, err := b.windowFrame(w)
+		if err != nil {
+			return nil, err
+		}
+		// The calls, their arguments appended to exprs.
+		var wcalls []windowCall
+		for _, fc := range groups[i] {
+			c, err := b.bindWindowCall(fc, frame, ctx)
+			if err != nil {
+				return nil, errorAt(err, b.sql, fc.Location)
+			}
+			for _, a := range c.args {
+				if hasSubquery(a) {
+					return nil, errorAt(unsupported("subqueries in window function arguments"), b.sql, fc.Location)
+				}
+			}
+			c.first = len(exprs)
+			exprs = append(exprs, c.args...)
+			wcalls = append(wcalls, c)
+		}
 		width := len(rel.types())
 		var cols []int
 		rel, cols = mapOutputs(rel, append(identityColumns(rel), exprs...))
@@ -140,18 +185,322 @@ func (b *binder) bindWindows(stmt *pg.SelectStmt, rel hrel, sc *scope) (hrel, er
 		for j := range orders {
 			orders[j].Column = cols[nParts+j]
 		}
-		var funcs []expr.WindowFunc
-		for _, fc := range groups[i] {
-			name, _ := funcName(fc)
-			funcs = append(funcs, windowFuncs[name])
+		var funcs []expr.WindowCall
+		for _, c := range wcalls {
+			call := c.call
+			for k := range c.args {
+				call.Args = append(call.Args, cols[c.first+k])
+			}
+			funcs = append(funcs, call)
+			if c.avg {
+				// avg is sum over count, in numeric (float8 for floats).
+				cnt := call
+				cnt.Agg, cnt.Type = expr.Count, expr.ColumnType{Type: repr.Int8}
+				funcs = append(funcs, cnt)
+			}
 		}
 		base := len(rel.types())
 		rel = hWindow{input: rel, partition: cols[:nParts], order: orders, funcs: funcs}
+		at := base
 		for j, fc := range groups[i] {
-			b.callColumns[fc] = hColumn{level: 0, index: base + j, t: expr.ColumnType{Type: repr.Int8}}
+			c := wcalls[j]
+			if !c.avg {
+				b.callColumns[fc] = hColumn{level: 0, index: at, t: c.call.Type}
+				at++
+				continue
+			}
+			t := repr.Numeric
+			if c.args[0].typ().Type.Kind().IsFloat() {
+				t = repr.Float8
+			}
+			sum := hColumn{level: 0, index: at, t: c.call.Type}
+			cnt := hColumn{level: 0, index: at + 1, t: expr.ColumnType{Type: repr.Int8}}
+			b.callColumns[fc] = hBinary{fn: expr.Div, left: hCast{arg: sum, to: t}, right: hCast{arg: cnt, to: t},
+				t: expr.ColumnType{Type: t, Nullable: true}}
+			at += 2
 		}
 	}
 	return rel, nil
+}
+
+// windowCall is a window function call being bound: the call, its
+// argument expressions (their columns are filled in once mapped), where
+// they start among the window's mapped expressions, and whether it is an
+// avg (a sum, then a count of the same argument).
+type windowCall struct {
+	call  expr.WindowCall
+	args  []hscalar
+	first int
+	avg   bool
+}
+
+// bindWindowCall binds a window function call's arguments and result
+// type, as PostgreSQL 15 types them.
+func (b *binder) bindWindowCall(fc *pg.FuncCall, frame expr.Frame, ctx *exprCtx) (windowCall, error) {
+	name, _ := funcName(fc)
+	var args []hscalar
+	for _, a := range fc.Args {
+		s, err := b.bindExpr(a, ctx)
+		if err != nil {
+			return windowCall{}, err
+		}
+		args = append(args, s)
+	}
+	wrong := func() (windowCall, error) { return windowCall{}, errNoFunction(name, args) }
+	toInt4 := func(i int) error {
+		s, ok, err := b.coerce(args[i], repr.Int4, repr.CastImplicit)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return errNoFunction(name, args)
+		}
+		args[i] = s
+		return nil
+	}
+	// value resolves the type of a value argument: an untyped literal is
+	// text, as in PostgreSQL.
+	value := func(i int) error {
+		if args[i].typ().Type.Kind() == repr.KindUnknown {
+			s, err := b.coerceTo(args[i], repr.Text)
+			if err != nil {
+				return err
+			}
+			args[i] = s
+		}
+		return nil
+	}
+	if agg, ok := windowAggs[name]; ok {
+		if fc.AggStar {
+			args = []hscalar{hLiteral{v: repr.NewBool(true), t: repr.Bool}}
+		} else if len(args) != 1 {
+			return wrong()
+		} else {
+			a, err := b.aggregateArg(name, args[0])
+			if err != nil {
+				return windowCall{}, err
+			}
+			args[0] = a
+		}
+		t := aggResultType(hAgg{name: name, arg: args[0]})
+		if name == "avg" {
+			t = aggregateType(expr.Sum, args[0].typ().Type).Type
+		}
+		return windowCall{call: expr.WindowCall{Func: expr.WindowAgg, Agg: agg, Frame: frame,
+			Type: expr.ColumnType{Type: t, Nullable: name != "count"}}, args: args, avg: name == "avg"}, nil
+	}
+	f := windowFuncs[name]
+	call := expr.WindowCall{Func: f, Frame: frame}
+	switch f {
+	case expr.RowNumber, expr.Rank, expr.DenseRank, expr.PercentRank, expr.CumeDist:
+		if len(args) != 0 {
+			return wrong()
+		}
+		call.Type = expr.ColumnType{Type: repr.Int8}
+		if f == expr.PercentRank || f == expr.CumeDist {
+			call.Type = expr.ColumnType{Type: repr.Float8}
+		}
+	case expr.Ntile:
+		if len(args) != 1 {
+			return wrong()
+		}
+		if err := toInt4(0); err != nil {
+			return windowCall{}, err
+		}
+		call.Type = expr.ColumnType{Type: repr.Int4, Nullable: true}
+	case expr.Lag, expr.Lead:
+		if len(args) < 1 || len(args) > 3 {
+			return wrong()
+		}
+		if len(args) > 1 {
+			if err := toInt4(1); err != nil {
+				return windowCall{}, err
+			}
+		}
+		if len(args) == 3 {
+			// The value and the default resolve to one type.
+			both, _, err := b.unify([]hscalar{args[0], args[2]}, name)
+			if err != nil {
+				return windowCall{}, err
+			}
+			args[0], args[2] = both[0], both[1]
+		}
+		if err := value(0); err != nil {
+			return windowCall{}, err
+		}
+		call.Type = expr.ColumnType{Type: args[0].typ().Type, Nullable: true}
+	case expr.FirstValue, expr.LastValue, expr.NthValue:
+		n := 1
+		if f == expr.NthValue {
+			n = 2
+		}
+		if len(args) != n {
+			return wrong()
+		}
+		if f == expr.NthValue {
+			if err := toInt4(1); err != nil {
+				return windowCall{}, err
+			}
+		}
+		if err := value(0); err != nil {
+			return windowCall{}, err
+		}
+		call.Type = expr.ColumnType{Type: args[0].typ().Type, Nullable: true}
+	}
+	return windowCall{call: call, args: args}, nil
+}
+
+// namedWindows returns the definitions of a query's WINDOW clause by
+// name, each resolved against those before it.
+func (b *binder) namedWindows(stmt *pg.SelectStmt) (map[string]*pg.WindowDef, error) {
+	named := map[string]*pg.WindowDef{}
+	for _, n := range stmt.WindowClause {
+		w := n.GetWindowDef()
+		if _, dup := named[w.Name]; dup {
+			return nil, errorAt(sqlerr.New(sqlerr.WindowingError, "window %q is already defined", w.Name), b.sql, w.Location)
+		}
+		r, err := resolveWindow(w, named, false)
+		if err != nil {
+			return nil, errorAt(err, b.sql, w.Location)
+		}
+		named[w.Name] = r
+	}
+	return named, nil
+}
+
+// resolveWindow returns w with the window it names or refers to filled
+// in, as PostgreSQL's rules allow: OVER name is that window; OVER (name
+// ...) copies its PARTITION BY, and its ORDER BY unless it has none, and
+// may not copy a window with a frame.
+func resolveWindow(w *pg.WindowDef, named map[string]*pg.WindowDef, call bool) (*pg.WindowDef, error) {
+	ref := w.Refname
+	if call && w.Name != "" {
+		// OVER name: that window, frame and all.
+		base, ok := named[w.Name]
+		if !ok {
+			return nil, sqlerr.New(sqlerr.UndefinedObject, "window %q does not exist", w.Name)
+		}
+		return base, nil
+	}
+	if ref == "" {
+		out := proto.Clone(w).(*pg.WindowDef)
+		out.Name = ""
+		return out, nil
+	}
+	base, ok := named[ref]
+	if !ok {
+		return nil, sqlerr.New(sqlerr.UndefinedObject, "window %q does not exist", ref)
+	}
+	if len(w.PartitionClause) > 0 {
+		return nil, sqlerr.New(sqlerr.WindowingError, "cannot override PARTITION BY clause of window %q", ref)
+	}
+	if len(w.OrderClause) > 0 && len(base.OrderClause) > 0 {
+		return nil, sqlerr.New(sqlerr.WindowingError, "cannot override ORDER BY clause of window %q", ref)
+	}
+	if base.FrameOptions&frameNonDefault != 0 {
+		return nil, sqlerr.New(sqlerr.WindowingError, "cannot copy window %q because it has a frame clause", ref)
+	}
+	out := &pg.WindowDef{PartitionClause: base.PartitionClause, OrderClause: base.OrderClause,
+		FrameOptions: w.FrameOptions, StartOffset: w.StartOffset, EndOffset: w.EndOffset}
+	if len(w.OrderClause) > 0 {
+		out.OrderClause = w.OrderClause
+	}
+	return out, nil
+}
+
+// PostgreSQL's frame option bits (nodes/parsenodes.h), as pg_query
+// reports them in WindowDef.FrameOptions.
+const (
+	frameNonDefault              = 0x00001
+	frameRange                   = 0x00002
+	frameRows                    = 0x00004
+	frameGroups                  = 0x00008
+	frameStartUnboundedPreceding = 0x00020
+	frameEndUnboundedPreceding   = 0x00040
+	frameStartUnboundedFollowing = 0x00080
+	frameEndUnboundedFollowing   = 0x00100
+	frameStartCurrentRow         = 0x00200
+	frameEndCurrentRow           = 0x00400
+	frameStartOffsetPreceding    = 0x00800
+	frameEndOffsetPreceding      = 0x01000
+	frameStartOffsetFollowing    = 0x02000
+	frameEndOffsetFollowing      = 0x04000
+	frameExclude                 = 0x08000 | 0x10000 | 0x20000
+)
+
+// windowFrame reads a window definition's frame.
+func (b *binder) windowFrame(w *pg.WindowDef) (expr.Frame, error) {
+	opts := w.FrameOptions
+	if opts&frameNonDefault == 0 {
+		return expr.DefaultFrame, nil
+	}
+	switch {
+	case opts&frameGroups != 0:
+		return expr.Frame{}, unsupported("GROUPS frames")
+	case opts&frameExclude != 0:
+		return expr.Frame{}, unsupported("frame exclusion (EXCLUDE)")
+	}
+	f := expr.Frame{Rows: opts&frameRows != 0}
+	offset := func(n *pg.Node, which string) (int64, error) {
+		if !f.Rows {
+			return 0, unsupported("RANGE frames with an offset")
+		}
+		s, err := b.bindExpr(n, &exprCtx{clause: "window frame"})
+		if err != nil {
+			return 0, err
+		}
+		s, ok, err := b.coerce(s, repr.Int8, repr.CastImplicit)
+		if err == nil && ok {
+			s, err = foldScalar(s)
+		}
+		if err != nil {
+			return 0, err
+		}
+		l, isLit := s.(hLiteral)
+		if !ok || !isLit {
+			return 0, unsupported("frame offsets that are not integer constants")
+		}
+		if l.v.IsNull() {
+			return 0, sqlerr.New(sqlerr.NullValueNotAllowed, "frame %s offset must not be null", which)
+		}
+		if l.v.Int() < 0 {
+			return 0, sqlerr.New(sqlerr.InvalidPrecedingOrFollowingSize, "frame %s offset must not be negative", which)
+		}
+		return l.v.Int(), nil
+	}
+	var err error
+	switch {
+	case opts&frameStartUnboundedPreceding != 0:
+		f.Start = expr.UnboundedPreceding
+	case opts&frameStartCurrentRow != 0:
+		f.Start = expr.CurrentRow
+	case opts&frameStartOffsetPreceding != 0:
+		f.Start = expr.OffsetPreceding
+		f.StartOffset, err = offset(w.StartOffset, "starting")
+	case opts&frameStartOffsetFollowing != 0:
+		f.Start = expr.OffsetFollowing
+		f.StartOffset, err = offset(w.StartOffset, "starting")
+	case opts&frameStartUnboundedFollowing != 0:
+		return expr.Frame{}, sqlerr.New(sqlerr.WindowingError, "frame start cannot be UNBOUNDED FOLLOWING")
+	}
+	if err != nil {
+		return expr.Frame{}, err
+	}
+	switch {
+	case opts&frameEndUnboundedFollowing != 0:
+		f.End = expr.UnboundedFollowing
+	case opts&frameEndCurrentRow != 0:
+		f.End = expr.CurrentRow
+	case opts&frameEndOffsetPreceding != 0:
+		f.End = expr.OffsetPreceding
+		f.EndOffset, err = offset(w.EndOffset, "ending")
+	case opts&frameEndOffsetFollowing != 0:
+		f.End = expr.OffsetFollowing
+		f.EndOffset, err = offset(w.EndOffset, "ending")
+	case opts&frameEndUnboundedPreceding != 0:
+		return expr.Frame{}, sqlerr.New(sqlerr.WindowingError, "frame end cannot be UNBOUNDED PRECEDING")
+	}
+	return f, err
 }
 
 // identityColumns are references to every column of rel.

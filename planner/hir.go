@@ -99,13 +99,13 @@ type hTopK struct {
 	offset   int64
 }
 
-// hWindow appends window functions' values (int8) to each row of input
+// hWindow appends window function calls' values to each row of input
 // (expr.Window).
 type hWindow struct {
 	input     hrel
 	partition []int
 	order     []expr.ColumnOrder
-	funcs     []expr.WindowFunc
+	funcs     []expr.WindowCall
 }
 
 type hDistinct struct{ input hrel }
@@ -180,8 +180,8 @@ func (r hReduce) types() []expr.ColumnType {
 func (r hTopK) types() []expr.ColumnType { return r.input.types() }
 func (r hWindow) types() []expr.ColumnType {
 	out := append([]expr.ColumnType(nil), r.input.types()...)
-	for range r.funcs {
-		out = append(out, expr.ColumnType{Type: repr.Int8})
+	for _, f := range r.funcs {
+		out = append(out, f.Type)
 	}
 	return out
 }

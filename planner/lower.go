@@ -128,7 +128,15 @@ func (l *lowerer) lowerRel(r hrel, outer expr.Relation, cm colMap) (expr.Relatio
 			o.Column += oa
 			order[i] = o
 		}
-		return expr.Window{Input: in, PartitionBy: part, Order: order, Funcs: r.funcs}, nil
+		funcs := make([]expr.WindowCall, len(r.funcs))
+		for i, f := range r.funcs {
+			f.Args = slices.Clone(f.Args)
+			for j := range f.Args {
+				f.Args[j] += oa
+			}
+			funcs[i] = f
+		}
+		return expr.Window{Input: in, PartitionBy: part, Order: order, Funcs: funcs}, nil
 	case hDistinct:
 		in, err := l.lowerRel(r.input, outer, cm)
 		return expr.Distinct{Input: in}, err

@@ -38,7 +38,7 @@ func Parse(sql string) ([]Parsed, error) {
 	if err != nil {
 		var pe *pgparser.Error
 		if errors.As(err, &pe) {
-			e := sqlerr.New(sqlerr.SyntaxError, "%s", pe.Message)
+			e := sqlerr.New(grammarCode(pe.Message), "%s", pe.Message)
 			if pe.Cursorpos > 0 {
 				e = e.WithPosition(pe.Cursorpos)
 			}
@@ -341,4 +341,16 @@ func (p *planner) explain(e *pg.ExplainStmt) (Statement, error) {
 		return nil, err
 	}
 	return &Explain{Inner: inner}, nil
+}
+
+// grammarCode is the SQLSTATE of an error that PostgreSQL's grammar
+// raises: 42601, but for the window frame checks the grammar makes,
+// which are windowing errors (42P20).
+func grammarCode(msg string) string {
+	for _, p := range []string{"frame start cannot be", "frame end cannot be", "frame starting from", "frame ending at"} {
+		if strings.HasPrefix(msg, p) {
+			return sqlerr.WindowingError
+		}
+	}
+	return sqlerr.SyntaxError
 }
