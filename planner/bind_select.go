@@ -233,10 +233,31 @@ func (b *binder) bindSelect(stmt *pg.SelectStmt, parent *scope) (*boundQuery, er
 	aggregating := len(stmt.GroupClause) > 0 || stmt.HavingClause != nil ||
 		containsAggregate(stmt.TargetList) || containsAggregate(sortNodes)
 	var g *grouping
+	// Window functions of a query that aggregates run over its groups:
+	// their definitions and arguments are bound over the groups now,
+	// and the calls stand in as hWindowRef until the groups exist.
+	var windows []windowSpec
 	if aggregating {
 		g = &grouping{b: b}
 		if g.keys, err = b.bindGroupBy(stmt.GroupClause, sc, targets); err != nil {
 			return nil, err
+		}
+		wctx := &exprCtx{scope: sc, clause: "window definitions", aggs: true}
+		windows, err = b.planWindows(stmt, func(n *pg.Node) (hscalar, error) {
+			s, err := b.bindExpr(n, wctx)
+			if err != nil {
+				return nil, err
+			}
+			s, err = g.ungroup(s)
+			return s, errorAt(err, b.sql, nodeLocation(n))
+		})
+		if err != nil {
+			return nil, err
+		}
+		for _, w := range windows {
+			for j, fc := range w.fcs {
+				b.callColumns[fc] = hWindowRef{call: fc, t: w.calls[j].resultType()}
+			}
 		}
 	}
 	// bindOut binds an expression of the select list, HAVING or ORDER BY,
@@ -314,6 +335,13 @@ func (b *binder) bindSelect(stmt *pg.SelectStmt, parent *scope) (*boundQuery, er
 		rel = g.reduce(rel)
 		if having != nil {
 			rel = hFilter{input: rel, preds: []hscalar{having}}
+		}
+		if len(windows) > 0 {
+			var cols map[*pg.FuncCall]hscalar
+			rel, cols = applyWindows(rel, windows)
+			for i, e := range res.exprs {
+				res.exprs[i] = replaceWindowRefs(e, cols)
+			}
 		}
 	}
 	rel, outs := mapOutputs(rel, res.exprs)

@@ -1,6 +1,8 @@
 package planner
 
 import (
+	"slices"
+
 	pg "github.com/pganalyze/pg_query_go/v5"
 	"google.golang.org/protobuf/proto"
 
@@ -43,38 +45,65 @@ func selectListWindows(lists ...[]*pg.Node) []*pg.FuncCall {
 }
 
 // bindWindows computes the window functions called in the select list
-// and ORDER BY of stmt over rel, the rows of FROM and WHERE: for each
-// distinct window definition, the partition, order and argument
-// expressions are mapped onto rel and a Window appends the calls' values,
-// which the calls then read (b.callColumns). Named windows (WINDOW w AS
-// (...), OVER w, OVER (w ORDER BY ...)) resolve to their definitions.
-// Frames are ROWS with constant offsets, or RANGE without offsets; not
-// GROUPS or EXCLUDE. Not with aggregates or GROUP BY in the same query
-// (where windows run after grouping).
+// and ORDER BY of stmt over rel, the rows of FROM and WHERE, in a query
+// that does not aggregate: the calls then read the Windows' columns
+// (b.callColumns). In a query that aggregates, windows run over the
+// groups (bindSelect, with planWindows and applyWindows), and this does
+// nothing.
 func (b *binder) bindWindows(stmt *pg.SelectStmt, rel hrel, sc *scope) (hrel, error) {
+	if queryAggregates(stmt) {
+		return rel, nil
+	}
+	ctx := &exprCtx{scope: sc, clause: "window definitions"}
+	specs, err := b.planWindows(stmt, func(n *pg.Node) (hscalar, error) { return b.bindExpr(n, ctx) })
+	if err != nil || len(specs) == 0 {
+		return rel, err
+	}
+	rel, cols := applyWindows(rel, specs)
+	for fc, s := range cols {
+		b.callColumns[fc] = s
+	}
+	return rel, nil
+}
+
+// queryAggregates reports whether a query level groups its rows.
+func queryAggregates(stmt *pg.SelectStmt) bool {
+	var sortNodes []*pg.Node
+	for _, n := range stmt.SortClause {
+		sortNodes = append(sortNodes, n.GetSortBy().Node)
+	}
+	return len(stmt.GroupClause) > 0 || stmt.HavingClause != nil || containsAggregate(stmt.TargetList) || containsAggregate(sortNodes)
+}
+
+// windowSpec is one window definition of a query, bound: its partition
+// and order expressions and the calls over it.
+type windowSpec struct {
+	parts      []hscalar
+	orderExprs []hscalar
+	orders     []expr.ColumnOrder // Column is set by applyWindows
+	calls      []windowCall
+	fcs        []*pg.FuncCall
+}
+
+// planWindows binds the window function calls of stmt's select list and
+// ORDER BY, grouped by their window definition; bind binds each
+// expression of a definition or argument in the query's scope. Named
+// windows (WINDOW w AS (...), OVER w, OVER (w ORDER BY ...)) resolve to
+// their definitions. Frames are ROWS with constant offsets, or RANGE
+// without offsets; not GROUPS or EXCLUDE.
+func (b *binder) planWindows(stmt *pg.SelectStmt, bind func(*pg.Node) (hscalar, error)) ([]windowSpec, error) {
 	var sortNodes []*pg.Node
 	for _, n := range stmt.SortClause {
 		sortNodes = append(sortNodes, n.GetSortBy().Node)
 	}
 	calls := selectListWindows(stmt.TargetList, sortNodes)
-	if len(calls) == 0 {
-		if len(stmt.WindowClause) > 0 {
-			// Definitions no call uses: checked, as PostgreSQL does.
-			if _, err := b.namedWindows(stmt); err != nil {
-				return nil, err
-			}
-		}
-		return rel, nil
-	}
-	if len(stmt.GroupClause) > 0 || stmt.HavingClause != nil || containsAggregate(stmt.TargetList) || containsAggregate(sortNodes) {
-		return nil, errorAt(unsupported("window functions in a query with aggregates or GROUP BY"), b.sql, calls[0].Location)
-	}
 	named, err := b.namedWindows(stmt)
-	if err != nil {
+	if err != nil || len(calls) == 0 {
+		// Definitions no call uses are still checked, as PostgreSQL does.
 		return nil, err
 	}
 	// Group the calls by their window definition.
-	var specs []*pg.WindowDef
+	var defs []*pg.WindowDef
 	var groups [][]*pg.FuncCall
 	for _, fc := range calls {
 		name, err := funcName(fc)
@@ -103,43 +132,41 @@ func (b *binder) bindWindows(stmt *pg.SelectStmt, rel hrel, sc *scope) (hrel, er
 		}
 		key := stripNodeLocations(&pg.Node{Node: &pg.Node_WindowDef{WindowDef: w}})
 		found := false
-		for i, s := range specs {
-			if proto.Equal(stripNodeLocations(&pg.Node{Node: &pg.Node_WindowDef{WindowDef: s}}), key) {
+		for i, d := range defs {
+			if proto.Equal(stripNodeLocations(&pg.Node{Node: &pg.Node_WindowDef{WindowDef: d}}), key) {
 				groups[i] = append(groups[i], fc)
 				found = true
 				break
 			}
 		}
 		if !found {
-			specs = append(specs, w)
+			defs = append(defs, w)
 			groups = append(groups, []*pg.FuncCall{fc})
 		}
 	}
 	if b.callColumns == nil {
 		b.callColumns = map[*pg.FuncCall]hscalar{}
 	}
-	ctx := &exprCtx{scope: sc, clause: "window definitions"}
-	for i, w := range specs {
-		var exprs []hscalar
+	var specs []windowSpec
+	for i, w := range defs {
+		var spec windowSpec
 		for _, p := range w.PartitionClause {
-			s, err := b.bindExpr(p, ctx)
+			s, err := bind(p)
 			if err != nil {
 				return nil, err
 			}
-			exprs = append(exprs, s)
+			spec.parts = append(spec.parts, s)
 		}
-		nParts := len(exprs)
-		var orders []expr.ColumnOrder
 		for _, n := range w.OrderClause {
 			sb := n.GetSortBy()
 			if len(sb.UseOp) > 0 {
 				return nil, errorAt(unsupported("ORDER BY USING"), b.sql, sb.Location)
 			}
-			s, err := b.bindExpr(sb.Node, ctx)
+			s, err := bind(sb.Node)
 			if err != nil {
 				return nil, err
 			}
-			exprs = append(exprs, s)
+			spec.orderExprs = append(spec.orderExprs, s)
 			desc := sb.SortbyDir == pg.SortByDir_SORTBY_DESC
 			nullsFirst := desc
 			switch sb.SortbyNulls {
@@ -148,9 +175,9 @@ func (b *binder) bindWindows(stmt *pg.SelectStmt, rel hrel, sc *scope) (hrel, er
 			case pg.SortByNulls_SORTBY_NULLS_LAST:
 				nullsFirst = false
 			}
-			orders = append(orders, expr.ColumnOrder{Desc: desc, NullsFirst: nullsFirst})
+			spec.orders = append(spec.orders, expr.ColumnOrder{Desc: desc, NullsFirst: nullsFirst})
 		}
-		for _, s := range exprs {
+		for _, s := range append(slices.Clone(spec.parts), spec.orderExprs...) {
 			if hasSubquery(s) {
 				return nil, unsupported("subqueries in window definitions")
 			}
@@ -162,10 +189,8 @@ func (b *binder) bindWindows(stmt *pg.SelectStmt, rel hrel, sc *scope) (hrel, er
 		if err != nil {
 			return nil, err
 		}
-		// The calls, their arguments appended to exprs.
-		var wcalls []windowCall
 		for _, fc := range groups[i] {
-			c, err := b.bindWindowCall(fc, frame, ctx)
+			c, err := b.bindWindowCall(fc, frame, bind)
 			if err != nil {
 				return nil, errorAt(err, b.sql, fc.Location)
 			}
@@ -174,22 +199,41 @@ func (b *binder) bindWindows(stmt *pg.SelectStmt, rel hrel, sc *scope) (hrel, er
 					return nil, errorAt(unsupported("subqueries in window function arguments"), b.sql, fc.Location)
 				}
 			}
-			c.first = len(exprs)
+			spec.calls = append(spec.calls, c)
+			spec.fcs = append(spec.fcs, fc)
+		}
+		specs = append(specs, spec)
+	}
+	return specs, nil
+}
+
+// applyWindows appends to rel, for each window definition, its partition,
+// order and argument expressions and a Window over them, and returns the
+// scalar over the result that each call reads.
+func applyWindows(rel hrel, specs []windowSpec) (hrel, map[*pg.FuncCall]hscalar) {
+	out := map[*pg.FuncCall]hscalar{}
+	for _, spec := range specs {
+		exprs := append(append([]hscalar(nil), spec.parts...), spec.orderExprs...)
+		first := make([]int, len(spec.calls))
+		for j, c := range spec.calls {
+			first[j] = len(exprs)
 			exprs = append(exprs, c.args...)
-			wcalls = append(wcalls, c)
 		}
 		width := len(rel.types())
 		var cols []int
 		rel, cols = mapOutputs(rel, append(identityColumns(rel), exprs...))
 		cols = cols[width:]
+		nParts := len(spec.parts)
+		orders := slices.Clone(spec.orders)
 		for j := range orders {
 			orders[j].Column = cols[nParts+j]
 		}
 		var funcs []expr.WindowCall
-		for _, c := range wcalls {
+		for j, c := range spec.calls {
 			call := c.call
+			call.Args = nil
 			for k := range c.args {
-				call.Args = append(call.Args, cols[c.first+k])
+				call.Args = append(call.Args, cols[first[j]+k])
 			}
 			funcs = append(funcs, call)
 			if c.avg {
@@ -199,48 +243,85 @@ func (b *binder) bindWindows(stmt *pg.SelectStmt, rel hrel, sc *scope) (hrel, er
 				funcs = append(funcs, cnt)
 			}
 		}
-		base := len(rel.types())
+		at := len(rel.types())
 		rel = hWindow{input: rel, partition: cols[:nParts], order: orders, funcs: funcs}
-		at := base
-		for j, fc := range groups[i] {
-			c := wcalls[j]
+		for j, fc := range spec.fcs {
+			c := spec.calls[j]
 			if !c.avg {
-				b.callColumns[fc] = hColumn{level: 0, index: at, t: c.call.Type}
+				out[fc] = hColumn{level: 0, index: at, t: c.call.Type}
 				at++
 				continue
 			}
-			t := repr.Numeric
-			if c.args[0].typ().Type.Kind().IsFloat() {
-				t = repr.Float8
-			}
+			t := c.avgType()
 			sum := hColumn{level: 0, index: at, t: c.call.Type}
 			cnt := hColumn{level: 0, index: at + 1, t: expr.ColumnType{Type: repr.Int8}}
-			b.callColumns[fc] = hBinary{fn: expr.Div, left: hCast{arg: sum, to: t}, right: hCast{arg: cnt, to: t},
-				t: expr.ColumnType{Type: t, Nullable: true}}
+			out[fc] = hBinary{fn: expr.Div, left: hCast{arg: sum, to: t.Type}, right: hCast{arg: cnt, to: t.Type}, t: t}
 			at += 2
 		}
 	}
-	return rel, nil
+	return rel, out
+}
+
+// hWindowRef stands for a window function call of a query that
+// aggregates while its select list and ORDER BY are bound: the windows
+// run over the groups, which exist only once everything is bound
+// (bindSelect then puts the call's column in its place).
+type hWindowRef struct {
+	call *pg.FuncCall
+	t    expr.ColumnType
+}
+
+func (r hWindowRef) typ() expr.ColumnType { return r.t }
+
+// resultType is the type of the scalar a call reads.
+func (c windowCall) resultType() expr.ColumnType {
+	if c.avg {
+		return c.avgType()
+	}
+	return c.call.Type
+}
+
+// avgType is the type of an avg: numeric, float8 for floats.
+func (c windowCall) avgType() expr.ColumnType {
+	if c.args[0].typ().Type.Kind().IsFloat() {
+		return expr.ColumnType{Type: repr.Float8, Nullable: true}
+	}
+	return expr.ColumnType{Type: repr.Numeric, Nullable: true}
+}
+
+// replaceWindowRefs puts each call's scalar (cols) in place of its
+// hWindowRef in s.
+func replaceWindowRefs(s hscalar, cols map[*pg.FuncCall]hscalar) hscalar {
+	if r, ok := s.(hWindowRef); ok {
+		return cols[r.call]
+	}
+	cs := scalarChildren(s)
+	if len(cs) == 0 {
+		return s
+	}
+	ncs := make([]hscalar, len(cs))
+	for i, c := range cs {
+		ncs[i] = replaceWindowRefs(c, cols)
+	}
+	return withScalarChildren(s, ncs)
 }
 
 // windowCall is a window function call being bound: the call, its
-// argument expressions (their columns are filled in once mapped), where
-// they start among the window's mapped expressions, and whether it is an
-// avg (a sum, then a count of the same argument).
+// argument expressions (their columns are filled in once mapped), and
+// whether it is an avg (a sum, then a count of the same argument).
 type windowCall struct {
-	call  expr.WindowCall
-	args  []hscalar
-	first int
-	avg   bool
+	call expr.WindowCall
+	args []hscalar
+	avg  bool
 }
 
 // bindWindowCall binds a window function call's arguments and result
 // type, as PostgreSQL 15 types them.
-func (b *binder) bindWindowCall(fc *pg.FuncCall, frame expr.Frame, ctx *exprCtx) (windowCall, error) {
+func (b *binder) bindWindowCall(fc *pg.FuncCall, frame expr.Frame, bind func(*pg.Node) (hscalar, error)) (windowCall, error) {
 	name, _ := funcName(fc)
 	var args []hscalar
 	for _, a := range fc.Args {
-		s, err := b.bindExpr(a, ctx)
+		s, err := bind(a)
 		if err != nil {
 			return windowCall{}, err
 		}
