@@ -247,6 +247,12 @@ const (
 	ConvertTo
 	ConvertFrom
 	GenRandomUUID
+	// The statistics of a group from its count, sum and sum of squares
+	// (stats_funcs.go): var_samp, var_pop, stddev_samp, stddev_pop.
+	VarSamp
+	VarPop
+	StddevSamp
+	StddevPop
 )
 
 var variadicNames = map[VariadicFunc]string{Coalesce: "coalesce", Greatest: "greatest", Least: "least",
@@ -272,6 +278,6 @@ var variadicNames = map[VariadicFunc]string{Coalesce: "coalesce", Greatest: "gre
 	Pi: "pi", Degrees: "degrees", Radians: "radians",
 	NextVal: "nextval", CurrVal: "currval", SetVal: "setval", LastVal: "lastval",
 	ByteaSubstr: "substr", Encode: "encode", Decode: "decode", ConvertTo: "convert_to", ConvertFrom: "convert_from",
-	GenRandomUUID: "gen_random_uuid"}
+	GenRandomUUID: "gen_random_uuid", VarSamp: "var_samp", VarPop: "var_pop", StddevSamp: "stddev_samp", StddevPop: "stddev_pop"}
 
 func (f VariadicFunc) String() string { return variadicNames[f] }

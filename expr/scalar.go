@@ -369,6 +369,9 @@ func (c CallVariadic) Eval(row []repr.Datum) (repr.Datum, error) {
 	if c.Func.isBytea() {
 		return c.evalBytea(row)
 	}
+	if c.Func.isStats() {
+		return c.evalStats(row)
+	}
 	return repr.Null, sqlerr.AssertionFailedf("unknown variadic function %d", c.Func)
 }
 
@@ -482,6 +485,9 @@ func (c CallVariadic) Typ(input []ColumnType) ColumnType {
 	}
 	if c.Func.isBytea() {
 		return c.byteaTyp(input)
+	}
+	if c.Func.isStats() {
+		return c.statsTyp(input)
 	}
 	t := ColumnType{Nullable: true}
 	for i, a := range c.Args {

@@ -15,6 +15,7 @@ var aggregateNames = map[string]bool{
 	"count": true, "sum": true, "avg": true, "min": true, "max": true,
 	"bool_and": true, "bool_or": true, "every": true, "string_agg": true,
 	"array_agg": true,
+	"stddev":    true, "stddev_samp": true, "stddev_pop": true, "variance": true, "var_samp": true, "var_pop": true,
 }
 
 // windowOnlyNames are the functions that are only window functions:
@@ -32,8 +33,7 @@ var knownFunctions = map[string]bool{
 	"age":               true,
 	"current_timestamp": true, "clock_timestamp": true, "statement_timestamp": true,
 	"random": true, "log": true, "trunc": true, "json_agg": true, "jsonb_agg": true,
-	"stddev": true, "stddev_pop": true, "stddev_samp": true, "variance": true, "var_pop": true,
-	"var_samp": true, "nextval": true,
+	"nextval":        true,
 	"regexp_matches": true,
 	"date":           true, "timezone": true, "make_date": true, "justify_days": true, "justify_hours": true,
 }
@@ -437,6 +437,16 @@ func (b *binder) aggregateArg(name string, arg hscalar) (hscalar, error) {
 			return b.coerceTo(arg, repr.Text)
 		}
 		return arg, nil
+	case "stddev", "stddev_samp", "stddev_pop", "variance", "var_samp", "var_pop":
+		switch {
+		case k == repr.KindUnknown:
+			// PostgreSQL picks the float8 form for an untyped literal.
+			return b.coerceTo(arg, repr.Float8)
+		case k == repr.KindInterval:
+			return nil, errNoFunction(name, []hscalar{arg})
+		case isNumeric(k):
+			return arg, nil
+		}
 	case "sum", "avg":
 		switch {
 		case k == repr.KindUnknown:
@@ -488,7 +498,7 @@ func aggResultType(a hAgg) repr.Type {
 		return repr.Int8
 	case "bool_and", "bool_or", "every":
 		return repr.Bool
-	case "avg":
+	case "avg", "stddev", "stddev_samp", "stddev_pop", "variance", "var_samp", "var_pop":
 		if a.arg.typ().Type.Kind().IsFloat() {
 			return repr.Float8
 		}

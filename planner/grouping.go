@@ -143,7 +143,7 @@ func (g *grouping) aggregate(a hAgg) (hscalar, error) {
 		t.Nullable = true
 		arg = hIf{cond: a.filter, then: arg, els: hLiteral{v: repr.Null, t: t.Type}, t: t}
 	}
-	col := func(fn expr.AggregateFunc) hColumn {
+	colOf := func(fn expr.AggregateFunc, arg hscalar) hColumn {
 		agg := hAggregate{fn: fn, arg: stripLocations(arg), distinct: a.distinct, delim: a.delim}
 		i := len(g.aggs)
 		for j, o := range g.aggs {
@@ -157,6 +157,7 @@ func (g *grouping) aggregate(a hAgg) (hscalar, error) {
 		}
 		return hColumn{level: 0, index: len(g.keys) + i, t: aggregateType(fn, arg.typ().Type), name: a.name}
 	}
+	col := func(fn expr.AggregateFunc) hColumn { return colOf(fn, arg) }
 	switch a.name {
 	case "count":
 		return col(expr.Count), nil
@@ -171,6 +172,25 @@ func (g *grouping) aggregate(a hAgg) (hscalar, error) {
 		return col(expr.StringAgg), nil
 	case "array_agg":
 		return col(expr.ArrayAgg), nil
+	case "stddev", "stddev_samp", "stddev_pop", "variance", "var_samp", "var_pop":
+		// From the count, the sum and the sum of squares, in numeric,
+		// as PostgreSQL computes them for integers and numerics: all
+		// three are kept by accumulation in a view. Floats go through
+		// numeric too and come out as float8.
+		x := hCast{arg: arg, to: repr.Numeric}
+		n := colOf(expr.Count, arg)
+		sx := colOf(expr.Sum, x)
+		sq := expr.ColumnType{Type: repr.ArithType(repr.OpMul, x.typ().Type, x.typ().Type), Nullable: true}
+		sx2 := colOf(expr.Sum, hBinary{fn: expr.Mul, left: x, right: x, t: sq})
+		fn := map[string]expr.VariadicFunc{"stddev": expr.StddevSamp, "stddev_samp": expr.StddevSamp, "stddev_pop": expr.StddevPop,
+			"variance": expr.VarSamp, "var_samp": expr.VarSamp, "var_pop": expr.VarPop}[a.name]
+		stddev := fn == expr.StddevSamp || fn == expr.StddevPop
+		t := repr.StatsType(stddev, sx2.typ().Type.DisplayScale())
+		var s hscalar = hVariadic{fn: fn, args: []hscalar{n, sx, sx2}, t: expr.ColumnType{Type: t, Nullable: true}}
+		if arg.typ().Type.Kind().IsFloat() {
+			s = hCast{arg: s, to: repr.Float8}
+		}
+		return s, nil
 	case "avg":
 		// avg is sum / count, computed in numeric (float8 for floats) as
 		// PostgreSQL does: avg of 1 and 2 is 1.5000000000000000.

@@ -1,7 +1,11 @@
 package repr
 
 import (
+	"math/big"
+
 	"github.com/cockroachdb/apd/v3"
+
+	"freshet/sqlerr"
 )
 
 // Numeric arithmetic is exact, with PostgreSQL's result scales: a sum or
@@ -229,4 +233,36 @@ func weightAndFirstDigit(d *apd.Decimal) (weight, first int64) {
 		}
 	}
 	return weight, first
+}
+
+// NumericSqrt returns the square root of a non-negative numeric at its
+// display scale, rounded half up, as PostgreSQL's sqrt_var at a given
+// scale: the standard deviation of a group is the root of its variance
+// at the variance's scale. NaN and Infinity are their own roots.
+func NumericSqrt(d Datum) (Datum, error) {
+	x := d.Numeric()
+	if x.Form != apd.Finite {
+		return d, nil
+	}
+	if x.Negative && !x.IsZero() {
+		return Null, sqlerr.New(sqlerr.InvalidArgumentForPower, "cannot take square root of a negative number")
+	}
+	scale := dscale(x)
+	// sqrt(c·10^e)·10^scale = sqrt(c·10^(e+2·scale)), and e+2·scale is
+	// not negative since scale >= -e.
+	var n big.Int
+	n.Set(x.Coeff.MathBigInt())
+	n.Mul(&n, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(x.Exponent)+2*int64(scale)), nil))
+	r := new(big.Int).Sqrt(&n)
+	// Round half up: up when n > r² + r, as n is an integer.
+	var edge big.Int
+	edge.Mul(r, r)
+	edge.Add(&edge, r)
+	if n.Cmp(&edge) > 0 {
+		r.Add(r, big.NewInt(1))
+	}
+	out := new(apd.Decimal)
+	out.Coeff.SetMathBigInt(r)
+	out.Exponent = -scale
+	return NewNumeric(out), nil
 }

@@ -43,7 +43,7 @@ func ArithType(op ArithOp, ta, tb Type) Type {
 		return Numeric.WithDisplayScale(sa + sb)
 	case OpDiv:
 		t := Numeric.WithDisplayScale(max(sa, sb))
-		t.quotient = true
+		t.rule = scaleQuotient
 		return t
 	}
 	return Numeric.WithDisplayScale(max(sa, sb))
@@ -58,7 +58,9 @@ func EitherType(ta, tb Type) Type {
 		return ta
 	}
 	t := Numeric.WithDisplayScale(min(ta.DisplayScale(), tb.DisplayScale()))
-	t.quotient = ta.quotient && tb.quotient
+	if ta.rule == tb.rule {
+		t.rule = ta.rule
+	}
 	return t
 }
 
@@ -95,10 +97,53 @@ func (d Datum) NumericScale() (int, bool) {
 // d is the canonical value, without trailing zeros.
 func (t Type) rowScale(d *apd.Decimal) int32 {
 	s := int32(t.DisplayScale())
-	if t.quotient {
+	switch t.rule {
+	case scaleQuotient:
 		s = max(s, quotientScale(d))
+	case scaleVariance, scaleStddev:
+		// PostgreSQL's variance and standard deviation of a group whose
+		// numerator is not positive is a plain 0.
+		if d.IsZero() {
+			return 0
+		}
+		q := d
+		if t.rule == scaleStddev {
+			// The root was taken at the scale of the variance, its
+			// square.
+			q = new(apd.Decimal)
+			q.Coeff.Mul(&d.Coeff, &d.Coeff)
+			q.Exponent = 2 * d.Exponent
+		}
+		s = max(s, quotientScale(q))
 	}
 	return s
+}
+
+// scaleRule is how a numeric read from a row gets the digits its value
+// had beyond its type's display scale (Type.rule).
+type scaleRule uint8
+
+const (
+	// scaleStatic: the type's display scale only.
+	scaleStatic scaleRule = iota
+	// scaleQuotient: a quotient's, from its size (quotientScale).
+	scaleQuotient
+	// scaleVariance: a variance's, a quotient but 0 for zero.
+	scaleVariance
+	// scaleStddev: a standard deviation's, the root of a variance taken
+	// at the variance's scale.
+	scaleStddev
+)
+
+// StatsType is the type of a numeric variance (stddev false) or standard
+// deviation (stddev true) whose sum of squares has display scale s.
+func StatsType(stddev bool, s int) Type {
+	t := Numeric.WithDisplayScale(s)
+	t.rule = scaleVariance
+	if stddev {
+		t.rule = scaleStddev
+	}
+	return t
 }
 
 // quotientScale is select_div_scale (see selectDivScale) as far as it can

@@ -139,11 +139,11 @@ type Type struct {
 	// of numeric(p,s); 0 means unconstrained. Invariant: 0..MaxLength for
 	// the string kinds, 0..MaxNumericPrecision for numeric, 0 otherwise.
 	width int32
-	// quotient marks an unconstrained numeric whose values are quotients
-	// (see ArithType): on top of scale, a value read from a row prints
-	// with the digits that PostgreSQL's division gives a quotient of its
-	// size. Invariant: false for every other type.
-	quotient bool
+	// rule says how a value of an unconstrained numeric whose scale
+	// depends on the operands gets its digits back when read from a row
+	// (see rowScale): a quotient's (ArithType), a variance's or a
+	// standard deviation's. Invariant: scaleStatic for every other type.
+	rule scaleRule
 	// elem is the element kind of an array (kind KindArray), whose other
 	// fields are then the element's modifiers. Invariant: KindUnknown
 	// for every other kind, never KindArray.
