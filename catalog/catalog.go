@@ -457,3 +457,21 @@ func (p *DropPlan) noteCascades(cascades []string) {
 		p.Detail = strings.Join(cascades, "\n")
 	}
 }
+
+// Rename puts o, a changed copy of an object of the catalog with a new
+// name (ALTER … RENAME TO), in the original's place and under its new
+// name. A name another relation of the schema has is 42P07, and nothing
+// changes.
+func (c *Catalog) Rename(o *Object) error {
+	old := c.objects[o.ID]
+	if old == nil {
+		return sqlerr.AssertionFailedf("rename of missing object %d", o.ID)
+	}
+	if id, dup := c.names[keyOf(o)]; dup && id != o.ID {
+		return sqlerr.New(sqlerr.DuplicateTable, "relation %q already exists", o.Name)
+	}
+	delete(c.names, keyOf(old))
+	c.names[keyOf(o)] = o.ID
+	c.objects[o.ID] = o
+	return nil
+}

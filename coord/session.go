@@ -338,6 +338,8 @@ func (s *Session) execute(ctx context.Context, st planner.Statement, reads []pla
 		return s.copyTo(ctx, st, w)
 	case *planner.Drop:
 		return s.drop(ctx, st, w)
+	case *planner.Rename:
+		return s.rename(ctx, st, w)
 	case *planner.CreateRole:
 		return s.createRole(ctx, st)
 	case *planner.AlterRole:

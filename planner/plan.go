@@ -198,6 +198,8 @@ func (p *planner) statement(n *pg.Node) (Statement, error) {
 		return p.createIndex(x.IndexStmt)
 	case *pg.Node_DropStmt:
 		return p.drop(x.DropStmt)
+	case *pg.Node_RenameStmt:
+		return p.rename(x.RenameStmt)
 	case *pg.Node_CreatedbStmt:
 		return &CreateDatabase{Name: x.CreatedbStmt.Dbname}, nil
 	case *pg.Node_DropdbStmt:
