@@ -59,11 +59,23 @@ func explain(b *strings.Builder, r Relation, depth int) {
 			if a.Distinct {
 				d = "distinct "
 			}
+			ord := ""
+			for j, o := range a.Order {
+				if j == 0 {
+					ord = " order_by "
+				} else {
+					ord += ", "
+				}
+				ord += o.Expr.String()
+				if o.Desc {
+					ord += " desc"
+				}
+			}
 			if a.Func == StringAgg {
-				aggs[i] = fmt.Sprintf("%s(%s%s, %q)", a.Func, d, a.Expr, a.Delimiter)
+				aggs[i] = fmt.Sprintf("%s(%s%s, %q%s)", a.Func, d, a.Expr, a.Delimiter, ord)
 				continue
 			}
-			aggs[i] = fmt.Sprintf("%s(%s%s)", a.Func, d, a.Expr)
+			aggs[i] = fmt.Sprintf("%s(%s%s%s)", a.Func, d, a.Expr, ord)
 		}
 		fmt.Fprintf(b, "Reduce group_by=[%s] aggregates=[%s]", scalars(n.GroupKey), strings.Join(aggs, ", "))
 	case TopK:

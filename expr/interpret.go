@@ -361,7 +361,10 @@ func aggregate(a Aggregate, rows []Row) (repr.Datum, error) {
 	type val struct {
 		v repr.Datum
 		n int64
+		// keys are the values of the call's ORDER BY, when it orders.
+		keys []repr.Datum
 	}
+	ordered := len(a.Order) > 0 && (a.Func == StringAgg || a.Func == ArrayAgg)
 	var vals []val
 	seen := map[string]bool{}
 	for _, r := range rows {
@@ -381,7 +384,61 @@ func aggregate(a Aggregate, rows []Row) (repr.Datum, error) {
 			seen[enc] = true
 			n = 1
 		}
-		vals = append(vals, val{v, n})
+		var keys []repr.Datum
+		if ordered {
+			keys = make([]repr.Datum, len(a.Order))
+			for i, o := range a.Order {
+				if keys[i], err = o.Expr.Eval(r.Datums); err != nil {
+					return repr.Null, err
+				}
+			}
+		}
+		vals = append(vals, val{v, n, keys})
+	}
+	if ordered {
+		// By the ORDER BY, then by value, so that ties come out the
+		// same whatever order the rows arrived in.
+		ords := make([]ColumnOrder, len(a.Order))
+		for i, o := range a.Order {
+			ords[i] = ColumnOrder{Column: i, Desc: o.Desc, NullsFirst: o.NullsFirst}
+		}
+		slices.SortStableFunc(vals, func(x, y val) int {
+			if c := compareOrder(ords, x.keys, y.keys); c != 0 {
+				return c
+			}
+			return repr.Compare(x.v, y.v)
+		})
+		if a.Func == ArrayAgg {
+			if len(vals) == 0 {
+				return repr.Null, nil
+			}
+			var elems []repr.Datum
+			t := vals[0].v.Kind().Type()
+			for _, v := range vals {
+				for range v.n {
+					elems = append(elems, v.v)
+				}
+				if !v.v.IsNull() {
+					t = v.v.Kind().Type()
+				}
+			}
+			return repr.NewArray(t, elems), nil
+		}
+		if len(vals) == 0 {
+			return repr.Null, nil
+		}
+		var b strings.Builder
+		first := true
+		for _, v := range vals {
+			for range v.n {
+				if !first {
+					b.WriteString(a.Delimiter)
+				}
+				first = false
+				b.WriteString(repr.FormatText(v.v))
+			}
+		}
+		return repr.NewText(b.String()), nil
 	}
 	switch a.Func {
 	case Count:

@@ -53,6 +53,10 @@ func MapCalls(r Relation, f func(CallVariadic) Scalar) Relation {
 		aggs := make([]Aggregate, len(n.Aggregates))
 		for i, a := range n.Aggregates {
 			aggs[i] = Aggregate{Func: a.Func, Expr: sc(a.Expr), Distinct: a.Distinct, Delimiter: a.Delimiter}
+			for _, o := range a.Order {
+				o.Expr = sc(o.Expr)
+				aggs[i].Order = append(aggs[i].Order, o)
+			}
 		}
 		return Reduce{Input: MapCalls(n.Input, f), GroupKey: scs(n.GroupKey), Aggregates: aggs}
 	case TopK:

@@ -141,6 +141,18 @@ type Aggregate struct {
 	Distinct bool
 	// Delimiter separates the values of StringAgg; unused otherwise.
 	Delimiter string
+	// Order, for StringAgg and ArrayAgg, orders the values by these
+	// scalars of each row (ORDER BY inside the call); ties, and a call
+	// without it, keep the value order described above. The other
+	// aggregates do not depend on order and ignore it.
+	Order []AggregateOrder
+}
+
+// AggregateOrder is one ORDER BY item inside an aggregate call.
+type AggregateOrder struct {
+	Expr       Scalar
+	Desc       bool
+	NullsFirst bool
 }
 
 // Typ returns the aggregate's result type over input.
@@ -498,6 +510,11 @@ func Check(r Relation) error {
 		for _, a := range n.Aggregates {
 			if err := checkScalars(arity, a.Expr); err != nil {
 				return err
+			}
+			for _, o := range a.Order {
+				if err := checkScalars(arity, o.Expr); err != nil {
+					return err
+				}
 			}
 		}
 	case TopK:

@@ -356,7 +356,8 @@ func (b *binder) bindAggregate(name string, fc *pg.FuncCall, c *exprCtx) (hscala
 	case !c.aggs:
 		return nil, sqlerr.New(sqlerr.GroupingError, "aggregate functions are not allowed in %s", c.clause)
 	}
-	if len(fc.AggOrder) > 0 && name != "count" && name != "sum" && name != "avg" && name != "min" && name != "max" {
+	orders := len(fc.AggOrder) > 0 && (name == "string_agg" || name == "array_agg")
+	if len(fc.AggOrder) > 0 && !orders && name != "count" && name != "sum" && name != "avg" && name != "min" && name != "max" {
 		return nil, unsupported("ORDER BY in aggregate %s", name)
 	}
 	inner := &exprCtx{scope: c.scope, clause: c.clause, aggs: true, inAgg: true}
@@ -413,6 +414,37 @@ func (b *binder) bindAggregate(name string, fc *pg.FuncCall, c *exprCtx) (hscala
 			return nil, unsupported("aggregates of an enclosing query's columns in a subquery")
 		}
 		agg.arg = arg
+	}
+	if orders {
+		// ORDER BY inside the call orders string_agg's and array_agg's
+		// values; the other aggregates do not depend on order.
+		for _, n := range fc.AggOrder {
+			sb := n.GetSortBy()
+			if len(sb.UseOp) > 0 {
+				return nil, unsupported("ORDER BY USING")
+			}
+			o, err := b.bindExpr(sb.Node, inner)
+			if err != nil {
+				return nil, err
+			}
+			if o.typ().Type.Kind() == repr.KindUnknown {
+				if o, err = b.coerceTo(o, repr.Text); err != nil {
+					return nil, err
+				}
+			}
+			if agg.distinct && !equalScalars(stripLocations(o), stripLocations(agg.arg)) {
+				return nil, errorAt(sqlerr.New(sqlerr.InvalidColumnReference, "in an aggregate with DISTINCT, ORDER BY expressions must appear in argument list"), b.sql, sb.Location)
+			}
+			desc := sb.SortbyDir == pg.SortByDir_SORTBY_DESC
+			nullsFirst := desc
+			switch sb.SortbyNulls {
+			case pg.SortByNulls_SORTBY_NULLS_FIRST:
+				nullsFirst = true
+			case pg.SortByNulls_SORTBY_NULLS_LAST:
+				nullsFirst = false
+			}
+			agg.order = append(agg.order, hAggOrder{s: o, desc: desc, nullsFirst: nullsFirst})
+		}
 	}
 	if fc.AggFilter != nil {
 		f, err := b.bindExpr(fc.AggFilter, inner)

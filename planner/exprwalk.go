@@ -1,6 +1,8 @@
 package planner
 
 import (
+	"slices"
+
 	"freshet/expr"
 )
 
@@ -122,6 +124,10 @@ func mapRelationScalars(r expr.Relation, f func(expr.Scalar) expr.Scalar) expr.R
 			aggs := make([]expr.Aggregate, len(n.Aggregates))
 			for i, a := range n.Aggregates {
 				a.Expr = mapScalar(a.Expr, f)
+				a.Order = slices.Clone(a.Order)
+				for j := range a.Order {
+					a.Order[j].Expr = mapScalar(a.Order[j].Expr, f)
+				}
 				aggs[i] = a
 			}
 			n.Aggregates = aggs

@@ -145,6 +145,11 @@ func (g *grouping) aggregate(a hAgg) (hscalar, error) {
 	}
 	colOf := func(fn expr.AggregateFunc, arg hscalar) hColumn {
 		agg := hAggregate{fn: fn, arg: stripLocations(arg), distinct: a.distinct, delim: a.delim}
+		if fn == expr.StringAgg || fn == expr.ArrayAgg {
+			for _, o := range a.order {
+				agg.order = append(agg.order, hAggOrder{s: stripLocations(o.s), desc: o.desc, nullsFirst: o.nullsFirst})
+			}
+		}
 		i := len(g.aggs)
 		for j, o := range g.aggs {
 			if reflect.DeepEqual(o, agg) {

@@ -1,6 +1,8 @@
 package planner
 
 import (
+	"slices"
+
 	"freshet/expr"
 	"freshet/repr"
 )
@@ -87,6 +89,14 @@ type hAggregate struct {
 	arg      hscalar
 	distinct bool
 	delim    string // string_agg's delimiter
+	order    []hAggOrder
+}
+
+// hAggOrder is one ORDER BY item inside an aggregate call, over the
+// input's columns.
+type hAggOrder struct {
+	s                hscalar
+	desc, nullsFirst bool
 }
 
 // hTopK keeps rows offset..offset+limit-1 (all after offset if limit < 0)
@@ -301,6 +311,7 @@ type hAgg struct {
 	distinct bool
 	filter   hscalar // nil without FILTER
 	delim    string  // string_agg's constant delimiter
+	order    []hAggOrder
 	loc      int32
 }
 
@@ -351,6 +362,9 @@ func scalarChildren(s hscalar) []hscalar {
 		if s.filter != nil {
 			cs = append(cs, s.filter)
 		}
+		for _, o := range s.order {
+			cs = append(cs, o.s)
+		}
 		return cs
 	}
 	return nil
@@ -386,6 +400,15 @@ func withScalarChildren(s hscalar, cs []hscalar) hscalar {
 		}
 		if s.filter != nil {
 			s.filter = cs[i]
+			i++
+		}
+		if len(s.order) > 0 {
+			order := slices.Clone(s.order)
+			for j := range order {
+				order[j].s = cs[i]
+				i++
+			}
+			s.order = order
 		}
 		return s
 	}
@@ -476,9 +499,15 @@ func relScalars(r hrel) []hscalar {
 			return []hscalar{r.on}
 		}
 	case hReduce:
+		// The arguments, then every aggregate's ORDER BY scalars.
 		ss := make([]hscalar, len(r.aggs))
 		for i, a := range r.aggs {
 			ss[i] = a.arg
+		}
+		for _, a := range r.aggs {
+			for _, o := range a.order {
+				ss = append(ss, o.s)
+			}
 		}
 		return ss
 	case hFlatMap:
@@ -506,8 +535,17 @@ func withRelParts(r hrel, ins []hrel, ss []hscalar) hrel {
 		return r
 	case hReduce:
 		aggs := make([]hAggregate, len(r.aggs))
+		at := len(r.aggs)
 		for i, a := range r.aggs {
 			a.arg = ss[i]
+			if len(a.order) > 0 {
+				order := slices.Clone(a.order)
+				for j := range order {
+					order[j].s = ss[at]
+					at++
+				}
+				a.order = order
+			}
 			aggs[i] = a
 		}
 		r.input, r.aggs = ins[0], aggs

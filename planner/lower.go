@@ -654,6 +654,20 @@ func (l *lowerer) lowerReduce(r hReduce, outer expr.Relation, cm colMap) (expr.R
 	for i, a := range r.aggs {
 		args[i] = a.arg
 	}
+	var orders []expr.Scalar // every aggregate's ORDER BY, in turn
+	c := l.conv(oa, cm)
+	for _, a := range r.aggs {
+		for _, o := range a.order {
+			if hasSubquery(o.s) {
+				return nil, unsupported("subqueries in an aggregate's ORDER BY")
+			}
+			e, err := c.convert(o.s)
+			if err != nil {
+				return nil, err
+			}
+			orders = append(orders, e)
+		}
+	}
 	// Arguments with subqueries are computed into columns first.
 	var exprs []expr.Scalar
 	for _, a := range args {
@@ -682,7 +696,12 @@ func (l *lowerer) lowerReduce(r hReduce, outer expr.Relation, cm colMap) (expr.R
 	}
 	red := expr.Reduce{Input: in, GroupKey: key}
 	for i, a := range r.aggs {
-		red.Aggregates = append(red.Aggregates, expr.Aggregate{Func: a.fn, Expr: exprs[i], Distinct: a.distinct, Delimiter: a.delim})
+		ag := expr.Aggregate{Func: a.fn, Expr: exprs[i], Distinct: a.distinct, Delimiter: a.delim}
+		for _, o := range a.order {
+			ag.Order = append(ag.Order, expr.AggregateOrder{Expr: orders[0], Desc: o.desc, NullsFirst: o.nullsFirst})
+			orders = orders[1:]
+		}
+		red.Aggregates = append(red.Aggregates, ag)
 	}
 	if len(r.groupKey) > 0 {
 		return red, nil
