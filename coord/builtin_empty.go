@@ -20,7 +20,6 @@ import (
 // array: O (of OIDs), T (of text; also aclitem[] and "char"[]), C (of
 // int2), V (int2vector), W (oidvector).
 var emptyRelations = map[string]string{
-	"pg_description":           "objoid:o classoid:o objsubid:i description:t",
 	"pg_shdescription":         "objoid:o classoid:o description:t",
 	"pg_enum":                  "oid:o enumtypid:o enumsortorder:f enumlabel:n",
 	"pg_range":                 "rngtypid:o rngsubtype:o rngmultitypid:o rngcollation:o rngsubopc:o rngcanonical:t rngsubdiff:t",

@@ -91,6 +91,20 @@ func (sc sessionCatalog) ResolveOID(kind repr.Kind, name string) (uint32, error)
 			return 0, sqlerr.New(sqlerr.SyntaxError, "improper relation name (too many dotted names): %s", name)
 		}
 		rel, err := sc.ResolveRelation(qn)
+		if sqlerr.Code(err) == sqlerr.WrongObjectType {
+			// An index is a relation to regclass, as in PostgreSQL,
+			// though not one a query reads.
+			var oid uint32
+			sc.s.engine.Catalog(func(c *catalog.Catalog) error {
+				if o, lerr := sc.s.lookup(c, qn); lerr == nil && o.Kind == catalog.Index {
+					oid, err = uint32(relationOID(o.ID)), nil
+				}
+				return nil
+			})
+			if err == nil {
+				return oid, nil
+			}
+		}
 		if err != nil {
 			return 0, err
 		}

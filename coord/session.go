@@ -340,6 +340,8 @@ func (s *Session) execute(ctx context.Context, st planner.Statement, reads []pla
 		return s.drop(ctx, st, w)
 	case *planner.Rename:
 		return s.rename(ctx, st, w)
+	case *planner.Comment:
+		return s.comment(ctx, st)
 	case *planner.CreateRole:
 		return s.createRole(ctx, st)
 	case *planner.AlterRole:

@@ -27,8 +27,6 @@ var catalogFuncs = map[string]struct {
 	// The tablespaces are PostgreSQL's built-in ones, in the data
 	// directory, whose location PostgreSQL gives as "".
 	"pg_tablespace_location":             {[]int{1}, repr.NewText(""), repr.Text},
-	"obj_description":                    {[]int{1, 2}, repr.Null, repr.Text},
-	"col_description":                    {[]int{2}, repr.Null, repr.Text},
 	"shobj_description":                  {[]int{2}, repr.Null, repr.Text},
 	"pg_get_function_result":             {[]int{1}, repr.Null, repr.Text},
 	"pg_get_function_arguments":          {[]int{1}, repr.Null, repr.Text},

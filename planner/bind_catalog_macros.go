@@ -23,6 +23,16 @@ var catalogMacros = map[string]map[int]string{
 	"pg_get_userbyid": {
 		1: "SELECT coalesce(max(rolname), ('unknown (OID=' || $1::text || ')')::name) FROM pg_catalog.pg_roles WHERE oid = $1",
 	},
+	// The comments of COMMENT ON, from pg_description: an object's by
+	// its OID and catalog (or any catalog, for the one-argument form,
+	// which PostgreSQL deprecates), a column's by its table and number.
+	"obj_description": {
+		1: "SELECT min(description) FROM pg_catalog.pg_description WHERE objoid = $1 AND objsubid = 0",
+		2: "SELECT min(description) FROM pg_catalog.pg_description WHERE objoid = $1 AND classoid = ($2)::regclass AND objsubid = 0",
+	},
+	"col_description": {
+		2: "SELECT min(description) FROM pg_catalog.pg_description WHERE objoid = $1 AND classoid = 'pg_catalog.pg_class'::regclass AND objsubid = $2",
+	},
 	"pg_get_viewdef": {
 		1: "SELECT definition FROM pg_catalog.freshet_definitions WHERE oid = $1 AND kind = 'v' AND n = 0",
 		// The second argument asks for pretty-printing; Freshet

@@ -52,3 +52,48 @@ func (p *planner) rename(s *pg.RenameStmt) (Statement, error) {
 	}
 	return r, nil
 }
+
+// Comment is COMMENT ON TABLE | VIEW | MATERIALIZED VIEW | INDEX |
+// SEQUENCE | COLUMN name IS 'text' | NULL. Text "" removes the comment,
+// as NULL and ” do in PostgreSQL.
+type Comment struct {
+	Kind ObjectKind
+	Name QualifiedName
+	// Column is the column commented on, or "".
+	Column string
+	Text   string
+}
+
+// Tag is PostgreSQL's command tag.
+func (*Comment) Tag() string { return "COMMENT" }
+
+func (p *planner) comment(s *pg.CommentStmt) (Statement, error) {
+	var parts []string
+	for _, n := range s.Object.GetList().GetItems() {
+		parts = append(parts, n.GetString_().GetSval())
+	}
+	c := &Comment{Text: s.Comment}
+	if s.Objtype == pg.ObjectType_OBJECT_COLUMN {
+		if len(parts) < 2 {
+			return nil, sqlerr.New(sqlerr.SyntaxError, "column name must be qualified")
+		}
+		c.Kind, c.Column, parts = ObjectTable, parts[len(parts)-1], parts[:len(parts)-1]
+	} else {
+		kind, ok := renameKinds[s.Objtype]
+		if !ok {
+			return nil, unsupported("COMMENT ON %s", strings.ReplaceAll(strings.TrimPrefix(s.Objtype.String(), "OBJECT_"), "_", " "))
+		}
+		c.Kind = kind
+	}
+	switch len(parts) {
+	case 1:
+		c.Name.Name = parts[0]
+	case 2:
+		c.Name.Schema, c.Name.Name = parts[0], parts[1]
+	case 3:
+		c.Name.Database, c.Name.Schema, c.Name.Name = parts[0], parts[1], parts[2]
+	default:
+		return nil, sqlerr.New(sqlerr.SyntaxError, "improper qualified name (too many dotted names): %s", strings.Join(parts, "."))
+	}
+	return c, nil
+}
