@@ -1,6 +1,9 @@
 package arrange
 
-import "fmt"
+import (
+	"fmt"
+	"sync/atomic"
+)
 
 // Trace is a spine shared by readers: each reader holds a lease, at its
 // handle's since, and the trace compacts only up to the least of them.
@@ -18,6 +21,9 @@ type Trace struct {
 	// since is the trace's since, the spine's since with it.
 	// Invariant: since <= every live lease, and never decreases.
 	since uint64
+	// bytes mirrors the spine's Bytes after every change the trace
+	// makes, for readers on other goroutines (SharedBytes).
+	bytes atomic.Int64
 }
 
 // NewTrace returns an empty trace at time 0 whose spine merges with the
@@ -33,8 +39,14 @@ func (t *Trace) Insert(b *Batch) error {
 		return err
 	}
 	t.advanceSince()
+	t.bytes.Store(t.spine.Bytes())
 	return nil
 }
+
+// SharedBytes returns Bytes as of the trace's last insert, merge or
+// compaction. Unlike the other methods it may be called from any
+// goroutine: the size functions read it while the worker goes on.
+func (t *Trace) SharedBytes() int64 { return t.bytes.Load() }
 
 // NewHandle takes a lease at since and returns the handle that holds it.
 // It fails with ErrCompacted if since is below the trace's since.
@@ -66,11 +78,20 @@ func (t *Trace) Bytes() int64 { return t.spine.Bytes() }
 // Exert spends up to fuel on merging and returns the fuel spent (see
 // Spine.Exert). A worker with time to spare calls it so that compaction
 // continues when inserts stop.
-func (t *Trace) Exert(fuel int64) int64 { return t.spine.Exert(fuel) }
+func (t *Trace) Exert(fuel int64) int64 {
+	spent := t.spine.Exert(fuel)
+	if spent > 0 {
+		t.bytes.Store(t.spine.Bytes())
+	}
+	return spent
+}
 
 // MergeAll merges the trace into one batch compacted to its since. It is
 // for tests and shutdown.
-func (t *Trace) MergeAll() { t.spine.MergeAll() }
+func (t *Trace) MergeAll() {
+	t.spine.MergeAll()
+	t.bytes.Store(t.spine.Bytes())
+}
 
 // advanceSince moves the since to the least lease, or to the upper when
 // there is none.

@@ -27,6 +27,10 @@ func (s *Session) bindSession(plan expr.Relation) (expr.Relation, func(), error)
 		if !c.Func.IsSession() || err != nil {
 			return c
 		}
+		if isSizeFunc(c.Func) {
+			// Each row's call measures its relation as it is then.
+			return s.newSizeCall(c)
+		}
 		if isSequenceFunc(c.Func) {
 			// Each row's call acts on the sequence.
 			return sequenceCall{s: s, f: c.Func, args: c.Args}

@@ -253,6 +253,17 @@ const (
 	VarPop
 	StddevSamp
 	StddevPop
+	// The size functions (size_funcs.go): pg_relation_size(rel),
+	// pg_table_size(rel), pg_indexes_size(rel),
+	// pg_total_relation_size(rel) and pg_database_size(name), whose
+	// values the running engine supplies (IsSession), and
+	// pg_size_pretty(bytes).
+	RelationSize
+	TableSize
+	IndexesSize
+	TotalRelationSize
+	DatabaseSize
+	SizePretty
 )
 
 var variadicNames = map[VariadicFunc]string{Coalesce: "coalesce", Greatest: "greatest", Least: "least",
@@ -278,6 +289,8 @@ var variadicNames = map[VariadicFunc]string{Coalesce: "coalesce", Greatest: "gre
 	Pi: "pi", Degrees: "degrees", Radians: "radians",
 	NextVal: "nextval", CurrVal: "currval", SetVal: "setval", LastVal: "lastval",
 	ByteaSubstr: "substr", Encode: "encode", Decode: "decode", ConvertTo: "convert_to", ConvertFrom: "convert_from",
-	GenRandomUUID: "gen_random_uuid", VarSamp: "var_samp", VarPop: "var_pop", StddevSamp: "stddev_samp", StddevPop: "stddev_pop"}
+	GenRandomUUID: "gen_random_uuid", VarSamp: "var_samp", VarPop: "var_pop", StddevSamp: "stddev_samp", StddevPop: "stddev_pop",
+	RelationSize: "pg_relation_size", TableSize: "pg_table_size", IndexesSize: "pg_indexes_size",
+	TotalRelationSize: "pg_total_relation_size", DatabaseSize: "pg_database_size", SizePretty: "pg_size_pretty"}
 
 func (f VariadicFunc) String() string { return variadicNames[f] }

@@ -276,8 +276,15 @@ func (c CallVariadic) Eval(row []repr.Datum) (repr.Datum, error) {
 	case Now:
 		return repr.Null, sqlerr.AssertionFailedf("now() evaluated without a read time")
 	case CurrentUser, SessionUser, CurrentDatabase, CurrentSchema, CurrentSetting, SetConfig, BackendPID, PostmasterStartTime,
-		CancelBackend, TerminateBackend, NextVal, CurrVal, SetVal, LastVal:
+		CancelBackend, TerminateBackend, NextVal, CurrVal, SetVal, LastVal,
+		RelationSize, TableSize, IndexesSize, TotalRelationSize, DatabaseSize:
 		return repr.Null, sqlerr.AssertionFailedf("%s evaluated without a session", c.Func.CallName())
+	case SizePretty:
+		v, err := c.Args[0].Eval(row)
+		if err != nil || v.IsNull() {
+			return repr.Null, err
+		}
+		return repr.NewText(SizePrettyText(v.Int())), nil
 	case Concat2:
 		var b strings.Builder
 		for _, a := range c.Args {
@@ -530,6 +537,10 @@ func (c CallVariadic) Typ(input []ColumnType) ColumnType {
 		return ColumnType{Type: repr.Int8, Nullable: true}
 	case CancelBackend, TerminateBackend:
 		return ColumnType{Type: repr.Bool, Nullable: true}
+	case RelationSize, TableSize, IndexesSize, TotalRelationSize, DatabaseSize:
+		return ColumnType{Type: repr.Int8, Nullable: true}
+	case SizePretty:
+		return ColumnType{Type: repr.Text, Nullable: true}
 	case PostmasterStartTime:
 		return ColumnType{Type: repr.TimestampTZ}
 	case EncodingToChar:

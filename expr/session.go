@@ -7,7 +7,8 @@ import "strings"
 func (f VariadicFunc) IsSession() bool {
 	switch f {
 	case CurrentUser, SessionUser, CurrentDatabase, CurrentSchema, CurrentSetting, SetConfig, BackendPID, PostmasterStartTime,
-		CancelBackend, TerminateBackend, NextVal, CurrVal, SetVal, LastVal:
+		CancelBackend, TerminateBackend, NextVal, CurrVal, SetVal, LastVal,
+		RelationSize, TableSize, IndexesSize, TotalRelationSize, DatabaseSize:
 		return true
 	}
 	return false

@@ -49,6 +49,12 @@ var sessionFuncSignatures = map[string]map[int][]repr.Type{
 	"setval":                   {2: {repr.Regclass, repr.Int8}, 3: {repr.Regclass, repr.Int8, repr.Bool}},
 	"lastval":                  {0: nil},
 	"version":                  {0: nil},
+	"pg_relation_size":         {1: {repr.Regclass}, 2: {repr.Regclass, repr.Text}},
+	"pg_table_size":            {1: {repr.Regclass}},
+	"pg_indexes_size":          {1: {repr.Regclass}},
+	"pg_total_relation_size":   {1: {repr.Regclass}},
+	"pg_database_size":         {1: {repr.Name}},
+	"pg_size_pretty":           {1: {repr.Int8}},
 }
 
 var sessionFuncs = map[string]expr.VariadicFunc{
@@ -58,6 +64,8 @@ var sessionFuncs = map[string]expr.VariadicFunc{
 	"pg_encoding_to_char": expr.EncodingToChar, "quote_ident": expr.QuoteIdent,
 	"pg_cancel_backend": expr.CancelBackend, "pg_terminate_backend": expr.TerminateBackend,
 	"nextval": expr.NextVal, "currval": expr.CurrVal, "setval": expr.SetVal, "lastval": expr.LastVal,
+	"pg_relation_size": expr.RelationSize, "pg_table_size": expr.TableSize, "pg_indexes_size": expr.IndexesSize,
+	"pg_total_relation_size": expr.TotalRelationSize, "pg_database_size": expr.DatabaseSize, "pg_size_pretty": expr.SizePretty,
 }
 
 // bindSessionFunc binds the functions that describe the server and the
