@@ -728,6 +728,11 @@ func (s *Session) createView(ctx context.Context, st *planner.CreateView, w pgwi
 			names[id] = r.Name.Name
 		}
 	}
+	if st.OrReplace && !st.Materialized {
+		if replaced, err := s.replaceView(ctx, o, st.Name); replaced || err != nil {
+			return result{tag: st.Tag()}, err
+		}
+	}
 	var err error
 	if st.Materialized {
 		err = s.engine.CreateMaterializedView(ctx, o, st.Plan, names)
