@@ -127,7 +127,21 @@ func (b *binder) bindExprNode(n *pg.Node, c *exprCtx) (hscalar, error) {
 	case *pg.Node_CollateClause:
 		return b.bindCollate(x.CollateClause, c)
 	case *pg.Node_GroupingFunc:
-		return nil, unsupported("GROUPING")
+		if !c.aggs || c.inAgg {
+			return nil, errorAt(sqlerr.New(sqlerr.GroupingError, "arguments to GROUPING must be grouping expressions of the associated query level"), b.sql, x.GroupingFunc.Location)
+		}
+		var args []hscalar
+		for _, a := range x.GroupingFunc.Args {
+			s, err := b.bindExpr(a, &exprCtx{scope: c.scope, clause: c.clause, aggs: true, inAgg: true})
+			if err != nil {
+				return nil, err
+			}
+			args = append(args, s)
+		}
+		if len(args) > 31 {
+			return nil, errorAt(sqlerr.New(sqlerr.TooManyArguments, "GROUPING must have fewer than 32 arguments"), b.sql, x.GroupingFunc.Location)
+		}
+		return hGrouping{args: args}, nil
 	}
 	return nil, unsupported("expression %s", nodeName(n))
 }
@@ -696,6 +710,8 @@ func sqlValueFunctionName(op pg.SQLValueFunctionOp) string {
 // or -1.
 func nodeLocation(n *pg.Node) int32 {
 	switch x := n.GetNode().(type) {
+	case *pg.Node_GroupingFunc:
+		return x.GroupingFunc.Location
 	case *pg.Node_ColumnRef:
 		return x.ColumnRef.Location
 	case *pg.Node_AConst:

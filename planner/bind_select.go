@@ -3,6 +3,7 @@ package planner
 import (
 	pg "github.com/pganalyze/pg_query_go/v5"
 	"google.golang.org/protobuf/reflect/protoreflect"
+	"slices"
 
 	"freshet/expr"
 	"freshet/repr"
@@ -239,7 +240,7 @@ func (b *binder) bindSelect(stmt *pg.SelectStmt, parent *scope) (*boundQuery, er
 	var windows []windowSpec
 	if aggregating {
 		g = &grouping{b: b}
-		if g.keys, err = b.bindGroupBy(stmt.GroupClause, sc, targets); err != nil {
+		if g.keys, g.sets, err = b.bindGroupBy(stmt.GroupClause, sc, targets); err != nil {
 			return nil, err
 		}
 		wctx := &exprCtx{scope: sc, clause: "window definitions", aggs: true}
@@ -399,7 +400,7 @@ func mapOutputs(rel hrel, ss []hscalar) (hrel, []int) {
 // bindGroupBy binds the GROUP BY items over the FROM scope. An integer
 // is a select list position; a bare name is a FROM column if there is
 // one, else a select list alias.
-func (b *binder) bindGroupBy(items []*pg.Node, sc *scope, targets []target) ([]hscalar, error) {
+func (b *binder) bindGroupBy(items []*pg.Node, sc *scope, targets []target) ([]hscalar, [][]int, error) {
 	ctx := &exprCtx{scope: sc, clause: "GROUP BY"}
 	bindTarget := func(t target) (hscalar, error) {
 		if t.node == nil {
@@ -407,52 +408,175 @@ func (b *binder) bindGroupBy(items []*pg.Node, sc *scope, targets []target) ([]h
 		}
 		return b.bindExpr(t.node, ctx)
 	}
-	var keys []hscalar
-	for _, n := range items {
-		if gs := n.GetGroupingSet(); gs != nil {
-			if gs.Kind == pg.GroupingSetKind_GROUPING_SET_EMPTY {
-				continue
-			}
-			return nil, errorAt(unsupported("ROLLUP, CUBE and GROUPING SETS"), b.sql, gs.Location)
-		}
+	// bindItem binds one grouping expression: a select list position, a
+	// select list alias, or an expression over FROM.
+	bindItem := func(n *pg.Node) (hscalar, error) {
 		if ac := n.GetAConst(); ac != nil && ac.GetIval() != nil {
 			pos := int(ac.GetIval().Ival)
 			if pos < 1 || pos > len(targets) {
 				return nil, errorAt(sqlerr.New(sqlerr.InvalidColumnReference, "GROUP BY position %d is not in select list", pos), b.sql, ac.Location)
 			}
-			k, err := bindTarget(targets[pos-1])
-			if err != nil {
-				return nil, err
-			}
-			keys = append(keys, k)
-			continue
+			return bindTarget(targets[pos-1])
 		}
 		if cr := n.GetColumnRef(); cr != nil && len(cr.Fields) == 1 && cr.Fields[0].GetString_() != nil {
 			name := cr.Fields[0].GetString_().Sval
 			if _, err := sc.resolveColumn("", name); sqlerr.Code(err) == sqlerr.UndefinedColumn {
-				found := false
 				for _, t := range targets {
 					if t.name == name {
-						k, err := bindTarget(t)
-						if err != nil {
-							return nil, err
-						}
-						keys, found = append(keys, k), true
-						break
+						return bindTarget(t)
 					}
-				}
-				if found {
-					continue
 				}
 			}
 		}
-		k, err := b.bindExpr(n, ctx)
-		if err != nil {
-			return nil, err
+		return b.bindExpr(n, ctx)
+	}
+	var keys []hscalar
+	// keyOf returns the index of a key expression among keys, adding it.
+	keyOf := func(k hscalar) int {
+		for i, o := range keys {
+			if equalScalars(o, k) {
+				return i
+			}
 		}
 		keys = append(keys, k)
+		return len(keys) - 1
 	}
-	return keys, nil
+	// sets are the grouping sets, each a list of key indexes; nil while
+	// every item is a plain expression.
+	sets := [][]int{{}}
+	plain := true
+	for _, n := range items {
+		gs := n.GetGroupingSet()
+		if gs == nil {
+			k, err := bindItem(n)
+			if err != nil {
+				return nil, nil, err
+			}
+			i := keyOf(k)
+			for j := range sets {
+				sets[j] = append(sets[j], i)
+			}
+			continue
+		}
+		if gs.Kind == pg.GroupingSetKind_GROUPING_SET_EMPTY {
+			continue
+		}
+		plain = false
+		its, err := b.groupingSets(gs, bindItem, keyOf)
+		if err != nil {
+			return nil, nil, err
+		}
+		// The sets of the items so far, each with each of this one's.
+		var next [][]int
+		for _, s := range sets {
+			for _, t := range its {
+				next = append(next, append(slices.Clone(s), t...))
+			}
+		}
+		if len(next) > maxGroupingSets {
+			return nil, nil, errorAt(sqlerr.New(sqlerr.StatementTooComplex, "too many grouping sets present (maximum %d)", maxGroupingSets), b.sql, gs.Location)
+		}
+		sets = next
+	}
+	if plain {
+		return keys, nil, nil
+	}
+	return keys, sets, nil
+}
+
+// maxGroupingSets bounds the grouping sets of a query: each is a Reduce
+// of its own in the dataflow.
+const maxGroupingSets = 256
+
+// groupingSets expands ROLLUP, CUBE or GROUPING SETS into its sets of key
+// indexes, as PostgreSQL orders them: ROLLUP (a, b) is (a, b), (a), ();
+// CUBE (a, b) is every subset; GROUPING SETS lists its own, which may
+// nest ROLLUP and CUBE. A parenthesized list is one element.
+func (b *binder) groupingSets(gs *pg.GroupingSet, bind func(*pg.Node) (hscalar, error), keyOf func(hscalar) int) ([][]int, error) {
+	element := func(n *pg.Node) ([]int, error) {
+		var nodes []*pg.Node
+		if r := n.GetRowExpr(); r != nil {
+			nodes = r.Args
+		} else {
+			nodes = []*pg.Node{n}
+		}
+		var out []int
+		for _, e := range nodes {
+			k, err := bind(e)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, keyOf(k))
+		}
+		return out, nil
+	}
+	switch gs.Kind {
+	case pg.GroupingSetKind_GROUPING_SET_EMPTY:
+		return [][]int{{}}, nil
+	case pg.GroupingSetKind_GROUPING_SET_SIMPLE:
+		var out []int
+		for _, n := range gs.Content {
+			e, err := element(n)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, e...)
+		}
+		return [][]int{out}, nil
+	case pg.GroupingSetKind_GROUPING_SET_ROLLUP, pg.GroupingSetKind_GROUPING_SET_CUBE:
+		var elems [][]int
+		for _, n := range gs.Content {
+			e, err := element(n)
+			if err != nil {
+				return nil, err
+			}
+			elems = append(elems, e)
+		}
+		var out [][]int
+		if gs.Kind == pg.GroupingSetKind_GROUPING_SET_ROLLUP {
+			for n := len(elems); n >= 0; n-- {
+				var set []int
+				for _, e := range elems[:n] {
+					set = append(set, e...)
+				}
+				out = append(out, set)
+			}
+			return out, nil
+		}
+		if len(elems) > 12 {
+			return nil, sqlerr.New(sqlerr.StatementTooComplex, "CUBE is limited to 12 elements")
+		}
+		// Largest sets first, as PostgreSQL lists them.
+		for mask := (1 << len(elems)) - 1; mask >= 0; mask-- {
+			var set []int
+			for i, e := range elems {
+				if mask&(1<<(len(elems)-1-i)) != 0 {
+					set = append(set, e...)
+				}
+			}
+			out = append(out, set)
+		}
+		return out, nil
+	case pg.GroupingSetKind_GROUPING_SET_SETS:
+		var out [][]int
+		for _, n := range gs.Content {
+			if inner := n.GetGroupingSet(); inner != nil {
+				sets, err := b.groupingSets(inner, bind, keyOf)
+				if err != nil {
+					return nil, err
+				}
+				out = append(out, sets...)
+				continue
+			}
+			e, err := element(n)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, e)
+		}
+		return out, nil
+	}
+	return nil, unsupported("grouping set %s", gs.Kind)
 }
 
 // sortResolver resolves ORDER BY and DISTINCT ON items to output
@@ -675,6 +799,8 @@ func figureColnameStrength(n *pg.Node) (string, int) {
 			}
 		}
 		return "case", 1
+	case *pg.Node_GroupingFunc:
+		return "grouping", 2
 	case *pg.Node_CoalesceExpr:
 		return "coalesce", 2
 	case *pg.Node_AArrayExpr:

@@ -2,6 +2,7 @@ package planner
 
 import (
 	"reflect"
+	"slices"
 
 	"freshet/expr"
 	"freshet/repr"
@@ -18,8 +19,12 @@ type grouping struct {
 	b *binder
 	// keys are the group key expressions over the FROM relation.
 	keys []hscalar
-	// aggs are the aggregates found so far, deduplicated.
+	// aggs are the aggregates found so far, deduplicated, and the
+	// GROUPING() calls.
 	aggs []hAggregate
+	// sets are the grouping sets of ROLLUP, CUBE and GROUPING SETS, each
+	// a list of key indexes; nil for a plain GROUP BY.
+	sets [][]int
 }
 
 // keyColumns returns the FROM relation with the key expressions that are
@@ -42,10 +47,61 @@ func (g *grouping) keyColumns(input hrel) (hrel, []int) {
 	return input, cols
 }
 
-// reduce builds the Reduce over input (the FROM relation).
+// reduce builds the Reduce over input (the FROM relation). With grouping
+// sets it is the union of one Reduce per set, each giving the same
+// columns: every key, NULL where its set leaves the key out, then every
+// aggregate, and each GROUPING() call's value for the set.
 func (g *grouping) reduce(input hrel) hrel {
 	in, cols := g.keyColumns(input)
-	return hReduce{input: in, groupKey: cols, aggs: g.aggs}
+	if g.sets == nil {
+		return hReduce{input: in, groupKey: cols, aggs: g.aggs}
+	}
+	var real []hAggregate
+	at := make([]int, len(g.aggs)) // each aggregate's place among real
+	for i, a := range g.aggs {
+		if a.grouping == nil {
+			at[i] = len(real)
+			real = append(real, a)
+		}
+	}
+	var branches []hrel
+	for _, set := range g.sets {
+		var keyCols []int
+		for _, k := range set {
+			keyCols = append(keyCols, cols[k])
+		}
+		red := hReduce{input: in, groupKey: keyCols, aggs: real}
+		rt := red.types()
+		var outs []hscalar
+		for k, key := range g.keys {
+			t := key.typ()
+			t.Nullable = true
+			if j := slices.Index(set, k); j >= 0 {
+				outs = append(outs, hColumn{level: 0, index: j, t: rt[j]})
+			} else {
+				outs = append(outs, hLiteral{v: repr.Null, t: t.Type})
+			}
+		}
+		for i, a := range g.aggs {
+			if a.grouping == nil {
+				outs = append(outs, hColumn{level: 0, index: len(set) + at[i], t: rt[len(set)+at[i]]})
+				continue
+			}
+			// Bit n-1-j is set when the j-th argument is no key of
+			// this set, as PostgreSQL's GROUPING() gives it.
+			v := int32(0)
+			for _, k := range a.grouping {
+				v <<= 1
+				if !slices.Contains(set, k) {
+					v |= 1
+				}
+			}
+			outs = append(outs, hLiteral{v: repr.NewInt4(v), t: repr.Int4})
+		}
+		rel, o := mapOutputs(red, outs)
+		branches = append(branches, hProject{input: rel, outputs: o})
+	}
+	return hUnion{inputs: branches}
 }
 
 // equalScalars reports whether two bound expressions are the same
@@ -81,6 +137,26 @@ func (g *grouping) ungroup(s hscalar) (hscalar, error) {
 	switch x := s.(type) {
 	case hAgg:
 		return g.aggregate(x)
+	case hGrouping:
+		var keys []int
+		for _, a := range x.args {
+			i := slices.IndexFunc(g.keys, func(k hscalar) bool { return equalScalars(k, a) })
+			if i < 0 {
+				return nil, sqlerr.New(sqlerr.GroupingError, "arguments to GROUPING must be grouping expressions of the associated query level")
+			}
+			keys = append(keys, i)
+		}
+		if g.sets == nil {
+			// One grouping set, with every key.
+			return hLiteral{v: repr.NewInt4(0), t: repr.Int4}, nil
+		}
+		agg := hAggregate{grouping: keys}
+		i := slices.IndexFunc(g.aggs, func(o hAggregate) bool { return reflect.DeepEqual(o, agg) })
+		if i < 0 {
+			i = len(g.aggs)
+			g.aggs = append(g.aggs, agg)
+		}
+		return hColumn{level: 0, index: len(g.keys) + i, t: expr.ColumnType{Type: repr.Int4}, name: "grouping"}, nil
 	case hColumn:
 		if x.level == 0 {
 			return nil, sqlerr.New(sqlerr.GroupingError, "column %q must appear in the GROUP BY clause or be used in an aggregate function", x.name)

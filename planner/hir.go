@@ -90,7 +90,18 @@ type hAggregate struct {
 	distinct bool
 	delim    string // string_agg's delimiter
 	order    []hAggOrder
+	// grouping, when not nil, makes this no aggregate but a GROUPING()
+	// call of these keys, whose value each grouping set fixes
+	// (grouping.reduce); fn and arg are then unused.
+	grouping []int
 }
+
+// hGrouping is GROUPING(args) as bound, before ungroup places it.
+type hGrouping struct {
+	args []hscalar
+}
+
+func (hGrouping) typ() expr.ColumnType { return expr.ColumnType{Type: repr.Int4} }
 
 // hAggOrder is one ORDER BY item inside an aggregate call, over the
 // input's columns.

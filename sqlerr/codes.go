@@ -122,6 +122,7 @@ const (
 	// Class 54: program limit exceeded.
 	ProgramLimitExceeded = "54000"
 	StatementTooComplex  = "54001"
+	TooManyArguments     = "54023"
 
 	// Class 55: object not in prerequisite state.
 	ObjectNotInPrerequisiteState = "55000"
