@@ -58,6 +58,10 @@ func (r *renderer) render(plan expr.Relation) (Collection, error) {
 			return Collection{}, sqlerr.AssertionFailedf("unbound local %s", n.ID)
 		}
 		return c, nil
+	case expr.Recursive:
+		// Evaluated to its rows before a query runs; no dataflow keeps
+		// one (a view over one is refused).
+		return Collection{}, sqlerr.New(sqlerr.FeatureNotSupported, "WITH RECURSIVE is not supported in materialized views or indexes")
 	case expr.Let:
 		v, err := r.render(n.Value)
 		if err != nil {

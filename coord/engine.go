@@ -931,6 +931,22 @@ func (e *Engine) ReadTime() uint64 {
 // that imports what the plan reads, and returns the rows. The dataflow is
 // dropped when Read returns, also when ctx is canceled (57014).
 func (e *Engine) Read(ctx context.Context, plan expr.Relation, ts uint64) (expr.Collection, error) {
+	if expr.ContainsRecursive(plan) {
+		// WITH RECURSIVE: each round is a read at ts, until one adds
+		// no row; the query then reads the rows as a constant.
+		var err error
+		plan, err = expr.ExpandRecursive(plan, func(p expr.Relation) (expr.Collection, error) {
+			return e.Read(ctx, p, ts)
+		}, func() error {
+			if ctx.Err() != nil {
+				return readError(ctx, ctx.Err())
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
 	deps := dependencies(plan)
 	rows, err := e.read(ctx, plan, deps, ts)
 	if errors.Is(err, arrange.ErrNoExport) || errors.Is(err, arrange.ErrSourceGone) {

@@ -689,6 +689,10 @@ func (s *Session) createView(ctx context.Context, st *planner.CreateView, w pgwi
 		// A view is maintained over all times; it has no single "now".
 		return result{}, sqlerr.New(sqlerr.FeatureNotSupported, "now() and current_timestamp are not supported in views")
 	}
+	if st.Materialized && expr.ContainsRecursive(st.Plan) {
+		// Evaluated to a fixpoint per query; not maintained yet.
+		return result{}, sqlerr.New(sqlerr.FeatureNotSupported, "WITH RECURSIVE is not supported in materialized views")
+	}
 	if expr.ContainsRandom(st.Plan) {
 		// A view's rows must come out the same each time they are
 		// computed; no statement gives the call its random key.

@@ -34,6 +34,16 @@ func explain(b *strings.Builder, r Relation, depth int) {
 		b.WriteString(strings.Repeat("  ", depth) + "in\n")
 		explain(b, n.Body, depth+1)
 		return
+	case Recursive:
+		kind := "UNION ALL"
+		if n.Distinct {
+			kind = "UNION"
+		}
+		fmt.Fprintf(b, "Recursive %s (%s) =\n", n.ID, kind)
+		explain(b, n.Base, depth+1)
+		b.WriteString(strings.Repeat("  ", depth) + "then, over the last round,\n")
+		explain(b, n.Step, depth+1)
+		return
 	case Map:
 		fmt.Fprintf(b, "Map %s", scalars(n.Scalars))
 	case Filter:

@@ -50,6 +50,15 @@ func (in *interpreter) eval(r Relation) ([]Row, error) {
 		}
 		in.locals[n.ID] = Consolidate(v)
 		return in.eval(n.Body)
+	case Recursive:
+		r, err := ExpandRecursive(n, func(p Relation) (Collection, error) {
+			rows, err := in.eval(p)
+			return Consolidate(rows), err
+		}, func() error { return nil })
+		if err != nil {
+			return nil, err
+		}
+		return in.eval(r)
 	case Map:
 		rows, err := in.eval(n.Input)
 		if err != nil {

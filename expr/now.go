@@ -71,6 +71,9 @@ func MapCalls(r Relation, f func(CallVariadic) Scalar) Relation {
 		return Threshold{Input: MapCalls(n.Input, f)}
 	case Union:
 		return Union{Inputs: rels(n.Inputs)}
+	case Recursive:
+		n.Base, n.Step = MapCalls(n.Base, f), MapCalls(n.Step, f)
+		return n
 	}
 	return r
 }

@@ -481,6 +481,10 @@ func Check(r Relation) error {
 		return nil
 	}
 	switch n := r.(type) {
+	case Recursive:
+		if b, st := len(n.Base.Typ()), len(n.Step.Typ()); b != st {
+			return sqlerr.AssertionFailedf("recursive term of %d columns over a base of %d", st, b)
+		}
 	case Map:
 		arity := len(n.Input.Typ())
 		for _, s := range n.Scalars {
@@ -551,4 +555,161 @@ func columns(cs []int) []Scalar {
 		ss[i] = Column{c}
 	}
 	return ss
+}
+
+// WithChildren returns r with its inputs replaced by cs, in Children's
+// order.
+func WithChildren(r Relation, cs []Relation) Relation {
+	switch n := r.(type) {
+	case Let:
+		n.Value, n.Body = cs[0], cs[1]
+		return n
+	case Recursive:
+		n.Base, n.Step = cs[0], cs[1]
+		return n
+	case Map:
+		n.Input = cs[0]
+		return n
+	case Filter:
+		n.Input = cs[0]
+		return n
+	case Project:
+		n.Input = cs[0]
+		return n
+	case FlatMap:
+		n.Input = cs[0]
+		return n
+	case Join:
+		n.Inputs = cs
+		return n
+	case Reduce:
+		n.Input = cs[0]
+		return n
+	case TopK:
+		n.Input = cs[0]
+		return n
+	case Window:
+		n.Input = cs[0]
+		return n
+	case Distinct:
+		return Distinct{Input: cs[0]}
+	case Negate:
+		return Negate{Input: cs[0]}
+	case Threshold:
+		return Threshold{Input: cs[0]}
+	case Union:
+		n.Inputs = cs
+		return n
+	}
+	return r
+}
+
+// Recursive is WITH RECURSIVE: Base's rows, then Step's over the rows the
+// last round added (LocalGet ID within Step), round after round until a
+// round adds none; with Distinct (UNION rather than UNION ALL) a row
+// already produced, or produced twice in a round, is added once. Its
+// value is every row produced. It is evaluated to a fixpoint before a
+// query runs (ExpandRecursive), not maintained: views refuse it.
+type Recursive struct {
+	ID         LocalID
+	Base, Step Relation
+	Distinct   bool
+}
+
+// Typ implements Relation: Base's columns, NULL where either term may
+// give NULL.
+func (r Recursive) Typ() []ColumnType {
+	ts := append([]ColumnType(nil), r.Base.Typ()...)
+	for i, t := range r.Step.Typ() {
+		if i < len(ts) {
+			ts[i].Nullable = ts[i].Nullable || t.Nullable
+		}
+	}
+	return ts
+}
+
+// Children implements Relation.
+func (r Recursive) Children() []Relation { return []Relation{r.Base, r.Step} }
+
+// ContainsRecursive reports whether r holds a Recursive.
+func ContainsRecursive(r Relation) bool {
+	if _, ok := r.(Recursive); ok {
+		return true
+	}
+	for _, c := range r.Children() {
+		if ContainsRecursive(c) {
+			return true
+		}
+	}
+	return false
+}
+
+// ExpandRecursive returns r with each Recursive replaced by the Constant
+// of its rows, innermost first, computing each round with eval (a read
+// of a plan that holds no Recursive). A round's working rows reach Step
+// through a Let of ID. ctxErr, called between rounds, ends a recursion
+// that does not (a cancel, statement_timeout), as in PostgreSQL, where
+// nothing else bounds one either.
+func ExpandRecursive(r Relation, eval func(Relation) (Collection, error), ctxErr func() error) (Relation, error) {
+	cs := r.Children()
+	if len(cs) > 0 {
+		ncs := make([]Relation, len(cs))
+		changed := false
+		for i, c := range cs {
+			n, err := ExpandRecursive(c, eval, ctxErr)
+			if err != nil {
+				return nil, err
+			}
+			ncs[i] = n
+			changed = changed || ContainsRecursive(c)
+		}
+		if changed {
+			r = WithChildren(r, ncs)
+		}
+	}
+	rec, ok := r.(Recursive)
+	if !ok {
+		return r, nil
+	}
+	types := rec.Typ()
+	base, err := eval(rec.Base)
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	var all []Row
+	// add keeps the rows of a round that count: each once per count,
+	// or once and only if new for UNION.
+	add := func(rows Collection) []Row {
+		var fresh []Row
+		for _, row := range rows {
+			if row.Diff <= 0 {
+				continue
+			}
+			if rec.Distinct {
+				k := string(repr.PackRow(row.Datums...))
+				if seen[k] {
+					continue
+				}
+				seen[k] = true
+				row.Diff = 1
+			}
+			fresh = append(fresh, row)
+		}
+		all = append(all, fresh...)
+		return fresh
+	}
+	work := add(base)
+	for len(work) > 0 {
+		if err := ctxErr(); err != nil {
+			return nil, err
+		}
+		step := Let{ID: rec.ID, Value: Constant{Rows: work, Types: types}, Body: rec.Step}
+		rows, err := eval(step)
+		if err != nil {
+			return nil, err
+		}
+		work = add(rows)
+	}
+	return Constant{Rows: all, Types: types}, nil
 }

@@ -101,9 +101,6 @@ func seq(from, to int) []int {
 }
 
 func (b *binder) bindWith(w *pg.WithClause, parent *scope) (int, error) {
-	if w.Recursive {
-		return 0, unsupported("WITH RECURSIVE")
-	}
 	pushed := 0
 	for _, n := range w.Ctes {
 		c := n.GetCommonTableExpr()
@@ -115,6 +112,15 @@ func (b *binder) bindWith(w *pg.WithClause, parent *scope) (int, error) {
 			if o.name == c.Ctename {
 				return pushed, errorAt(sqlerr.New(sqlerr.DuplicateAlias, "WITH query name %q specified more than once", c.Ctename), b.sql, c.Location)
 			}
+		}
+		if w.Recursive && readsName(sel, c.Ctename) {
+			ct, err := b.bindRecursive(c, sel, parent)
+			if err != nil {
+				return pushed, err
+			}
+			b.ctes = append(b.ctes, ct)
+			pushed++
+			continue
 		}
 		q, err := b.bindQuery(sel, parent)
 		if err != nil {
@@ -138,6 +144,93 @@ func (b *binder) bindWith(w *pg.WithClause, parent *scope) (int, error) {
 		pushed++
 	}
 	return pushed, nil
+}
+
+// readsName reports whether sel reads a relation named name (without a
+// schema): a recursive WITH query's reference to itself.
+func readsName(sel *pg.SelectStmt, name string) bool {
+	found := false
+	walkNodes(&pg.Node{Node: &pg.Node_SelectStmt{SelectStmt: sel}}, func(n *pg.Node) bool {
+		if rv := n.GetRangeVar(); rv != nil && rv.Schemaname == "" && rv.Relname == name {
+			found = true
+		}
+		return !found
+	})
+	return found
+}
+
+// bindRecursive binds a recursive WITH query: a non-recursive term,
+// UNION [ALL], and a recursive term that reads the query's own name, as
+// the rows the last round added (hRecursive). The column types are the
+// non-recursive term's; the recursive term's are cast to them where
+// PostgreSQL's implicit casts allow (42804 otherwise).
+func (b *binder) bindRecursive(c *pg.CommonTableExpr, sel *pg.SelectStmt, parent *scope) (cte, error) {
+	if sel.Op != pg.SetOperation_SETOP_UNION || sel.Larg == nil || sel.Rarg == nil {
+		return cte{}, errorAt(sqlerr.New(sqlerr.InvalidRecursion, "recursive query %q does not have the form non-recursive-term UNION [ALL] recursive-term", c.Ctename), b.sql, c.Location)
+	}
+	if len(sel.SortClause) > 0 || sel.LimitCount != nil || sel.LimitOffset != nil {
+		return cte{}, errorAt(unsupported("ORDER BY, LIMIT or OFFSET in a recursive query"), b.sql, c.Location)
+	}
+	if readsName(sel.Larg, c.Ctename) {
+		return cte{}, errorAt(sqlerr.New(sqlerr.InvalidRecursion, "recursive reference to query %q must not appear within its non-recursive term", c.Ctename), b.sql, c.Location)
+	}
+	bq, err := b.bindQuery(sel.Larg, parent)
+	if err != nil {
+		return cte{}, err
+	}
+	base, err := b.nested(bq)
+	if err != nil {
+		return cte{}, err
+	}
+	names := append([]string(nil), bq.names[:bq.visible]...)
+	if len(c.Aliascolnames) > len(names) {
+		return cte{}, sqlerr.New(sqlerr.SyntaxError, "WITH query %q has %d columns available but %d columns specified", c.Ctename, len(names), len(c.Aliascolnames))
+	}
+	for i, a := range c.Aliascolnames {
+		names[i] = a.GetString_().GetSval()
+	}
+	b.recursions++
+	id := b.recursions
+	types := base.types()
+	b.ctes = append(b.ctes, cte{name: c.Ctename, rel: hRecRef{id: id, typ: types}, names: names})
+	sq, err := b.bindQuery(sel.Rarg, parent)
+	b.ctes = b.ctes[:len(b.ctes)-1]
+	if err != nil {
+		return cte{}, err
+	}
+	step, err := b.nested(sq)
+	if err != nil {
+		return cte{}, err
+	}
+	st := step.types()
+	if len(st) != len(types) {
+		return cte{}, errorAt(sqlerr.New(sqlerr.SyntaxError, "each UNION query must have the same number of columns"), b.sql, c.Location)
+	}
+	// The recursive term's columns, cast to the query's types.
+	var outs []hscalar
+	cast := false
+	for i, t := range st {
+		col := hscalar(hColumn{level: 0, index: i, t: t})
+		if t.Type != types[i].Type {
+			s, ok, err := b.coerce(col, types[i].Type, repr.CastImplicit)
+			if err != nil || !ok {
+				return cte{}, errorAt(sqlerr.New(sqlerr.DatatypeMismatch, "recursive query %q column %d has type %s in non-recursive term but type %s overall",
+					c.Ctename, i+1, typeName(types[i].Type), typeName(t.Type)).
+					WithHint("Cast the output of the non-recursive term to the correct type."), b.sql, c.Location)
+			}
+			col, cast = s, true
+		}
+		outs = append(outs, col)
+	}
+	if cast {
+		rel, o := mapOutputs(step, outs)
+		step = hProject{input: rel, outputs: o}
+	}
+	rel := hRecursive{id: id, base: base, step: step, distinct: !sel.All}
+	if len(freeRefs(rel)) > 0 {
+		return cte{}, unsupported("WITH queries that refer to an enclosing query")
+	}
+	return cte{name: c.Ctename, rel: rel, names: names}, nil
 }
 
 // target is one column of a select list after `*` expansion.

@@ -20,6 +20,8 @@ type binder struct {
 	params []repr.Type
 	// ctes is the stack of WITH bindings in effect, innermost last.
 	ctes []cte
+	// recursions counts the recursive WITH queries bound, for their ids.
+	recursions int
 	// macroArgs are the bound arguments of the catalog macro whose
 	// template is being bound: its $n (bind_catalog_macros.go).
 	macroArgs []hscalar

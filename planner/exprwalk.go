@@ -7,47 +7,7 @@ import (
 )
 
 // withInputs returns r with its inputs replaced, in Children's order.
-func withInputs(r expr.Relation, ins []expr.Relation) expr.Relation {
-	switch n := r.(type) {
-	case expr.Let:
-		n.Value, n.Body = ins[0], ins[1]
-		return n
-	case expr.Map:
-		n.Input = ins[0]
-		return n
-	case expr.Filter:
-		n.Input = ins[0]
-		return n
-	case expr.Project:
-		n.Input = ins[0]
-		return n
-	case expr.FlatMap:
-		n.Input = ins[0]
-		return n
-	case expr.Join:
-		n.Inputs = ins
-		return n
-	case expr.Reduce:
-		n.Input = ins[0]
-		return n
-	case expr.TopK:
-		n.Input = ins[0]
-		return n
-	case expr.Window:
-		n.Input = ins[0]
-		return n
-	case expr.Distinct:
-		return expr.Distinct{Input: ins[0]}
-	case expr.Negate:
-		return expr.Negate{Input: ins[0]}
-	case expr.Threshold:
-		return expr.Threshold{Input: ins[0]}
-	case expr.Union:
-		n.Inputs = ins
-		return n
-	}
-	return r
-}
+func withInputs(r expr.Relation, ins []expr.Relation) expr.Relation { return expr.WithChildren(r, ins) }
 
 // transformUp rebuilds r bottom-up, applying f to every node after its
 // inputs.

@@ -96,6 +96,34 @@ type hAggregate struct {
 	grouping []int
 }
 
+// hRecursive is a recursive WITH query: base's rows, then step's over
+// the last round's rows (hRecRef id within step) until a round adds
+// none (expr.Recursive).
+type hRecursive struct {
+	id         int
+	base, step hrel
+	distinct   bool
+}
+
+// hRecRef is the recursive WITH query's reference to itself, inside its
+// step: the rows of the last round.
+type hRecRef struct {
+	id  int
+	typ []expr.ColumnType
+}
+
+func (r hRecursive) types() []expr.ColumnType {
+	ts := append([]expr.ColumnType(nil), r.base.types()...)
+	for i, t := range r.step.types() {
+		if i < len(ts) {
+			ts[i].Nullable = ts[i].Nullable || t.Nullable
+		}
+	}
+	return ts
+}
+
+func (r hRecRef) types() []expr.ColumnType { return r.typ }
+
 // hGrouping is GROUPING(args) as bound, before ungroup places it.
 type hGrouping struct {
 	args []hscalar
@@ -470,6 +498,8 @@ func hasSubquery(s hscalar) bool {
 // relChildren returns the input relations of r.
 func relChildren(r hrel) []hrel {
 	switch r := r.(type) {
+	case hRecursive:
+		return []hrel{r.base, r.step}
 	case hMap:
 		return []hrel{r.input}
 	case hFilter:
@@ -531,6 +561,9 @@ func relScalars(r hrel) []hscalar {
 // orders of relChildren and relScalars.
 func withRelParts(r hrel, ins []hrel, ss []hscalar) hrel {
 	switch r := r.(type) {
+	case hRecursive:
+		r.base, r.step = ins[0], ins[1]
+		return r
 	case hMap:
 		return hMap{input: ins[0], scalars: ss}
 	case hFilter:

@@ -20,6 +20,9 @@ import (
 // lowerer holds the state of one statement's lowering.
 type lowerer struct {
 	nextID expr.LocalID
+	// recursions maps each recursive WITH query being lowered to the
+	// local id its step reads the last round under.
+	recursions map[int]expr.LocalID
 	// params are the final parameter types.
 	params []repr.Type
 }
@@ -72,6 +75,28 @@ func (l *lowerer) lowerRel(r hrel, outer expr.Relation, cm colMap) (expr.Relatio
 		return withOuter(outer, expr.Get{ID: r.id, Name: r.name, Types: r.typ}), nil
 	case hInline:
 		return withOuter(outer, l.renumberLets(r.plan)), nil
+	case hRecursive:
+		// Uncorrelated (bindWith checks): lowered once, over no outer row.
+		id := l.fresh()
+		if l.recursions == nil {
+			l.recursions = map[int]expr.LocalID{}
+		}
+		l.recursions[r.id] = id
+		base, err := l.lowerRel(r.base, unitRelation, colMap{})
+		if err != nil {
+			return nil, err
+		}
+		step, err := l.lowerRel(r.step, unitRelation, colMap{})
+		if err != nil {
+			return nil, err
+		}
+		return withOuter(outer, expr.Recursive{ID: id, Base: base, Step: step, Distinct: r.distinct}), nil
+	case hRecRef:
+		id, ok := l.recursions[r.id]
+		if !ok {
+			return nil, sqlerr.AssertionFailedf("recursive reference %d outside its query", r.id)
+		}
+		return withOuter(outer, expr.LocalGet{ID: id, Types: r.typ}), nil
 	case hMap:
 		in, err := l.lowerRel(r.input, outer, cm)
 		if err != nil {

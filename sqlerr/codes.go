@@ -99,6 +99,7 @@ const (
 	DuplicateCursor            = "42P03"
 	DuplicatePreparedStatement = "42P05"
 	InvalidTableDefinition     = "42P16"
+	InvalidRecursion           = "42P19"
 	GroupingError              = "42803"
 	DatatypeMismatch           = "42804"
 	WrongObjectType            = "42809"
