@@ -2,6 +2,7 @@ package expr
 
 import (
 	"bytes"
+	"math"
 	"slices"
 	"sort"
 	"strings"
@@ -450,6 +451,59 @@ func aggregate(a Aggregate, rows []Row) (repr.Datum, error) {
 		return repr.NewText(b.String()), nil
 	}
 	switch a.Func {
+	case PercentileCont, PercentileDisc, Mode:
+		if len(vals) == 0 || (a.Func != Mode && a.Fraction < 0) {
+			return repr.Null, nil
+		}
+		slices.SortStableFunc(vals, func(x, y val) int {
+			c := sqlCompare(x.v, y.v)
+			if a.Desc {
+				c = -c
+			}
+			return c
+		})
+		var total int64
+		for _, v := range vals {
+			total += v.n
+		}
+		// at returns the value at 0-based position pos of the order.
+		at := func(pos int64) repr.Datum {
+			for _, v := range vals {
+				if pos < v.n {
+					return v.v
+				}
+				pos -= v.n
+			}
+			return vals[len(vals)-1].v
+		}
+		switch a.Func {
+		case PercentileDisc:
+			pos := int64(math.Ceil(a.Fraction * float64(total)))
+			return at(max(pos, 1) - 1), nil
+		case PercentileCont:
+			exact := a.Fraction * float64(total-1)
+			lo, hi := int64(math.Floor(exact)), int64(math.Ceil(exact))
+			x := at(lo).Float()
+			if lo == hi {
+				return repr.NewFloat8(x), nil
+			}
+			y := at(hi).Float()
+			return repr.NewFloat8(x + (y-x)*(exact-float64(lo))), nil
+		}
+		// Mode: the longest run of equal values, the first among equals.
+		var best repr.Datum
+		bestN, runN := int64(0), int64(0)
+		for i, v := range vals {
+			if i > 0 && sqlCompare(v.v, vals[i-1].v) == 0 {
+				runN += v.n
+			} else {
+				runN = v.n
+			}
+			if runN > bestN {
+				best, bestN = v.v, runN
+			}
+		}
+		return best, nil
 	case Count:
 		total := int64(0)
 		for _, v := range vals {

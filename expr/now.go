@@ -52,7 +52,9 @@ func MapCalls(r Relation, f func(CallVariadic) Scalar) Relation {
 	case Reduce:
 		aggs := make([]Aggregate, len(n.Aggregates))
 		for i, a := range n.Aggregates {
-			aggs[i] = Aggregate{Func: a.Func, Expr: sc(a.Expr), Distinct: a.Distinct, Delimiter: a.Delimiter}
+			aggs[i] = a
+			aggs[i].Expr = sc(a.Expr)
+			aggs[i].Order = nil
 			for _, o := range a.Order {
 				o.Expr = sc(o.Expr)
 				aggs[i].Order = append(aggs[i].Order, o)

@@ -127,9 +127,19 @@ const (
 	// the order of Compare (NULLs last) so that the result does not
 	// depend on arrival order; NULL when there are no rows.
 	ArrayAgg
+	// PercentileCont, PercentileDisc and Mode are the ordered-set
+	// aggregates over the non-NULL values sorted (Desc: descending): the
+	// value at Fraction of the way, interpolated (float8), the first
+	// value at or past Fraction, and the most frequent value (the first
+	// in the order among equals). NULL with no values, or a Fraction of
+	// -1 (NULL).
+	PercentileCont
+	PercentileDisc
+	Mode
 )
 
-var aggNames = map[AggregateFunc]string{Count: "count", Sum: "sum", Min: "min", Max: "max", StringAgg: "string_agg", ArrayAgg: "array_agg"}
+var aggNames = map[AggregateFunc]string{Count: "count", Sum: "sum", Min: "min", Max: "max", StringAgg: "string_agg", ArrayAgg: "array_agg",
+	PercentileCont: "percentile_cont", PercentileDisc: "percentile_disc", Mode: "mode"}
 
 func (f AggregateFunc) String() string { return aggNames[f] }
 
@@ -141,6 +151,10 @@ type Aggregate struct {
 	Distinct bool
 	// Delimiter separates the values of StringAgg; unused otherwise.
 	Delimiter string
+	// Fraction and Desc are an ordered-set aggregate's percentile (-1
+	// for NULL) and order.
+	Fraction float64
+	Desc     bool
 	// Order, for StringAgg and ArrayAgg, orders the values by these
 	// scalars of each row (ORDER BY inside the call); ties, and a call
 	// without it, keep the value order described above. The other
@@ -163,6 +177,8 @@ func (a Aggregate) Typ(input []ColumnType) ColumnType {
 		return ColumnType{Type: repr.ArrayOf(t), Nullable: true}
 	case Count:
 		return ColumnType{Type: repr.Int8}
+	case PercentileCont:
+		return ColumnType{Type: repr.Float8, Nullable: true}
 	case Sum:
 		switch t.Kind() {
 		case repr.KindInt2, repr.KindInt4:

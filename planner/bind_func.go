@@ -16,6 +16,7 @@ var aggregateNames = map[string]bool{
 	"bool_and": true, "bool_or": true, "every": true, "string_agg": true,
 	"array_agg": true,
 	"stddev":    true, "stddev_samp": true, "stddev_pop": true, "variance": true, "var_samp": true, "var_pop": true,
+	"percentile_cont": true, "percentile_disc": true, "mode": true,
 }
 
 // windowOnlyNames are the functions that are only window functions:
@@ -68,6 +69,9 @@ func (b *binder) bindFunc(fc *pg.FuncCall, c *exprCtx) (hscalar, error) {
 	}
 	if windowOnlyNames[name] {
 		return nil, errorAt(sqlerr.New(sqlerr.WrongObjectType, "window function %s requires an OVER clause", name), b.sql, fc.Location)
+	}
+	if orderedSetNames[name] {
+		return b.bindOrderedSet(name, fc, c)
 	}
 	if fc.AggWithinGroup {
 		return nil, unsupported("WITHIN GROUP")
@@ -557,4 +561,96 @@ func onlyOuterColumns(s hscalar) bool {
 		return c, nil
 	})
 	return outer && !local
+}
+
+// orderedSetNames are the ordered-set aggregates: their input is the
+// WITHIN GROUP (ORDER BY …) expression.
+var orderedSetNames = map[string]bool{"percentile_cont": true, "percentile_disc": true, "mode": true}
+
+// bindOrderedSet binds percentile_cont(f), percentile_disc(f) and mode()
+// WITHIN GROUP (ORDER BY value [DESC]). The fraction must be a constant
+// between 0 and 1 (22003 outside); arrays of fractions are not
+// supported. percentile_cont takes double precision values, as
+// PostgreSQL casts them.
+func (b *binder) bindOrderedSet(name string, fc *pg.FuncCall, c *exprCtx) (hscalar, error) {
+	switch {
+	case !fc.AggWithinGroup:
+		return nil, errorAt(sqlerr.New(sqlerr.WrongObjectType, "WITHIN GROUP is required for ordered-set aggregate %s", name), b.sql, fc.Location)
+	case c.inAgg:
+		return nil, sqlerr.New(sqlerr.GroupingError, "aggregate function calls cannot be nested")
+	case !c.aggs:
+		return nil, sqlerr.New(sqlerr.GroupingError, "aggregate functions are not allowed in %s", c.clause)
+	case fc.AggDistinct:
+		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "cannot use DISTINCT with WITHIN GROUP")
+	case len(fc.AggOrder) != 1:
+		return nil, errNoFunction(name, nil)
+	}
+	inner := &exprCtx{scope: c.scope, clause: c.clause, aggs: true, inAgg: true}
+	agg := hAgg{name: name, loc: fc.Location}
+	wantArgs := 1
+	if name == "mode" {
+		wantArgs = 0
+	}
+	if len(fc.Args) != wantArgs {
+		return nil, errorAt(sqlerr.New(sqlerr.UndefinedFunction, "function %s with %d direct arguments does not exist", name, len(fc.Args)), b.sql, fc.Location)
+	}
+	if wantArgs == 1 {
+		f, err := b.bindExpr(fc.Args[0], inner)
+		if err != nil {
+			return nil, err
+		}
+		if f.typ().Type.Kind() == repr.KindArray {
+			return nil, unsupported("%s of an array of fractions", name)
+		}
+		f, ok, err := b.coerce(f, repr.Float8, repr.CastImplicit)
+		if err == nil && ok {
+			f, err = foldScalar(f)
+		}
+		if err != nil {
+			return nil, err
+		}
+		lit, isLit := f.(hLiteral)
+		if !ok || !isLit {
+			return nil, unsupported("%s with a fraction that is not a constant", name)
+		}
+		if lit.v.IsNull() {
+			agg.fraction = -1 // NULL fraction: NULL result
+		} else {
+			v := lit.v.Float()
+			if v < 0 || v > 1 || v != v {
+				return nil, sqlerr.New(sqlerr.NumericValueOutOfRange, "percentile value %s is not between 0 and 1", repr.FormatText(lit.v))
+			}
+			agg.fraction = v
+		}
+	}
+	sb := fc.AggOrder[0].GetSortBy()
+	if len(sb.UseOp) > 0 {
+		return nil, unsupported("ORDER BY USING")
+	}
+	v, err := b.bindExpr(sb.Node, inner)
+	if err != nil {
+		return nil, err
+	}
+	switch k := v.typ().Type.Kind(); {
+	case name == "percentile_cont":
+		if v, err = b.coerceTo(v, repr.Float8); err != nil {
+			return nil, errNoFunction(name, []hscalar{v})
+		}
+	case k == repr.KindUnknown:
+		if v, err = b.coerceTo(v, repr.Text); err != nil {
+			return nil, err
+		}
+	}
+	agg.arg = v
+	agg.desc = sb.SortbyDir == pg.SortByDir_SORTBY_DESC
+	if fc.AggFilter != nil {
+		f, err := b.bindExpr(fc.AggFilter, inner)
+		if err != nil {
+			return nil, err
+		}
+		if agg.filter, err = b.coerceBool(f, "FILTER"); err != nil {
+			return nil, err
+		}
+	}
+	return agg, nil
 }

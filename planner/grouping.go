@@ -220,7 +220,7 @@ func (g *grouping) aggregate(a hAgg) (hscalar, error) {
 		arg = hIf{cond: a.filter, then: arg, els: hLiteral{v: repr.Null, t: t.Type}, t: t}
 	}
 	colOf := func(fn expr.AggregateFunc, arg hscalar) hColumn {
-		agg := hAggregate{fn: fn, arg: stripLocations(arg), distinct: a.distinct, delim: a.delim}
+		agg := hAggregate{fn: fn, arg: stripLocations(arg), distinct: a.distinct, delim: a.delim, fraction: a.fraction, desc: a.desc}
 		if fn == expr.StringAgg || fn == expr.ArrayAgg {
 			for _, o := range a.order {
 				agg.order = append(agg.order, hAggOrder{s: stripLocations(o.s), desc: o.desc, nullsFirst: o.nullsFirst})
@@ -249,6 +249,12 @@ func (g *grouping) aggregate(a hAgg) (hscalar, error) {
 		return col(expr.Min), nil
 	case "max", "bool_or":
 		return col(expr.Max), nil
+	case "percentile_cont":
+		return col(expr.PercentileCont), nil
+	case "percentile_disc":
+		return col(expr.PercentileDisc), nil
+	case "mode":
+		return col(expr.Mode), nil
 	case "string_agg":
 		return col(expr.StringAgg), nil
 	case "array_agg":

@@ -90,6 +90,9 @@ type hAggregate struct {
 	distinct bool
 	delim    string // string_agg's delimiter
 	order    []hAggOrder
+	// fraction and desc are an ordered-set aggregate's (hAgg).
+	fraction float64
+	desc     bool
 	// grouping, when not nil, makes this no aggregate but a GROUPING()
 	// call of these keys, whose value each grouping set fixes
 	// (grouping.reduce); fn and arg are then unused.
@@ -351,6 +354,10 @@ type hAgg struct {
 	filter   hscalar // nil without FILTER
 	delim    string  // string_agg's constant delimiter
 	order    []hAggOrder
+	// fraction and desc are an ordered-set aggregate's: the percentile
+	// (-1 for NULL) and whether WITHIN GROUP orders descending.
+	fraction float64
+	desc     bool
 	loc      int32
 }
 

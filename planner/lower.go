@@ -721,7 +721,7 @@ func (l *lowerer) lowerReduce(r hReduce, outer expr.Relation, cm colMap) (expr.R
 	}
 	red := expr.Reduce{Input: in, GroupKey: key}
 	for i, a := range r.aggs {
-		ag := expr.Aggregate{Func: a.fn, Expr: exprs[i], Distinct: a.distinct, Delimiter: a.delim}
+		ag := expr.Aggregate{Func: a.fn, Expr: exprs[i], Distinct: a.distinct, Delimiter: a.delim, Fraction: a.fraction, Desc: a.desc}
 		for _, o := range a.order {
 			ag.Order = append(ag.Order, expr.AggregateOrder{Expr: orders[0], Desc: o.desc, NullsFirst: o.nullsFirst})
 			orders = orders[1:]
