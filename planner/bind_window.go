@@ -121,8 +121,8 @@ func (b *binder) planWindows(stmt *pg.SelectStmt, bind func(*pg.Node) (hscalar, 
 			return nil, errorAt(sqlerr.New(sqlerr.FeatureNotSupported, "DISTINCT is not implemented for window functions"), b.sql, fc.Location)
 		case len(fc.AggOrder) > 0:
 			return nil, errorAt(sqlerr.New(sqlerr.FeatureNotSupported, "aggregate ORDER BY is not implemented for window functions"), b.sql, fc.Location)
-		case fc.AggFilter != nil:
-			return nil, errorAt(unsupported("FILTER in window functions"), b.sql, fc.Location)
+		case fc.AggFilter != nil && !isAgg:
+			return nil, errorAt(sqlerr.New(sqlerr.FeatureNotSupported, "FILTER is not implemented for non-aggregate window functions"), b.sql, fc.Location)
 		case fc.AggStar && name != "count":
 			return nil, errorAt(sqlerr.New(sqlerr.SyntaxError, "%s(*) specified, but %s is not a parameterless aggregate function", name, name), b.sql, fc.Location)
 		}
@@ -362,6 +362,20 @@ func (b *binder) bindWindowCall(fc *pg.FuncCall, frame expr.Frame, bind func(*pg
 				return windowCall{}, err
 			}
 			args[0] = a
+		}
+		if fc.AggFilter != nil {
+			// agg(x) FILTER (WHERE p) aggregates x where p holds: NULL
+			// elsewhere, which every aggregate skips.
+			p, err := bind(fc.AggFilter)
+			if err != nil {
+				return windowCall{}, err
+			}
+			if p, err = b.coerceBool(p, "FILTER"); err != nil {
+				return windowCall{}, err
+			}
+			t := args[0].typ()
+			t.Nullable = true
+			args[0] = hIf{cond: p, then: args[0], els: hLiteral{v: repr.Null, t: t.Type}, t: t}
 		}
 		t := aggResultType(hAgg{name: name, arg: args[0]})
 		if name == "avg" {
