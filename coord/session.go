@@ -696,7 +696,7 @@ func (s *Session) createView(ctx context.Context, st *planner.CreateView, w pgwi
 	if expr.ContainsRandom(st.Plan) {
 		// A view's rows must come out the same each time they are
 		// computed; no statement gives the call its random key.
-		return result{}, sqlerr.New(sqlerr.FeatureNotSupported, "gen_random_uuid() is not supported in views")
+		return result{}, sqlerr.New(sqlerr.FeatureNotSupported, "gen_random_uuid() and random() are not supported in views")
 	}
 	if calls := expr.SessionCalls(st.Plan); len(calls) > 0 {
 		// A view is read by every session; its value cannot be one's.

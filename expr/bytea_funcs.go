@@ -137,45 +137,57 @@ func checkConversion(name string, to bool) error {
 	return sqlerr.New(sqlerr.InvalidParameterValue, "invalid %s encoding name \"%s\"", side, name)
 }
 
-// genRandomUUID computes gen_random_uuid for row from the call's key.
-func genRandomUUID(args []Scalar, row []repr.Datum) (repr.Datum, error) {
+// keyedHash hashes a random call's key with row: the call's random
+// bytes for that row.
+func keyedHash(name string, args []Scalar, row []repr.Datum) ([]byte, error) {
 	if len(args) != 1 {
-		return repr.Null, sqlerr.AssertionFailedf("gen_random_uuid() evaluated without a key")
+		return nil, sqlerr.AssertionFailedf("%s evaluated without a key", name)
 	}
 	key, err := args[0].Eval(row)
 	if err != nil {
-		return repr.Null, err
+		return nil, err
 	}
 	if key.Kind() != repr.KindBytea {
-		return repr.Null, sqlerr.AssertionFailedf("gen_random_uuid() key is %s", key.Kind())
+		return nil, sqlerr.AssertionFailedf("%s key is %s", name, key.Kind())
 	}
 	h := sha256.New()
 	h.Write([]byte(key.Bytes()))
 	h.Write(repr.PackRow(row...))
-	sum := h.Sum(nil)[:16]
+	return h.Sum(nil), nil
+}
+
+// genRandomUUID computes gen_random_uuid for row from the call's key.
+func genRandomUUID(args []Scalar, row []repr.Datum) (repr.Datum, error) {
+	full, err := keyedHash("gen_random_uuid()", args, row)
+	if err != nil {
+		return repr.Null, err
+	}
+	sum := full[:16]
 	sum[6] = sum[6]&0x0f | 0x40 // version 4
 	sum[8] = sum[8]&0x3f | 0x80 // the RFC 4122 variant
 	return repr.UUIDFromBytes(sum)
 }
 
-// KeyRandomCalls returns r with each gen_random_uuid() call given its own
+// KeyRandomCalls returns r with each gen_random_uuid() and random() call
+// given its own
 // key, a bytea literal of 16 bytes that key returns: the coordinator's
 // random source.
 func KeyRandomCalls(r Relation, key func() []byte) Relation {
 	return MapCalls(r, func(c CallVariadic) Scalar {
-		if c.Func != GenRandomUUID || len(c.Args) != 0 {
+		if (c.Func != GenRandomUUID && c.Func != Random) || len(c.Args) != 0 {
 			return c
 		}
-		return CallVariadic{Func: GenRandomUUID, Args: []Scalar{Literal{Value: repr.NewBytea(string(key())), Type: repr.Bytea}}}
+		return CallVariadic{Func: c.Func, Args: []Scalar{Literal{Value: repr.NewBytea(string(key())), Type: repr.Bytea}}}
 	})
 }
 
-// ContainsRandom reports whether r calls gen_random_uuid anywhere: a view
+// ContainsRandom reports whether r calls gen_random_uuid or random()
+// anywhere: a view
 // cannot, since no statement gives the call its key.
 func ContainsRandom(r Relation) bool {
 	found := false
 	MapCalls(r, func(c CallVariadic) Scalar {
-		found = found || c.Func == GenRandomUUID
+		found = found || c.Func == GenRandomUUID || c.Func == Random
 		return c
 	})
 	return found

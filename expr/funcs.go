@@ -264,6 +264,9 @@ const (
 	TotalRelationSize
 	DatabaseSize
 	SizePretty
+	// Random(key) is random(): a double precision in [0, 1) drawn, like
+	// gen_random_uuid's value, from the statement's key and the row.
+	Random
 )
 
 var variadicNames = map[VariadicFunc]string{Coalesce: "coalesce", Greatest: "greatest", Least: "least",
@@ -291,6 +294,7 @@ var variadicNames = map[VariadicFunc]string{Coalesce: "coalesce", Greatest: "gre
 	ByteaSubstr: "substr", Encode: "encode", Decode: "decode", ConvertTo: "convert_to", ConvertFrom: "convert_from",
 	GenRandomUUID: "gen_random_uuid", VarSamp: "var_samp", VarPop: "var_pop", StddevSamp: "stddev_samp", StddevPop: "stddev_pop",
 	RelationSize: "pg_relation_size", TableSize: "pg_table_size", IndexesSize: "pg_indexes_size",
-	TotalRelationSize: "pg_total_relation_size", DatabaseSize: "pg_database_size", SizePretty: "pg_size_pretty"}
+	TotalRelationSize: "pg_total_relation_size", DatabaseSize: "pg_database_size", SizePretty: "pg_size_pretty",
+	Random: "random"}
 
 func (f VariadicFunc) String() string { return variadicNames[f] }

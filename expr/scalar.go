@@ -1,6 +1,7 @@
 package expr
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math"
 	"strings"
@@ -279,6 +280,13 @@ func (c CallVariadic) Eval(row []repr.Datum) (repr.Datum, error) {
 		CancelBackend, TerminateBackend, NextVal, CurrVal, SetVal, LastVal,
 		RelationSize, TableSize, IndexesSize, TotalRelationSize, DatabaseSize:
 		return repr.Null, sqlerr.AssertionFailedf("%s evaluated without a session", c.Func.CallName())
+	case Random:
+		sum, err := keyedHash("random()", c.Args, row)
+		if err != nil {
+			return repr.Null, err
+		}
+		// 53 random bits, as a float64 in [0, 1).
+		return repr.NewFloat8(float64(binary.BigEndian.Uint64(sum[:8])>>11) / (1 << 53)), nil
 	case SizePretty:
 		v, err := c.Args[0].Eval(row)
 		if err != nil || v.IsNull() {
@@ -541,6 +549,8 @@ func (c CallVariadic) Typ(input []ColumnType) ColumnType {
 		return ColumnType{Type: repr.Int8, Nullable: true}
 	case SizePretty:
 		return ColumnType{Type: repr.Text, Nullable: true}
+	case Random:
+		return ColumnType{Type: repr.Float8}
 	case PostmasterStartTime:
 		return ColumnType{Type: repr.TimestampTZ}
 	case EncodingToChar:

@@ -20,6 +20,11 @@ func (b *binder) bindByteaFunc(name string, args []hscalar) (s hscalar, ok bool,
 			return nil, true, errNoFunction(name, args)
 		}
 		return hVariadic{fn: expr.GenRandomUUID, t: expr.ColumnType{Type: repr.UUID}}, true, nil
+	case name == "random":
+		if len(args) != 0 {
+			return nil, true, errNoFunction(name, args)
+		}
+		return hVariadic{fn: expr.Random, t: expr.ColumnType{Type: repr.Float8}}, true, nil
 	case byteaFirst && (name == "length" || name == "octet_length") && len(args) == 1:
 		// The text functions count a datum's bytes for octet_length.
 		return hUnary{fn: expr.OctetLength, arg: args[0], t: expr.ColumnType{Type: repr.Int4, Nullable: args[0].typ().Nullable}}, true, nil

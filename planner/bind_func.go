@@ -33,7 +33,7 @@ var knownFunctions = map[string]bool{
 	"trim":              true,
 	"age":               true,
 	"current_timestamp": true, "clock_timestamp": true, "statement_timestamp": true,
-	"random": true, "log": true, "trunc": true, "json_agg": true, "jsonb_agg": true,
+	"log": true, "trunc": true, "json_agg": true, "jsonb_agg": true,
 	"nextval":        true,
 	"regexp_matches": true,
 	"date":           true, "timezone": true, "make_date": true, "justify_days": true, "justify_hours": true,
