@@ -36,6 +36,9 @@ func (s *Session) Parse(ctx context.Context, sql string, paramOIDs []uint32) (pg
 		ps.columns = describe(st.Columns)
 	case *planner.Explain:
 		ps.columns = []pgwire.Column{textColumn("QUERY PLAN")}
+		if st.Format == "json" {
+			ps.columns = []pgwire.Column{{Name: "QUERY PLAN", TypeOID: repr.JSON.OID(), TypeSize: -1, TypeModifier: -1}}
+		}
 	case *planner.Insert:
 		ps.columns = returningColumns(st.Returning)
 	case *planner.Update:

@@ -2,6 +2,7 @@ package coord
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -310,7 +311,7 @@ func (s *Session) execute(ctx context.Context, st planner.Statement, reads []pla
 	case *planner.Select:
 		return s.selectRows(ctx, st)
 	case *planner.Explain:
-		return s.explain(st)
+		return s.explain(ctx, st)
 	case *planner.CreateTable:
 		return s.createTable(ctx, st, w)
 	case *planner.CreateView:
@@ -595,35 +596,106 @@ func textRow(r []repr.Datum, cols []planner.Column, z *repr.Zone) [][]byte {
 	return vals
 }
 
-func (s *Session) explain(st *planner.Explain) (result, error) {
-	var text string
-	switch in := st.Inner.(type) {
-	case *planner.Select:
-		text = expr.Explain(in.Plan)
-	case *planner.CreateView:
-		text = expr.Explain(in.Plan)
-	default:
-		return result{}, sqlerr.New(sqlerr.FeatureNotSupported, "EXPLAIN %s is not supported", st.Inner.Tag())
-	}
+func (s *Session) explain(ctx context.Context, st *planner.Explain) (result, error) {
 	var plan expr.Relation
 	switch in := st.Inner.(type) {
 	case *planner.Select:
 		plan = in.Plan
 	case *planner.CreateView:
 		plan = in.Plan
+	default:
+		return result{}, sqlerr.New(sqlerr.FeatureNotSupported, "EXPLAIN %s is not supported", st.Inner.Tag())
 	}
-	res := result{columns: []pgwire.Column{textColumn("QUERY PLAN")}}
-	for _, line := range strings.Split(strings.TrimRight(text, "\n"), "\n") {
-		res.rows = append(res.rows, [][]byte{[]byte(line)})
-	}
+	lines := strings.Split(strings.TrimRight(expr.Explain(plan), "\n"), "\n")
 	// The arrangements the dataflow would import.
+	var imports []string
 	for _, id := range dependencies(plan) {
 		if o := s.engine.catalogObject(id); o != nil {
-			res.rows = append(res.rows, [][]byte{[]byte(fmt.Sprintf("Imports %s %s (g%d)", o.Kind, o.Name, id))})
+			imports = append(imports, fmt.Sprintf("%s %s (g%d)", o.Kind, o.Name, id))
 		}
 	}
-	res.tag = "EXPLAIN"
+	// ANALYZE runs the query: its rows and the time it took, from the
+	// read to the last row (the plan has no per-operator figures).
+	var rows int
+	var took time.Duration
+	if st.Analyze {
+		start := time.Now()
+		out, err := s.selectDatums(ctx, st.Inner.(*planner.Select))
+		if err != nil {
+			return result{}, err
+		}
+		rows, took = len(out), time.Since(start)
+	}
+	ms := float64(took.Microseconds()) / 1000
+	res := result{tag: "EXPLAIN"}
+	if st.Format == "json" {
+		doc := map[string]any{"Plan": explainTree(lines)}
+		if len(imports) > 0 {
+			doc["Imports"] = imports
+		}
+		if st.Analyze {
+			doc["Actual Rows"] = rows
+			doc["Execution Time"] = ms
+		}
+		b, err := json.MarshalIndent([]any{doc}, "", "  ")
+		if err != nil {
+			return result{}, sqlerr.Wrapf(err, sqlerr.InternalError, "encoding the plan")
+		}
+		res.columns = []pgwire.Column{{Name: "QUERY PLAN", TypeOID: repr.JSON.OID(), TypeSize: -1, TypeModifier: -1}}
+		res.rows = [][][]byte{{b}}
+		return res, nil
+	}
+	res.columns = []pgwire.Column{textColumn("QUERY PLAN")}
+	for _, line := range lines {
+		res.rows = append(res.rows, [][]byte{[]byte(line)})
+	}
+	for _, im := range imports {
+		res.rows = append(res.rows, [][]byte{[]byte("Imports " + im)})
+	}
+	if st.Analyze {
+		res.rows = append(res.rows, [][]byte{[]byte(fmt.Sprintf("Actual Rows: %d", rows))},
+			[][]byte{[]byte(fmt.Sprintf("Execution Time: %.3f ms", ms))})
+	}
 	return res, nil
+}
+
+// explainTree turns EXPLAIN's text lines, two spaces of indent a level,
+// into nested nodes for FORMAT JSON: each with its "Node Type" (the
+// line's first word), its "Detail" (the rest) and its "Plans".
+func explainTree(lines []string) map[string]any {
+	type frame struct {
+		node  map[string]any
+		depth int
+	}
+	var root map[string]any
+	var stack []frame
+	for _, line := range lines {
+		trimmed := strings.TrimLeft(line, " ")
+		depth := (len(line) - len(trimmed)) / 2
+		kind, detail, _ := strings.Cut(trimmed, " ")
+		node := map[string]any{"Node Type": kind}
+		if detail != "" {
+			node["Detail"] = detail
+		}
+		for len(stack) > 0 && stack[len(stack)-1].depth >= depth {
+			stack = stack[:len(stack)-1]
+		}
+		if len(stack) == 0 {
+			if root == nil {
+				root = node
+			} else {
+				// A second top-level line (none today): under the root.
+				plans, _ := root["Plans"].([]any)
+				root["Plans"] = append(plans, node)
+			}
+		} else {
+			parent := stack[len(stack)-1].node
+			plans, _ := parent["Plans"].([]any)
+			parent["Plans"] = append(plans, node)
+		}
+		stack = append(stack, frame{node: node, depth: depth})
+	}
+	return root
 }
 
 // objectFor builds the catalog object of a new relation.

@@ -334,17 +334,61 @@ func (p *planner) view(sel *pg.SelectStmt, aliases []*pg.Node) (expr.Relation, [
 }
 
 func (p *planner) explain(e *pg.ExplainStmt) (Statement, error) {
+	out := &Explain{Format: "text"}
 	for _, o := range e.Options {
 		d := o.GetDefElem()
-		if d != nil && d.Defname == "analyze" {
-			return nil, unsupported("EXPLAIN ANALYZE")
+		if d == nil {
+			continue
+		}
+		// A boolean option without a value is on; with one, the value.
+		on := true
+		val := ""
+		if d.Arg != nil {
+			if s := d.Arg.GetString_(); s != nil {
+				val = strings.ToLower(s.Sval)
+			} else if b := d.Arg.GetBoolean(); b != nil {
+				on = b.Boolval
+			} else if ac := d.Arg.GetAConst(); ac != nil {
+				if ac.GetBoolval() != nil {
+					on = ac.GetBoolval().Boolval
+				} else if ac.GetIval() != nil {
+					on = ac.GetIval().Ival != 0
+				} else if ac.GetSval() != nil {
+					val = strings.ToLower(ac.GetSval().Sval)
+				}
+			}
+			switch val {
+			case "off", "false", "0", "no":
+				on = false
+			}
+		}
+		switch d.Defname {
+		case "analyze":
+			out.Analyze = on
+		case "format":
+			switch val {
+			case "text", "json":
+				out.Format = val
+			case "yaml", "xml":
+				return nil, unsupported("EXPLAIN (FORMAT %s)", strings.ToUpper(val))
+			default:
+				return nil, sqlerr.New(sqlerr.InvalidParameterValue, "unrecognized value for EXPLAIN option \"format\": \"%s\"", val)
+			}
+		case "verbose", "costs", "settings", "buffers", "wal", "timing", "summary", "generic_plan":
+			// Accepted: the plan has no costs or buffers to show.
+		default:
+			return nil, sqlerr.New(sqlerr.SyntaxError, "unrecognized EXPLAIN option \"%s\"", d.Defname)
 		}
 	}
 	inner, err := p.statement(e.Query)
 	if err != nil {
 		return nil, err
 	}
-	return &Explain{Inner: inner}, nil
+	if _, isSelect := inner.(*Select); out.Analyze && !isSelect {
+		return nil, unsupported("EXPLAIN ANALYZE of %s", inner.Tag())
+	}
+	out.Inner = inner
+	return out, nil
 }
 
 // grammarCode is the SQLSTATE of an error that PostgreSQL's grammar

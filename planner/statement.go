@@ -278,7 +278,13 @@ type Commit struct{}
 type Rollback struct{}
 
 // Explain is EXPLAIN of a statement.
-type Explain struct{ Inner Statement }
+type Explain struct {
+	Inner Statement
+	// Analyze runs the query and reports its rows and time.
+	Analyze bool
+	// Format is "text" or "json".
+	Format string
+}
 
 // Tag implements Statement.
 func (*Select) Tag() string { return "SELECT" }
