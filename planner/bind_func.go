@@ -439,27 +439,13 @@ func (b *binder) bindAggregate(name string, fc *pg.FuncCall, c *exprCtx) (hscala
 			if agg.distinct && !equalScalars(stripLocations(o), stripLocations(agg.arg)) {
 				return nil, errorAt(sqlerr.New(sqlerr.InvalidColumnReference, "in an aggregate with DISTINCT, ORDER BY expressions must appear in argument list"), b.sql, sb.Location)
 			}
-			desc := sb.SortbyDir == pg.SortByDir_SORTBY_DESC
-			nullsFirst := desc
-			switch sb.SortbyNulls {
-			case pg.SortByNulls_SORTBY_NULLS_FIRST:
-				nullsFirst = true
-			case pg.SortByNulls_SORTBY_NULLS_LAST:
-				nullsFirst = false
-			}
+			desc, nullsFirst := sortDirection(sb)
 			agg.order = append(agg.order, hAggOrder{s: o, desc: desc, nullsFirst: nullsFirst})
 		}
 	}
-	if fc.AggFilter != nil {
-		f, err := b.bindExpr(fc.AggFilter, inner)
-		if err != nil {
-			return nil, err
-		}
-		if agg.filter, err = b.coerceBool(f, "FILTER"); err != nil {
-			return nil, err
-		}
-	}
-	return agg, nil
+	var err error
+	agg.filter, err = b.bindAggFilter(fc, inner)
+	return agg, err
 }
 
 // aggregateArg checks the argument type of an aggregate, resolving an
@@ -643,14 +629,19 @@ func (b *binder) bindOrderedSet(name string, fc *pg.FuncCall, c *exprCtx) (hscal
 	}
 	agg.arg = v
 	agg.desc = sb.SortbyDir == pg.SortByDir_SORTBY_DESC
-	if fc.AggFilter != nil {
-		f, err := b.bindExpr(fc.AggFilter, inner)
-		if err != nil {
-			return nil, err
-		}
-		if agg.filter, err = b.coerceBool(f, "FILTER"); err != nil {
-			return nil, err
-		}
+	agg.filter, err = b.bindAggFilter(fc, inner)
+	return agg, err
+}
+
+// bindAggFilter binds an aggregate call's FILTER (WHERE …), or returns
+// nil without one.
+func (b *binder) bindAggFilter(fc *pg.FuncCall, inner *exprCtx) (hscalar, error) {
+	if fc.AggFilter == nil {
+		return nil, nil
 	}
-	return agg, nil
+	f, err := b.bindExpr(fc.AggFilter, inner)
+	if err != nil {
+		return nil, err
+	}
+	return b.coerceBool(f, "FILTER")
 }

@@ -146,6 +146,20 @@ func (b *binder) bindWith(w *pg.WithClause, parent *scope) (int, error) {
 	return pushed, nil
 }
 
+// sortDirection reads an ORDER BY item's direction: DESC, and NULLS FIRST
+// (by default with DESC, as in PostgreSQL).
+func sortDirection(sb *pg.SortBy) (desc, nullsFirst bool) {
+	desc = sb.SortbyDir == pg.SortByDir_SORTBY_DESC
+	nullsFirst = desc
+	switch sb.SortbyNulls {
+	case pg.SortByNulls_SORTBY_NULLS_FIRST:
+		nullsFirst = true
+	case pg.SortByNulls_SORTBY_NULLS_LAST:
+		nullsFirst = false
+	}
+	return desc, nullsFirst
+}
+
 // readsName reports whether sel reads a relation named name (without a
 // schema): a recursive WITH query's reference to itself.
 func readsName(sel *pg.SelectStmt, name string) bool {
@@ -696,14 +710,7 @@ func (r *sortResolver) orderBy(items []*pg.Node) ([]expr.ColumnOrder, error) {
 		if err != nil {
 			return nil, err
 		}
-		desc := sb.SortbyDir == pg.SortByDir_SORTBY_DESC
-		nullsFirst := desc
-		switch sb.SortbyNulls {
-		case pg.SortByNulls_SORTBY_NULLS_FIRST:
-			nullsFirst = true
-		case pg.SortByNulls_SORTBY_NULLS_LAST:
-			nullsFirst = false
-		}
+		desc, nullsFirst := sortDirection(sb)
 		order = append(order, expr.ColumnOrder{Column: col, Desc: desc, NullsFirst: nullsFirst})
 	}
 	return order, nil

@@ -167,14 +167,7 @@ func (b *binder) planWindows(stmt *pg.SelectStmt, bind func(*pg.Node) (hscalar, 
 				return nil, err
 			}
 			spec.orderExprs = append(spec.orderExprs, s)
-			desc := sb.SortbyDir == pg.SortByDir_SORTBY_DESC
-			nullsFirst := desc
-			switch sb.SortbyNulls {
-			case pg.SortByNulls_SORTBY_NULLS_FIRST:
-				nullsFirst = true
-			case pg.SortByNulls_SORTBY_NULLS_LAST:
-				nullsFirst = false
-			}
+			desc, nullsFirst := sortDirection(sb)
 			spec.orders = append(spec.orders, expr.ColumnOrder{Desc: desc, NullsFirst: nullsFirst})
 		}
 		for _, s := range append(slices.Clone(spec.parts), spec.orderExprs...) {
@@ -364,8 +357,6 @@ func (b *binder) bindWindowCall(fc *pg.FuncCall, frame expr.Frame, bind func(*pg
 			args[0] = a
 		}
 		if fc.AggFilter != nil {
-			// agg(x) FILTER (WHERE p) aggregates x where p holds: NULL
-			// elsewhere, which every aggregate skips.
 			p, err := bind(fc.AggFilter)
 			if err != nil {
 				return windowCall{}, err
@@ -373,9 +364,7 @@ func (b *binder) bindWindowCall(fc *pg.FuncCall, frame expr.Frame, bind func(*pg
 			if p, err = b.coerceBool(p, "FILTER"); err != nil {
 				return windowCall{}, err
 			}
-			t := args[0].typ()
-			t.Nullable = true
-			args[0] = hIf{cond: p, then: args[0], els: hLiteral{v: repr.Null, t: t.Type}, t: t}
+			args[0] = filtered(args[0], p)
 		}
 		t := aggResultType(hAgg{name: name, arg: args[0]})
 		if name == "avg" {

@@ -104,6 +104,14 @@ func (g *grouping) reduce(input hrel) hrel {
 	return hUnion{inputs: branches}
 }
 
+// filtered is an aggregate's argument under FILTER (WHERE pred): the
+// argument where pred holds, NULL elsewhere, which every aggregate skips.
+func filtered(arg, pred hscalar) hscalar {
+	t := arg.typ()
+	t.Nullable = true
+	return hIf{cond: pred, then: arg, els: hLiteral{v: repr.Null, t: t.Type}, t: t}
+}
+
 // equalScalars reports whether two bound expressions are the same
 // expression, wherever they were written.
 func equalScalars(a, b hscalar) bool {
@@ -213,11 +221,7 @@ func (g *grouping) aggregate(a hAgg) (hscalar, error) {
 		arg = hLiteral{v: repr.NewBool(true), t: repr.Bool}
 	}
 	if a.filter != nil {
-		// agg(x) FILTER (WHERE p) aggregates x where p holds: NULL
-		// elsewhere, which every aggregate skips.
-		t := arg.typ()
-		t.Nullable = true
-		arg = hIf{cond: a.filter, then: arg, els: hLiteral{v: repr.Null, t: t.Type}, t: t}
+		arg = filtered(arg, a.filter)
 	}
 	colOf := func(fn expr.AggregateFunc, arg hscalar) hColumn {
 		agg := hAggregate{fn: fn, arg: stripLocations(arg), distinct: a.distinct, delim: a.delim, fraction: a.fraction, desc: a.desc}
