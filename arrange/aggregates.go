@@ -277,9 +277,10 @@ func TopK(a *Arranged, name string, less func(v1, v2 []byte) bool, offset, limit
 // time), with no zero diff. It keeps no trace: a batcher holds only the
 // updates not yet emitted.
 func Consolidate(s dataflow.Stream[Update], name string) dataflow.Stream[Update] {
-	start := s.Builder().Start()
+	b := s.Builder()
+	start := b.Start()
 	return dataflow.Unary(s, name, dataflow.Exchange(UpdateHash), func(_ *dataflow.Operator, cap *dataflow.Capability, in *dataflow.Input[Update], out *dataflow.Output[Update]) func() {
-		batcher := NewBatcher(start)
+		batcher := newAccountedBatcher(b, start)
 		return func() {
 			for {
 				_, data, ok := in.Next()

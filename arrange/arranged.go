@@ -42,10 +42,10 @@ func arrange(s dataflow.Stream[Update], name string, pact dataflow.Pact[Update])
 	ob := b.NewOperator(name)
 	in := dataflow.NewInput(ob, s, pact)
 	out, batches := dataflow.NewOutput[*Batch](ob)
-	a := &Arranged{Batches: batches, Trace: NewTrace(1)}
+	a := &Arranged{Batches: batches, Trace: newAccountedTrace(b)}
 	ob.Build(func(op *dataflow.Operator, caps []*dataflow.Capability) dataflow.Logic {
 		a.op = op
-		return &arrangeLogic{a: a, in: in, out: out, cap: caps[0], batcher: NewBatcher(0)}
+		return &arrangeLogic{a: a, in: in, out: out, cap: caps[0], batcher: newAccountedBatcher(b, 0)}
 	})
 	return a
 }

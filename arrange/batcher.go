@@ -5,6 +5,9 @@ import (
 	"cmp"
 	"encoding/binary"
 	"slices"
+	"unsafe"
+
+	"freshet/dataflow"
 )
 
 // consolidateAt is the least number of staged updates at which Push sorts
@@ -41,6 +44,11 @@ type Batcher struct {
 	frontier uint64
 	// consolidateAt is the staged length at which Push consolidates next.
 	consolidateAt int
+
+	// account, if set, is charged the bytes the batcher holds; charged
+	// is what it was last charged.
+	account *dataflow.Account
+	charged int64
 }
 
 // staged is one update waiting to be sealed. Its bytes live in the
@@ -59,6 +67,26 @@ type staged struct {
 // NewBatcher returns a batcher whose first sealed batch starts at lower.
 func NewBatcher(lower uint64) *Batcher {
 	return &Batcher{lower: lower, frontier: Done}
+}
+
+// newAccountedBatcher returns a batcher of the dataflow b builds, whose
+// staged bytes are charged to the dataflow's memory account.
+func newAccountedBatcher(b *dataflow.Builder, lower uint64) *Batcher {
+	return &Batcher{lower: lower, frontier: Done, account: b.Account()}
+}
+
+// recharge brings the account's charge to the bytes the batcher's arenas
+// and staging hold now. It changes only when a buffer was reallocated, so
+// it costs a few comparisons a push.
+func (b *Batcher) recharge() {
+	if b.account == nil {
+		return
+	}
+	held := int64(cap(b.arena)+cap(b.spare)) + int64(cap(b.staged))*int64(unsafe.Sizeof(staged{}))
+	if held != b.charged {
+		b.account.Add(held - b.charged)
+		b.charged = held
+	}
 }
 
 // Lower returns the Lower of the next batch Seal returns.
@@ -112,6 +140,7 @@ func (b *Batcher) Push(key, val []byte, time uint64, diff int64) {
 	if len(b.staged) >= max(b.consolidateAt, consolidateAt) {
 		b.consolidate(Done, nil)
 	}
+	b.recharge()
 }
 
 // Seal returns a batch described by [lower, upper) holding exactly the
@@ -136,6 +165,7 @@ func (b *Batcher) Seal(upper uint64) *Batch {
 	var out Builder
 	out.reserve(h)
 	b.consolidate(upper, &out)
+	b.recharge()
 	batch := out.Done(Description{Lower: b.lower, Upper: upper})
 	b.lower = upper
 	return batch

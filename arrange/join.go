@@ -58,7 +58,7 @@ func Join(a, b *Arranged, name string, f func(key, va, vb []byte) (k2, v2 []byte
 			f: f, start: start, fOld: start,
 			ina: ina, inb: inb, out: out, cap: caps[0],
 			la: la, lb: lb,
-			pendA: NewBatcher(start), pendB: NewBatcher(start),
+			pendA: newAccountedBatcher(bl, start), pendB: newAccountedBatcher(bl, start),
 		}
 	})
 	return s

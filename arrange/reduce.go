@@ -53,7 +53,7 @@ func windowOperator(a *Arranged, name string, logic func(in *dataflow.Input[*Bat
 	ob := b.NewOperator(name)
 	in := dataflow.NewInput(ob, a.Batches, dataflow.Pipeline[*Batch]())
 	o := newArrangedOutput(b, ob, name)
-	l := logic(in, o, NewBatcher(b.Start()))
+	l := logic(in, o, newAccountedBatcher(b, b.Start()))
 	ob.Build(func(op *dataflow.Operator, caps []*dataflow.Capability) dataflow.Logic {
 		o.bind(op, caps[0])
 		return l
@@ -266,14 +266,14 @@ type arrangedOutput struct {
 // newArrangedOutput adds the output of the operator ob is building.
 func newArrangedOutput(b *dataflow.Builder, ob *dataflow.OperatorBuilder, name string) *arrangedOutput {
 	out, batches := dataflow.NewOutput[*Batch](ob)
-	tr := NewTrace(1)
+	tr := newAccountedTrace(b)
 	start := b.Start()
 	return &arrangedOutput{
 		arr:     &Arranged{Batches: batches, Trace: tr},
 		start:   start,
 		out:     out,
 		fOld:    start,
-		batcher: NewBatcher(0),
+		batcher: newAccountedBatcher(b, 0),
 		lease:   newLease(b, tr, start, name),
 	}
 }

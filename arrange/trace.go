@@ -3,6 +3,8 @@ package arrange
 import (
 	"fmt"
 	"sync/atomic"
+
+	"freshet/dataflow"
 )
 
 // Trace is a spine shared by readers: each reader holds a lease, at its
@@ -24,12 +26,31 @@ type Trace struct {
 	// bytes mirrors the spine's Bytes after every change the trace
 	// makes, for readers on other goroutines (SharedBytes).
 	bytes atomic.Int64
+	// account, if set, is charged the change of bytes at each change:
+	// the memory account of the dataflow the trace belongs to.
+	account *dataflow.Account
 }
 
 // NewTrace returns an empty trace at time 0 whose spine merges with the
 // given effort (see NewSpine).
 func NewTrace(effort int) *Trace {
 	return &Trace{spine: Spine{effort: int64(max(effort, 1))}}
+}
+
+// newAccountedTrace returns an empty trace of the dataflow b builds, whose
+// bytes are charged to the dataflow's memory account.
+func newAccountedTrace(b *dataflow.Builder) *Trace {
+	t := NewTrace(1)
+	t.account = b.Account()
+	return t
+}
+
+// updateBytes records the spine's bytes after a change.
+func (t *Trace) updateBytes() {
+	n := t.spine.Bytes()
+	if old := t.bytes.Swap(n); t.account != nil {
+		t.account.Add(n - old)
+	}
 }
 
 // Insert adds a batch, whose Lower must be the trace's upper, and does the
@@ -39,7 +60,7 @@ func (t *Trace) Insert(b *Batch) error {
 		return err
 	}
 	t.advanceSince()
-	t.bytes.Store(t.spine.Bytes())
+	t.updateBytes()
 	return nil
 }
 
@@ -81,7 +102,7 @@ func (t *Trace) Bytes() int64 { return t.spine.Bytes() }
 func (t *Trace) Exert(fuel int64) int64 {
 	spent := t.spine.Exert(fuel)
 	if spent > 0 {
-		t.bytes.Store(t.spine.Bytes())
+		t.updateBytes()
 	}
 	return spent
 }
@@ -90,7 +111,7 @@ func (t *Trace) Exert(fuel int64) int64 {
 // for tests and shutdown.
 func (t *Trace) MergeAll() {
 	t.spine.MergeAll()
-	t.bytes.Store(t.spine.Bytes())
+	t.updateBytes()
 }
 
 // advanceSince moves the since to the least lease, or to the upper when

@@ -43,6 +43,10 @@ func (b *Builder) Context() context.Context { return b.df.ctx }
 // released here.
 func (b *Builder) OnRelease(hook func(Reason)) { b.df.hooks = append(b.df.hooks, hook) }
 
+// Account returns the dataflow's memory account, shared by its workers:
+// operators add the bytes of the state they hold to it.
+func (b *Builder) Account() *Account { return b.df.account }
+
 // RequestDrop asks for the dataflow to be dropped as soon as its build
 // finishes, before any of its operators runs.
 func (b *Builder) RequestDrop() { b.df.w.requestDrop(b.df.id) }

@@ -30,6 +30,7 @@ type Cluster struct {
 	guard func(ID) error
 
 	failures *failureQueue
+	accounts *accounts
 }
 
 // NewCluster starts a cluster.
@@ -42,6 +43,7 @@ func NewCluster(cfg Config) *Cluster {
 		wakes:    make([]chan struct{}, n),
 		stop:     make(chan struct{}),
 		failures: newFailureQueue(),
+		accounts: newAccounts(),
 	}
 	for i := range c.wakes {
 		c.wakes[i] = make(chan struct{}, 1)
@@ -49,6 +51,7 @@ func NewCluster(cfg Config) *Cluster {
 	alloc := NewProcessAllocator(n, c.wake)
 	for i := 0; i < n; i++ {
 		w := NewWorker(i, alloc, c.failures.push)
+		w.accounts = c.accounts
 		wake := c.wakes[i]
 		w.wake = func() { c.wakeChan(wake) }
 		c.workers = append(c.workers, w)
@@ -112,6 +115,14 @@ func (c *Cluster) Build(ctx context.Context, start uint64, build func(*Builder))
 	c.mu.Unlock()
 	return id, c.await(ctx, done)
 }
+
+// Memory returns the bytes dataflow id's operators hold now, summed over
+// its workers (see Account); 0 for a dataflow that has ended everywhere.
+func (c *Cluster) Memory(id ID) int64 { return c.accounts.bytes(id) }
+
+// MemoryByDataflow returns Memory for every dataflow built and not yet
+// ended on every worker.
+func (c *Cluster) MemoryByDataflow() map[ID]int64 { return c.accounts.all() }
 
 // Exec runs f on every worker's goroutine, between steps, and returns
 // once it has finished on all of them. f reports whether it is finished;

@@ -29,6 +29,8 @@ type dataflow struct {
 	reason Reason // set when state is Ended
 	ctx    context.Context
 	cancel context.CancelFunc
+	// account is the dataflow's memory account, shared by its workers.
+	account *Account
 
 	ops []*Operator
 	// edges[c-1] is data channel c.

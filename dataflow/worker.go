@@ -30,6 +30,9 @@ type Worker struct {
 	onPublish func(w int, id ID, batch []Delta)
 	// onEnd, if set, is called after a dataflow ended here.
 	onEnd func(w int, id ID, r Reason)
+	// accounts, if set, are the cluster's dataflow memory accounts; a
+	// worker on its own gives each dataflow a private one.
+	accounts *accounts
 	// afterStep, if set, is called at the end of every step (tests check
 	// the attention list's invariant with it).
 	afterStep func(w *Worker)
@@ -462,6 +465,7 @@ func (w *Worker) apply(c Command) {
 func (w *Worker) build(id ID, start uint64, fn func(*Builder)) {
 	checkTime(start)
 	df := newDataflow(w, id, start)
+	df.account = w.accounts.open(id)
 	w.stats.building.Add(1)
 	err := func() (err any) {
 		defer func() {
@@ -585,6 +589,7 @@ func (w *Worker) end(df *dataflow, r Reason) {
 	case Failed:
 		w.stats.failed.Add(1)
 	}
+	w.accounts.close(df.id)
 	if w.onEnd != nil {
 		w.onEnd(w.index, df.id, r)
 	}

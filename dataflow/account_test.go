@@ -1,0 +1,39 @@
+package dataflow
+
+import (
+	"context"
+	"testing"
+)
+
+// TestClusterMemoryByDataflow: a dataflow's account is one across its
+// workers, readable through the cluster while it runs, and gone once the
+// dataflow has ended everywhere.
+func TestClusterMemoryByDataflow(t *testing.T) {
+	c := NewCluster(Config{Workers: 2})
+	defer c.Close()
+	ctx := context.Background()
+	// An open input keeps each dataflow running.
+	id, err := c.Build(ctx, 0, func(b *Builder) {
+		NewInputHandle[int](b, "in")
+		b.Account().Add(int64(100 * (b.Index() + 1)))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := c.Build(ctx, 0, func(b *Builder) { NewInputHandle[int](b, "in") })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := c.Memory(id); got != 300 {
+		t.Fatalf("Memory = %d, want 300 (100 and 200 from the two workers)", got)
+	}
+	if got := c.MemoryByDataflow(); got[id] != 300 || got[other] != 0 || len(got) != 2 {
+		t.Fatalf("MemoryByDataflow = %v", got)
+	}
+	if err := c.Drop(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	if got := c.MemoryByDataflow(); len(got) != 1 || c.Memory(id) != 0 {
+		t.Fatalf("after the drop: %v", got)
+	}
+}
