@@ -340,6 +340,24 @@ func (e *InUseError) Error() string {
 	return fmt.Sprintf("cannot drop dataflow %d: %s", e.Dataflow, e.Detail)
 }
 
+// Completed reports whether export id's exporter has completed on every
+// worker: its trace is final, and the dataflow no longer runs (a view
+// over constants completes once it has computed them).
+func (r *Registry) Completed(id GlobalID) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	e := r.mu.exports[id]
+	if e == nil {
+		return false
+	}
+	for _, s := range e.shards {
+		if s == nil || s.ended != dataflow.Completed {
+			return false
+		}
+	}
+	return true
+}
+
 // Trace returns worker's shard of export id, for a reader that runs on
 // that worker's goroutine between steps (a peek) and reads it at once.
 // It fails with ErrNoExport for an unknown or retired id and with
