@@ -11,6 +11,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"freshet/arrange"
 	"freshet/catalog"
@@ -43,6 +44,9 @@ type Config struct {
 	// engine cancels transient reads, newest first, with 53200 (see
 	// governMemory). Zero means no limit.
 	MemoryLimit int64
+	// heap, if set, replaces the reading of the live heap that the memory
+	// governor compares with MemoryLimit (tests).
+	heap func() int64
 	// FaultInjection enables SET freshet_inject_fault (see InjectFault),
 	// for tests that drive the failure path over SQL. Never in production.
 	FaultInjection bool
@@ -110,6 +114,12 @@ type Engine struct {
 	reads   map[*inflightRead]struct{}
 	// readSeq numbers reads in the order they start (inflightRead.seq).
 	readSeq uint64
+	// creating are the creates whose dataflows are hydrating, by object
+	// id (see hydrate), under readsMu.
+	creating map[uint64]*hydration
+	// memoryOver is set while the heap is over the memory limit with no
+	// transient work left to cancel: writes wait (awaitMemory).
+	memoryOver atomic.Bool
 	// dropping marks the collections a DROP is removing, with the error
 	// a read of them gets.
 	dropping map[uint64]error
@@ -189,6 +199,7 @@ func Open(ctx context.Context, cfg Config, rebuild func(e *Engine, o *catalog.Ob
 		indexes:        map[uint64]uint64{},
 		viewIndex:      map[uint64]uint64{},
 		reads:          map[*inflightRead]struct{}{},
+		creating:       map[uint64]*hydration{},
 		dropping:       map[uint64]error{},
 		failed:         map[uint64]error{},
 		lastWrite:      map[uint64]uint64{},
@@ -200,7 +211,11 @@ func Open(ctx context.Context, cfg Config, rebuild func(e *Engine, o *catalog.Ob
 	e.reg.SetOnIdle(e.onRetiredIdle)
 	go e.watchFailures()
 	if cfg.MemoryLimit > 0 {
-		go e.governMemory(cfg.MemoryLimit)
+		heap := cfg.heap
+		if heap == nil {
+			heap = liveHeap
+		}
+		go e.governMemory(cfg.MemoryLimit, heap)
 	}
 	upper, err := store.LoadTimestampUpper()
 	if err != nil {
@@ -523,16 +538,29 @@ func (e *Engine) CreateView(ctx context.Context, o *catalog.Object, names map[ui
 // the index's id, for later dataflows to import. A unique index (o.Unique)
 // is also a unique key of its table from then on; if the table's rows
 // already repeat a key value it fails with 23505 and adds nothing.
+//
+// Like CreateMaterializedView, it answers once the index is hydrated.
 func (e *Engine) CreateIndex(ctx context.Context, o *catalog.Object, on expr.Relation, keys []expr.Scalar, onName string) error {
-	if err := e.mu.acquire(ctx); err != nil {
+	h, err := e.createIndex(ctx, o, on, keys, onName)
+	if err != nil {
 		return err
+	}
+	return e.hydrate(ctx, o, h)
+}
+
+func (e *Engine) createIndex(ctx context.Context, o *catalog.Object, on expr.Relation, keys []expr.Scalar, onName string) (*hydration, error) {
+	if err := e.awaitMemory(ctx); err != nil {
+		return nil, err
+	}
+	if err := e.mu.acquire(ctx); err != nil {
+		return nil, err
 	}
 	defer e.mu.Unlock()
 	if err := e.flushForBuildLocked(ctx, on); err != nil {
-		return err
+		return nil, err
 	}
 	if err := e.checkDependsLocked(o, map[uint64]string{o.On: onName}); err != nil {
-		return err
+		return nil, err
 	}
 	if t := e.cat.Get(o.On); o.Unique && t != nil {
 		// The key is counted from the table's log, which must hold every
@@ -543,23 +571,26 @@ func (e *Engine) CreateIndex(ctx context.Context, o *catalog.Object, on expr.Rel
 		}
 	}
 	if _, err := e.cat.Create(o); err != nil {
-		return err
+		return nil, err
 	}
 	if o.Unique {
 		if err := e.addUniqueIndexLocked(o); err != nil {
 			e.cat.Remove([]*catalog.Object{o})
-			return err
+			return nil, err
 		}
 	}
 	if err := e.persistCatalog(ctx, []*catalog.Object{o}, nil); err != nil {
 		e.forgetKeysLocked(o)
 		e.cat.Remove([]*catalog.Object{o})
-		return err
+		return nil, err
 	}
 	if err := e.buildIndexLocked(context.WithoutCancel(ctx), o, on, keys); err != nil {
-		return e.undoCreateLocked(ctx, o, err)
+		return nil, e.undoCreateLocked(ctx, o, err)
 	}
-	return e.catalogChangedLocked(ctx)
+	if err := e.catalogChangedLocked(ctx); err != nil {
+		return nil, err
+	}
+	return e.startHydrationLocked(o), nil
 }
 
 // checkDependsLocked checks, as a create commits, that everything o was
@@ -572,11 +603,17 @@ func (e *Engine) checkDependsLocked(o *catalog.Object, names map[uint64]string) 
 		deps = append(deps, o.On)
 	}
 	for _, id := range deps {
-		if e.cat.Get(id) == nil {
+		d := e.cat.Get(id)
+		if d == nil {
 			if n, ok := names[id]; ok {
 				return sqlerr.New(sqlerr.UndefinedTable, "relation %q does not exist", n)
 			}
 			return sqlerr.New(sqlerr.UndefinedTable, "a relation that %q reads was dropped while it was being created", o.Name)
+		}
+		if e.creatingLocked(id) {
+			// Its create may yet be undone, taking o with it.
+			return sqlerr.New(sqlerr.ObjectNotInPrerequisiteState, "relation %q is still being created", d.Name).
+				WithHint("Wait for its CREATE statement to finish.")
 		}
 	}
 	return e.failedErr(e.throughViewsLocked(deps))
@@ -731,6 +768,9 @@ func (e *Engine) Write(ctx context.Context, writes []TableWrite) (uint64, error)
 		if isSystemTable(w.Table) {
 			return 0, sqlerr.New(sqlerr.InsufficientPrivilege, "permission denied: %q is a system catalog", systemTableList()[w.Table-systemIDBase].name)
 		}
+	}
+	if err := e.awaitMemory(ctx); err != nil {
+		return 0, err
 	}
 	if err := e.mu.acquire(ctx); err != nil {
 		return 0, err
@@ -985,7 +1025,7 @@ const failureWait = 5 * time.Second
 // returned context. The caller ends the read with endRead.
 func (e *Engine) beginRead(ctx context.Context, deps []uint64) (context.Context, *inflightRead, error) {
 	ctx, cancel := context.WithCancelCause(ctx)
-	read := &inflightRead{deps: deps, cancel: cancel, done: make(chan struct{})}
+	read := &inflightRead{deps: deps, cancel: cancel, done: make(chan struct{}), what: statementText(ctx)}
 	e.readsMu.Lock()
 	defer e.readsMu.Unlock()
 	for _, id := range read.deps {
@@ -1069,7 +1109,11 @@ func (e *Engine) read(ctx context.Context, plan expr.Relation, deps []uint64, ts
 			return
 		}
 		s := &sinks[w]
+		// The rows collected are the read's state: its dataflow's
+		// account holds them, for the memory governor.
+		acct := b.Account()
 		rows := dataflow.Inspect(c.Rows, "collect", func(_ uint64, u arrange.Update) {
+			acct.Add(int64(len(u.Key)+len(u.Val)) + int64(unsafe.Sizeof(u)))
 			s.mu.Lock()
 			s.rows = append(s.rows, u)
 			s.mu.Unlock()
@@ -1266,9 +1310,12 @@ type inflightRead struct {
 	// dataflow is the read's transient dataflow once it is built (under
 	// readsMu), so that its failure can end the read.
 	dataflow dataflow.ID
-	// seq orders reads by start: the memory governor cancels the newest.
+	// seq orders reads by start: the memory governor cancels the newest
+	// among those holding the same.
 	seq  uint64
 	done chan struct{}
+	// what is the text of the statement the read is for, for errors.
+	what string
 }
 
 // dependencies lists the collections a plan imports.
@@ -1309,28 +1356,46 @@ func canceled(err error) error {
 
 // CreateMaterializedView adds o and starts the dataflow that maintains
 // plan and exports it under o's id.
+//
+// It answers once the dataflow has read its input as of its build (see
+// hydrate); a create that is cancelled, times out or passes the memory
+// limit meanwhile is undone.
 func (e *Engine) CreateMaterializedView(ctx context.Context, o *catalog.Object, plan expr.Relation, names map[uint64]string) error {
-	if err := e.mu.acquire(ctx); err != nil {
+	h, err := e.createMaterializedView(ctx, o, plan, names)
+	if err != nil {
 		return err
+	}
+	return e.hydrate(ctx, o, h)
+}
+
+func (e *Engine) createMaterializedView(ctx context.Context, o *catalog.Object, plan expr.Relation, names map[uint64]string) (*hydration, error) {
+	if err := e.awaitMemory(ctx); err != nil {
+		return nil, err
+	}
+	if err := e.mu.acquire(ctx); err != nil {
+		return nil, err
 	}
 	defer e.mu.Unlock()
 	if err := e.flushForBuildLocked(ctx, plan); err != nil {
-		return err
+		return nil, err
 	}
 	if err := e.checkDependsLocked(o, names); err != nil {
-		return err
+		return nil, err
 	}
 	if _, err := e.cat.Create(o); err != nil {
-		return err
+		return nil, err
 	}
 	if err := e.persistCatalog(ctx, []*catalog.Object{o}, nil); err != nil {
 		e.cat.Remove([]*catalog.Object{o})
-		return err
+		return nil, err
 	}
 	if err := e.buildViewLocked(context.WithoutCancel(ctx), o, plan); err != nil {
-		return e.undoCreateLocked(ctx, o, err)
+		return nil, e.undoCreateLocked(ctx, o, err)
 	}
-	return e.catalogChangedLocked(ctx)
+	if err := e.catalogChangedLocked(ctx); err != nil {
+		return nil, err
+	}
+	return e.startHydrationLocked(o), nil
 }
 
 // RebuildView starts the dataflow of a view or index loaded from the

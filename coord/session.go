@@ -170,6 +170,9 @@ func (s *Session) run(ctx context.Context, f func(ctx context.Context) error) er
 	ctx, stop := s.withStatementTimeout(ctx)
 	defer stop()
 	ctx = s.withLockTimeout(ctx)
+	s.activity.mu.Lock()
+	ctx = withStatementText(ctx, s.activity.query)
+	s.activity.mu.Unlock()
 	ctx, cancel := context.WithCancel(ctx)
 	s.runningMu.Lock()
 	s.running = cancel
