@@ -83,7 +83,7 @@ func TestDiskFull(t *testing.T) {
 		if err == nil || e.Code != sqlerr.DiskFull {
 			t.Fatalf("%s on a full disk: %v (%s), want 53100", sql, err, e.Code)
 		}
-		if !strings.Contains(e.Hint, "Restart the server") {
+		if !strings.Contains(e.Hint, "the server restarts") {
 			t.Errorf("%s on a full disk: hint %q", sql, e.Hint)
 		}
 	}

@@ -13,6 +13,8 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/cockroachdb/pebble/v2/vfs"
+
 	"freshet/arrange"
 	"freshet/catalog"
 	"freshet/compute"
@@ -32,6 +34,9 @@ type Config struct {
 	// Store, if set, is used instead of opening DataDir (tests pass an
 	// in-memory store).
 	Store *storage.Store
+	// StorageFS, if set, is the filesystem DataDir is opened in instead of
+	// the operating system's (tests inject disk faults).
+	StorageFS vfs.FS
 	// Logger receives the engine's log lines.
 	Logger *slog.Logger
 	// Clock returns the current time in milliseconds; nil means the wall
@@ -170,7 +175,7 @@ func Open(ctx context.Context, cfg Config, rebuild func(e *Engine, o *catalog.Ob
 	own := false
 	if store == nil {
 		var err error
-		if store, err = storage.Open(cfg.DataDir, storage.Options{Logger: log}); err != nil {
+		if store, err = storage.Open(cfg.DataDir, storage.Options{Logger: log, FS: cfg.StorageFS}); err != nil {
 			return nil, err
 		}
 		own = true

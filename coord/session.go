@@ -41,9 +41,11 @@ type Session struct {
 	runningMu sync.Mutex
 	running   context.CancelFunc
 	// terminated is canceled by pg_terminate_backend: pgwire then ends
-	// the connection (pgwire.Terminator).
-	terminated context.Context
-	terminate  func()
+	// the connection (pgwire.Terminator). terminateWith ends it with a
+	// FATAL error of its own as the cause, which the client receives.
+	terminated    context.Context
+	terminate     func()
+	terminateWith func(cause error)
 }
 
 // transaction is the state of an explicit transaction block.
@@ -119,10 +121,11 @@ func newSession(b *Backend, key pgwire.CancelKey, s pgwire.Startup) *Session {
 	sess.activity.backendStart = b.engine.Clock()
 	sess.activity.state = "idle"
 	sess.activity.appName = sess.settings["application_name"]
-	var end context.CancelFunc
-	sess.terminated, end = context.WithCancel(context.Background())
-	sess.terminate = func() {
-		end()
+	var end context.CancelCauseFunc
+	sess.terminated, end = context.WithCancelCause(context.Background())
+	sess.terminate = func() { sess.terminateWith(nil) }
+	sess.terminateWith = func(cause error) {
+		end(cause)
 		sess.cancelRunning()
 	}
 	return sess

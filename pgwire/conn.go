@@ -173,12 +173,12 @@ func (c *conn) next() (frame, error) {
 	ctx := c.ctx
 	if t, ok := c.sess.(Terminator); ok {
 		if t.Terminated().Err() != nil {
-			return frame{}, errServerShutdown
+			return frame{}, terminationError(t.Terminated())
 		}
 		var cancel context.CancelCauseFunc
 		ctx, cancel = context.WithCancelCause(ctx)
 		defer cancel(nil)
-		stop := context.AfterFunc(t.Terminated(), func() { cancel(errServerShutdown) })
+		stop := context.AfterFunc(t.Terminated(), func() { cancel(terminationError(t.Terminated())) })
 		defer stop()
 	}
 	if c.idleTxTimeout > 0 {
@@ -194,6 +194,8 @@ func (c *conn) next() (frame, error) {
 		return frame{}, errIdleInTransaction
 	case context.Cause(ctx) == errServerShutdown:
 		return frame{}, errServerShutdown
+	case c.sess != nil && isTermination(context.Cause(ctx)):
+		return frame{}, context.Cause(ctx)
 	case c.srvCtx.Err() != nil:
 		return frame{}, errServerShutdown
 	case err == io.EOF:

@@ -2,6 +2,7 @@ package pgwire
 
 import (
 	"context"
+	"errors"
 	"strconv"
 	"strings"
 	"time"
@@ -56,8 +57,29 @@ type IdleTimeouter interface {
 // ends the connection with FATAL 57P01 "terminating connection due to
 // administrator command", at once if the client is idle and otherwise
 // when the running statement (which the session cancels) has ended.
+//
+// A session may end it with an error of its own instead: a FATAL
+// *sqlerr.Error as the context's cause (context.WithCancelCause) is what
+// the client receives, as PostgreSQL sends 57P02 to the sessions it ends
+// to recover from a crash.
 type Terminator interface {
 	Terminated() context.Context
+}
+
+// terminationError is the error that ends the connection of a terminated
+// session: its context's cause if that is a FATAL error, else 57P01.
+func terminationError(ctx context.Context) error {
+	if cause := context.Cause(ctx); isTermination(cause) {
+		return cause
+	}
+	return errServerShutdown
+}
+
+// isTermination reports whether err is a FATAL error a session chose to
+// end its connection with.
+func isTermination(err error) bool {
+	var e *sqlerr.Error
+	return errors.As(err, &e) && e.Severity == sqlerr.SeverityFatal
 }
 
 // errIdleInTransaction ends a connection left idle in a transaction block

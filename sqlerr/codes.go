@@ -132,8 +132,10 @@ const (
 	LockNotAvailable             = "55P03"
 
 	// Class 57: operator intervention. Pools evict and retry on 57P01.
-	QueryCanceled = "57014"
-	AdminShutdown = "57P01"
+	QueryCanceled    = "57014"
+	AdminShutdown    = "57P01"
+	CrashShutdown    = "57P02"
+	CannotConnectNow = "57P03"
 
 	// Class 58: system error (errors external to the server).
 	IOError = "58030"

@@ -70,6 +70,8 @@ func TestCodes(t *testing.T) {
 		{"ObjectInUse", ObjectInUse, "55"},
 		{"QueryCanceled", QueryCanceled, "57"},
 		{"AdminShutdown", AdminShutdown, "57"},
+		{"CrashShutdown", CrashShutdown, "57"},
+		{"CannotConnectNow", CannotConnectNow, "57"},
 		{"InternalError", InternalError, "XX"},
 	}
 	seen := map[string]string{}

@@ -28,6 +28,8 @@ func Open(dir string, opts Options) (*Store, error) {
 	}
 	s := &Store{
 		lock:          lock,
+		fs:            fs,
+		dir:           dir,
 		log:           opts.logger().With("component", "storage", "dir", dir),
 		queue:         make(chan *request, maxGroupTxns),
 		stop:          make(chan struct{}),

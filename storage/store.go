@@ -8,6 +8,7 @@ import (
 	"syscall"
 
 	"github.com/cockroachdb/pebble/v2"
+	"github.com/cockroachdb/pebble/v2/vfs"
 
 	"freshet/sqlerr"
 )
@@ -20,6 +21,9 @@ type Store struct {
 	db   *pebble.DB
 	lock *pebble.Lock
 	log  *slog.Logger
+	// fs and dir are where the store lives, for Probe.
+	fs  vfs.FS
+	dir string
 
 	// queue carries Txns from callers to the committer.
 	queue chan *request
@@ -100,7 +104,7 @@ func (s *Store) poisonWith(cause error) {
 		// it from a failing one.
 		err = sqlerr.Wrapf(cause, sqlerr.DiskFull, "could not make storage durable: no space left on device")
 	}
-	err = err.WithHint("Restart the server once the fault is cleared: it recovers every acknowledged write from the write-ahead log.")
+	err = err.WithHint("Once the fault is cleared the server restarts (by itself, or restart it) and recovers every acknowledged write from the write-ahead log.")
 	if s.poison.CompareAndSwap(nil, err) {
 		s.log.Error("storage poisoned: refusing all further work", "err", cause)
 	}
@@ -111,6 +115,35 @@ func (s *Store) poisonWith(cause error) {
 func (s *Store) poisonErr() error {
 	if err := s.poison.Load(); err != nil {
 		return err
+	}
+	return nil
+}
+
+// Fault returns the error that poisoned the store (53100 disk_full or
+// 58030 io_error), or nil while it is healthy.
+func (s *Store) Fault() error { return s.poisonErr() }
+
+// probeFile is the file Probe writes in the store's directory.
+const probeFile = "PROBE"
+
+// Probe reports whether the store's directory takes a durable write now:
+// it creates a small file there, writes it, syncs it and removes it. It
+// tells a poisoned store's owner when the fault has cleared; the store
+// itself stays poisoned, since nothing is known of what the failed sync
+// left, and only a reopen (which replays the write-ahead log) recovers.
+func (s *Store) Probe() error {
+	name := s.fs.PathJoin(s.dir, probeFile)
+	f, err := s.fs.Create(name, vfs.WriteCategoryUnspecified)
+	if err != nil {
+		return ioError(err, "could not create %q", name)
+	}
+	_, werr := f.Write(make([]byte, 4096))
+	if werr == nil {
+		werr = f.Sync()
+	}
+	err = errors.Join(werr, f.Close(), s.fs.Remove(name))
+	if err != nil {
+		return ioError(err, "could not write %q", name)
 	}
 	return nil
 }

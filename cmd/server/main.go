@@ -92,22 +92,20 @@ func run(listen, debugListen string, cfg coord.Config, srv *pgwire.Server, auth 
 		}
 		logger.Info("serving profiles", "url", "http://"+addr.String()+"/debug/pprof/")
 	}
-	engine, err := coord.Open(ctx, cfg, coord.Rebuild(ctx))
+	// The supervisor restarts the engine in place once a storage fault
+	// (a full disk, an I/O error) has cleared.
+	sup, err := coord.Supervise(ctx, cfg, auth)
 	if err != nil {
 		return fmt.Errorf("opening %s: %w", dataDir, err)
 	}
-	defer engine.Close()
-	if err := coord.RestoreDefaults(engine); err != nil {
-		return err
-	}
+	defer sup.Close()
 	ln, err := net.Listen("tcp", listen)
 	if err != nil {
 		return err
 	}
 	logger.Info("freshet is ready", "listen", ln.Addr().String(), "data_dir", dataDir, "workers", workers, "tls", srv.TLSConfig != nil)
-	backend := coord.NewBackend(engine)
-	srv.Backend = backend
-	srv.Auth = backend.Authenticator(auth)
+	srv.Backend = sup
+	srv.Auth = sup
 	err = srv.Serve(ctx, ln)
 	logger.Info("freshet is shutting down")
 	return err
