@@ -170,47 +170,10 @@ func (s *Session) copyTo(ctx context.Context, st *planner.CopyTo, w pgwire.Write
 		return result{}, err
 	}
 	field := func(b []byte, v []byte, isNull bool) []byte {
-		if isNull {
-			return append(b, null...)
-		}
 		if csv {
-			needs := string(v) == null || strings.ContainsAny(string(v), delim+quote+"\r\n")
-			if !needs {
-				return append(b, v...)
-			}
-			b = append(b, quote...)
-			for _, c := range v {
-				if c == quote[0] || c == escape[0] {
-					b = append(b, escape...)
-				}
-				b = append(b, c)
-			}
-			return append(b, quote...)
+			return appendCopyCSV(b, v, isNull, delim, null, quote, escape)
 		}
-		for _, c := range v {
-			switch c {
-			case '\\':
-				b = append(b, '\\', '\\')
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			case '\v':
-				b = append(b, '\\', 'v')
-			default:
-				if c == delim[0] {
-					b = append(b, '\\')
-				}
-				b = append(b, c)
-			}
-		}
-		return b
+		return appendCopyText(b, v, isNull, delim, null)
 	}
 	var line []byte
 	if opts.Header {
@@ -240,4 +203,57 @@ func (s *Session) copyTo(ctx context.Context, st *planner.CopyTo, w pgwire.Write
 		return result{}, err
 	}
 	return result{tag: fmt.Sprintf("COPY %d", n)}, nil
+}
+
+// appendCopyCSV appends one field of a CSV COPY row: NULL as null, and a
+// value quoted when it holds the delimiter, the quote, a line break, or
+// reads as null, its quotes and escapes escaped.
+func appendCopyCSV(b, v []byte, isNull bool, delim, null, quote, escape string) []byte {
+	if isNull {
+		return append(b, null...)
+	}
+	needs := string(v) == null || strings.ContainsAny(string(v), delim+quote+"\r\n")
+	if !needs {
+		return append(b, v...)
+	}
+	b = append(b, quote...)
+	for _, c := range v {
+		if c == quote[0] || c == escape[0] {
+			b = append(b, escape...)
+		}
+		b = append(b, c)
+	}
+	return append(b, quote...)
+}
+
+// appendCopyText appends one field of a text COPY row: NULL as null, and
+// backslashes, control characters and the delimiter escaped.
+func appendCopyText(b, v []byte, isNull bool, delim, null string) []byte {
+	if isNull {
+		return append(b, null...)
+	}
+	for _, c := range v {
+		switch c {
+		case '\\':
+			b = append(b, '\\', '\\')
+		case '\n':
+			b = append(b, '\\', 'n')
+		case '\r':
+			b = append(b, '\\', 'r')
+		case '\t':
+			b = append(b, '\\', 't')
+		case '\b':
+			b = append(b, '\\', 'b')
+		case '\f':
+			b = append(b, '\\', 'f')
+		case '\v':
+			b = append(b, '\\', 'v')
+		default:
+			if c == delim[0] {
+				b = append(b, '\\')
+			}
+			b = append(b, c)
+		}
+	}
+	return b
 }

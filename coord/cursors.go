@@ -26,6 +26,16 @@ type cursor struct {
 	// pos is the position: 0 before the first row, i on row i (from
 	// 1), len(rows)+1 after the last.
 	pos int
+	// subscribe, if set, makes this a cursor over SUBSCRIBE: its rows
+	// come from a running subscription, forward only.
+	subscribe *subscribeCursor
+}
+
+// close releases what the cursor holds.
+func (c *cursor) close() {
+	if c.subscribe != nil {
+		c.subscribe.sub.Close()
+	}
 }
 
 func (s *Session) declareCursor(ctx context.Context, st *planner.DeclareCursor) (result, error) {
@@ -55,10 +65,16 @@ func (s *Session) cursorColumns(name string) []pgwire.Column {
 	return nil
 }
 
-func (s *Session) fetch(st *planner.Fetch) (result, error) {
+func (s *Session) fetch(ctx context.Context, st *planner.Fetch) (result, error) {
 	c := s.cursors[st.Name]
 	if c == nil {
 		return result{}, sqlerr.New(sqlerr.InvalidCursorName, "cursor %q does not exist", st.Name)
+	}
+	if c.subscribe != nil {
+		return s.fetchSubscribe(ctx, c, st)
+	}
+	if st.Timeout != nil {
+		return result{}, sqlerr.New(sqlerr.FeatureNotSupported, "FETCH's timeout is only for a cursor over SUBSCRIBE")
 	}
 	n := len(c.rows)
 	var picked []int
@@ -129,12 +145,17 @@ func (s *Session) fetch(st *planner.Fetch) (result, error) {
 
 func (s *Session) closeCursor(st *planner.CloseCursor) (result, error) {
 	if st.All {
+		for _, c := range s.cursors {
+			c.close()
+		}
 		s.cursors = nil
 		return result{tag: st.Tag()}, nil
 	}
-	if _, ok := s.cursors[st.Name]; !ok {
+	c, ok := s.cursors[st.Name]
+	if !ok {
 		return result{}, sqlerr.New(sqlerr.InvalidCursorName, "cursor %q does not exist", st.Name)
 	}
+	c.close()
 	delete(s.cursors, st.Name)
 	return result{tag: st.Tag()}, nil
 }
@@ -144,6 +165,7 @@ func (s *Session) closeCursor(st *planner.CloseCursor) (result, error) {
 func (s *Session) endCursors() {
 	for name, c := range s.cursors {
 		if !c.hold {
+			c.close()
 			delete(s.cursors, name)
 		}
 	}

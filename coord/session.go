@@ -372,7 +372,12 @@ func (s *Session) execute(ctx context.Context, st planner.Statement, reads []pla
 	case *planner.DeclareCursor:
 		return s.declareCursor(ctx, st)
 	case *planner.Fetch:
-		return s.fetch(st)
+		return s.fetch(ctx, st)
+	case *planner.Subscribe:
+		if st.Cursor != "" {
+			return s.declareSubscribe(ctx, st)
+		}
+		return s.subscribeCopy(ctx, st, w)
 	case *planner.CloseCursor:
 		return s.closeCursor(st)
 	case *planner.Savepoint:

@@ -2,6 +2,7 @@ package planner
 
 import (
 	"math"
+	"time"
 
 	pg "github.com/pganalyze/pg_query_go/v5"
 )
@@ -35,6 +36,10 @@ type Fetch struct {
 	Count     int64
 	All       bool
 	Move      bool
+	// Timeout is Materialize's FETCH … WITH (timeout = …), for a cursor
+	// over SUBSCRIBE: how long to wait for a first row. Nil waits until
+	// one comes.
+	Timeout *time.Duration
 }
 
 // CloseCursor is CLOSE name, or CLOSE ALL (All).

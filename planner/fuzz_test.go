@@ -32,6 +32,10 @@ func FuzzPlan(f *testing.F) {
 		"SELECT k, row_number() OVER (PARTITION BY v ORDER BY k DESC), generate_subscripts(ARRAY[k], 1) FROM t ORDER BY 2",
 		"SELECT format('%s %I', k, v), '1 2'::int2vector[0], '{}'::json, json_build_object('a', k) FROM t, generate_series(1, 2) g",
 		"SELECT 'x'::regclass, 23::regtype::text, pg_get_viewdef(1), string_to_array('a,b', ',')",
+		"SUBSCRIBE TO t WITH (SNAPSHOT = false, PROGRESS) AS OF AT LEAST 5 UP TO 10",
+		"COPY (SUBSCRIBE (SELECT k FROM t WHERE k > 1)) TO STDOUT WITH (FORMAT text);",
+		"DECLARE c CURSOR FOR SUBSCRIBE \"t\"",
+		"FETCH 10 c WITH (timeout = '1s')",
 	} {
 		f.Add(s)
 	}

@@ -3,6 +3,7 @@ package planner
 import (
 	"errors"
 	"strings"
+	"time"
 
 	pg "github.com/pganalyze/pg_query_go/v5"
 	pgparser "github.com/pganalyze/pg_query_go/v5/parser"
@@ -22,6 +23,11 @@ type Parsed struct {
 	// Text is this statement's own text.
 	Text string
 	node *pg.Node
+	// sub is a SUBSCRIBE form, which PostgreSQL's grammar lacks;
+	// node is then nil.
+	sub *subscribeSyntax
+	// fetchTimeout is FETCH's WITH (timeout = …), if given.
+	fetchTimeout *time.Duration
 }
 
 // Parse splits sql into its statements. A syntax error is 42601 with the
@@ -33,6 +39,12 @@ type Parsed struct {
 func Parse(sql string) ([]Parsed, error) {
 	if err := checkInputBounds(sql); err != nil {
 		return nil, err
+	}
+	if p, ok, err := parseSpecial(sql); ok {
+		if err != nil {
+			return nil, err
+		}
+		return []Parsed{p}, nil
 	}
 	tree, err := pg.Parse(sql)
 	if err != nil {
@@ -87,7 +99,7 @@ func Plan(cat Catalog, sql string) ([]Statement, error) {
 // allowed: they need PlanWithParams.
 func PlanOne(cat Catalog, p Parsed) (Statement, error) {
 	pl := newPlanner(cat, p.SQL, nil)
-	s, err := pl.statement(p.node)
+	s, err := pl.parsed(p)
 	if err != nil {
 		return nil, err
 	}
@@ -117,11 +129,23 @@ func PlanWithParams(cat Catalog, sql string, paramTypes []repr.Type) (Statement,
 		return nil, nil, sqlerr.New(sqlerr.SyntaxError, "cannot insert multiple commands into a prepared statement")
 	}
 	pl := newPlanner(cat, sql, paramTypes)
-	s, err := pl.statement(stmts[0].node)
+	s, err := pl.parsed(stmts[0])
 	if err != nil {
 		return nil, nil, err
 	}
 	return s, pl.b.paramTypes(), nil
+}
+
+// parsed plans what Parse read.
+func (p *planner) parsed(ps Parsed) (Statement, error) {
+	if ps.sub != nil {
+		return p.subscribe(ps.sub)
+	}
+	s, err := p.statement(ps.node)
+	if f, ok := s.(*Fetch); ok && err == nil {
+		f.Timeout = ps.fetchTimeout
+	}
+	return s, err
 }
 
 // planner plans one statement.
