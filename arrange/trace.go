@@ -90,6 +90,9 @@ func (t *Trace) Upper() uint64 { return t.spine.Upper() }
 // Leases returns the number of live handles.
 func (t *Trace) Leases() int { return t.holds.len() }
 
+// Len returns the number of updates in the trace's batches.
+func (t *Trace) Len() int { return t.spine.Len() }
+
 // BatchCount returns the number of batches a reader sees.
 func (t *Trace) BatchCount() int { return t.spine.BatchCount() }
 

@@ -56,7 +56,9 @@ func (r *renderer) mfp(top expr.Relation) (Collection, error) {
 				if !ok {
 					return
 				}
-				var good, bad []arrange.Update
+				// Most rows pass: size the output for all of them once.
+				good := make([]arrange.Update, 0, len(data))
+				var bad []arrange.Update
 				for _, u := range data {
 					scratch = decode(u.Key, types, scratch)
 					results, err := applySteps(steps, [][]repr.Datum{scratch})

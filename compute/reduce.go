@@ -166,7 +166,11 @@ func flatten(a *arrange.Arranged, name string, row func(key, val []byte) []byte)
 				if !ok {
 					return
 				}
-				var res []arrange.Update
+				n := 0
+				for _, batch := range batches {
+					n += batch.Len()
+				}
+				res := make([]arrange.Update, 0, n)
 				for _, batch := range batches {
 					c := batch.Cursor()
 					for ; c.KeyValid(); c.StepKey() {

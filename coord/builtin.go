@@ -85,6 +85,8 @@ func (s *Session) resolveBuiltin(name planner.QualifiedName) (planner.Relation, 
 		}
 	case systemSchema:
 		return s.resolveSystemTable(name.Name)
+	case internalSchema:
+		return s.resolveInternal(name.Name)
 	}
 	if !ok {
 		return planner.Relation{}, false

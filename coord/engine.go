@@ -1321,6 +1321,9 @@ type inflightRead struct {
 	done chan struct{}
 	// what is the text of the statement the read is for, for errors.
 	what string
+	// kind is what the read is: "" for a query's, "hydration" for a
+	// create's, "subscription" (freshet_internal.dataflows).
+	kind string
 }
 
 // dependencies lists the collections a plan imports.

@@ -39,6 +39,8 @@ func (s *Session) Parse(ctx context.Context, sql string, paramOIDs []uint32) (pg
 		if st.Format == "json" {
 			ps.columns = []pgwire.Column{{Name: "QUERY PLAN", TypeOID: repr.JSON.OID(), TypeSize: -1, TypeModifier: -1}}
 		}
+	case *planner.ExplainView:
+		ps.columns = []pgwire.Column{textColumn("QUERY PLAN")}
 	case *planner.Insert:
 		ps.columns = returningColumns(st.Returning)
 	case *planner.Update:

@@ -60,7 +60,7 @@ func (e *Engine) hydrate(ctx context.Context, o *catalog.Object, h *hydration) e
 	rctx, read, err := e.beginRead(ctx, deps)
 	if err == nil {
 		e.readsMu.Lock()
-		read.dataflow = h.dataflow
+		read.dataflow, read.kind = h.dataflow, "hydration"
 		e.readsMu.Unlock()
 		err = e.awaitUpper(rctx, deps, o.ID, h.ts)
 		e.endRead(read)

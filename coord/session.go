@@ -373,6 +373,8 @@ func (s *Session) execute(ctx context.Context, st planner.Statement, reads []pla
 		return s.declareCursor(ctx, st)
 	case *planner.Fetch:
 		return s.fetch(ctx, st)
+	case *planner.ExplainView:
+		return s.explainView(ctx, st)
 	case *planner.Subscribe:
 		if st.Cursor != "" {
 			return s.declareSubscribe(ctx, st)
@@ -801,7 +803,7 @@ func (s *Session) createView(ctx context.Context, st *planner.CreateView, w pgwi
 			// table is never dropped. A relation written from a
 			// session's state as a statement is planned would hold
 			// that state in a dataflow.
-			if g, ok := generatedViews[r.Name.Name]; ok && g.session != nil && st.Materialized {
+			if g, ok := generatedViews[r.Name.Name]; (ok && g.session != nil || r.Name.Schema == internalSchema) && st.Materialized {
 				return result{}, sqlerr.New(sqlerr.FeatureNotSupported, "materialized views over %s are not supported", r.Name.Name)
 			}
 			continue

@@ -116,7 +116,7 @@ func (e *Engine) Subscribe(ctx context.Context, plan expr.Relation, opts Subscri
 	id, err := e.cluster.Build(rctx, ts, func(b *dataflow.Builder) {
 		w := b.Index()
 		e.readsMu.Lock()
-		read.dataflow = b.ID()
+		read.dataflow, read.kind = b.ID(), "subscription"
 		e.readsMu.Unlock()
 		c, err := compute.Render(b, plan, e.source())
 		if err != nil {

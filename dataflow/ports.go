@@ -159,11 +159,26 @@ func (o *Output[T]) flushBuffers() {
 					df.send(e, 0, b.time, recs)
 					continue
 				}
+				// Hash each record once, count what goes where, and
+				// fill parts of exactly that size: appending record by
+				// record regrows and copies every part many times over
+				// when a buffer is large (an import's replay).
 				hash := e.hash.(func(T) uint64)
+				dests := make([]uint32, len(recs))
+				counts := make([]int, w.peers)
+				for i, r := range recs {
+					d := uint32(hash(r) % uint64(w.peers))
+					dests[i] = d
+					counts[d]++
+				}
 				parts := make([][]T, w.peers)
-				for _, r := range recs {
-					d := hash(r) % uint64(w.peers)
-					parts[d] = append(parts[d], r)
+				for d, n := range counts {
+					if n > 0 {
+						parts[d] = make([]T, 0, n)
+					}
+				}
+				for i, r := range recs {
+					parts[dests[i]] = append(parts[dests[i]], r)
 				}
 				for dst, part := range parts {
 					if len(part) > 0 {

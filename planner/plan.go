@@ -28,6 +28,8 @@ type Parsed struct {
 	sub *subscribeSyntax
 	// fetchTimeout is FETCH's WITH (timeout = …), if given.
 	fetchTimeout *time.Duration
+	// explainView is EXPLAIN MATERIALIZED VIEW's name; node is nil.
+	explainView *QualifiedName
 }
 
 // Parse splits sql into its statements. A syntax error is 42601 with the
@@ -140,6 +142,9 @@ func PlanWithParams(cat Catalog, sql string, paramTypes []repr.Type) (Statement,
 func (p *planner) parsed(ps Parsed) (Statement, error) {
 	if ps.sub != nil {
 		return p.subscribe(ps.sub)
+	}
+	if ps.explainView != nil {
+		return &ExplainView{Name: *ps.explainView}, nil
 	}
 	s, err := p.statement(ps.node)
 	if f, ok := s.(*Fetch); ok && err == nil {

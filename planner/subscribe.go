@@ -166,6 +166,30 @@ func parseSpecial(sql string) (Parsed, bool, error) {
 			sub.stmt.Cursor = identText(toks[1])
 		}
 		return Parsed{SQL: sql, Text: text, sub: sub}, true, err
+	case toks[0].isWord("show") && len(toks) > 1:
+		q, ok, err := showQuery(sql, toks[1:])
+		if !ok || err != nil {
+			return Parsed{}, ok, err
+		}
+		tree, err := pg.Parse(q)
+		if err != nil || len(tree.Stmts) != 1 {
+			return Parsed{}, true, sqlerr.AssertionFailedf("the query for %s does not parse: %v", text, err)
+		}
+		return Parsed{SQL: q, Text: text, node: tree.Stmts[0].Stmt}, true, nil
+	case len(toks) > 3 && toks[0].isWord("explain") && toks[1].isWord("materialized") && toks[2].isWord("view"):
+		// EXPLAIN MATERIALIZED VIEW name: the plan of an existing view,
+		// with what its dataflow imports and exports.
+		rest := toks[3:]
+		tree, err := pg.Parse("SELECT * FROM " + sql[rest[0].pos:rest[len(rest)-1].end])
+		if err != nil || len(tree.Stmts) != 1 {
+			return Parsed{}, true, syntaxError(sql, rest[0].pos, "syntax error at or near %q", rest[0].text)
+		}
+		from := tree.Stmts[0].Stmt.GetSelectStmt().GetFromClause()
+		if len(from) != 1 || from[0].GetRangeVar() == nil {
+			return Parsed{}, true, syntaxError(sql, rest[0].pos, "syntax error at or near %q", rest[0].text)
+		}
+		rv := from[0].GetRangeVar()
+		return Parsed{SQL: sql, Text: text, explainView: &QualifiedName{Database: rv.Catalogname, Schema: rv.Schemaname, Name: rv.Relname}}, true, nil
 	case toks[0].isWord("fetch") && len(toks) > 3:
 		// FETCH … WITH (TIMEOUT [=] 'interval'): PostgreSQL's FETCH with
 		// Materialize's option.
@@ -438,3 +462,99 @@ func (p *planner) subscribe(s *subscribeSyntax) (Statement, error) {
 	st.Query = q
 	return &st, nil
 }
+
+// showQuery turns Materialize's SHOW forms into queries over the catalog
+// and freshet_internal: SHOW MATERIALIZED VIEWS, SHOW INDEXES [ON name],
+// SHOW CREATE {TABLE | VIEW | MATERIALIZED VIEW | INDEX} name. ok is
+// false for any other SHOW, which PostgreSQL's grammar reads.
+func showQuery(sql string, toks []token) (string, bool, error) {
+	words := func(ws ...string) bool {
+		if len(toks) < len(ws) {
+			return false
+		}
+		for i, w := range ws {
+			if !toks[i].isWord(w) {
+				return false
+			}
+		}
+		return true
+	}
+	// name reads the object name that is the rest of toks, as a string
+	// literal to cast to regclass.
+	name := func(rest []token) (string, error) {
+		if len(rest) == 0 {
+			return "", syntaxError(sql, len(sql), "syntax error at end of input")
+		}
+		last := rest[len(rest)-1]
+		return quoteLiteral(sql[rest[0].pos:last.end]), nil
+	}
+	switch {
+	case words("materialized", "views") && len(toks) == 2:
+		return `SELECT o.name, obj_description(o.oid, 'pg_class') AS comment FROM freshet_internal.objects o ` +
+			`WHERE o.kind = 'materialized view' AND o.schema = ANY (current_schemas(false)) ORDER BY 1`, true, nil
+	case words("indexes") || words("indices"):
+		filter := ""
+		if len(toks) > 1 {
+			if !toks[1].isWord("on") && !toks[1].isWord("from") && !toks[1].isWord("in") {
+				return "", true, syntaxError(sql, toks[1].pos, "syntax error at or near %q", toks[1].text)
+			}
+			n, err := name(toks[2:])
+			if err != nil {
+				return "", true, err
+			}
+			filter = " AND i.indexrelid IN (SELECT indexrelid FROM pg_catalog.pg_index WHERE indrelid = " + n + "::regclass)"
+		}
+		return `SELECT c.relname AS name, t.relname AS on, ` +
+			`regexp_replace(pg_get_indexdef(i.indexrelid), '^.*USING btree \((.*)\)$', '\1') AS key ` +
+			`FROM pg_catalog.pg_index i JOIN pg_catalog.pg_class c ON c.oid = i.indexrelid ` +
+			`JOIN pg_catalog.pg_class t ON t.oid = i.indrelid ` +
+			`JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace ` +
+			`WHERE n.nspname = ANY (current_schemas(false))` + filter + ` ORDER BY 2, 1`, true, nil
+	case words("create", "materialized", "view"), words("create", "view"):
+		kind, rest := "VIEW", toks[2:]
+		if toks[1].isWord("materialized") {
+			kind, rest = "MATERIALIZED VIEW", toks[3:]
+		}
+		n, err := name(rest)
+		if err != nil {
+			return "", true, err
+		}
+		relkind := "v"
+		if kind != "VIEW" {
+			relkind = "m"
+		}
+		return `SELECT c.relname::text AS name, 'CREATE ` + kind + ` ' || quote_ident(c.relname) || ' AS ' || pg_get_viewdef(c.oid) AS create_sql ` +
+			`FROM pg_catalog.pg_class c WHERE c.oid = ` + n + `::regclass AND c.relkind = '` + relkind + `'`, true, nil
+	case words("create", "index"):
+		n, err := name(toks[2:])
+		if err != nil {
+			return "", true, err
+		}
+		return `SELECT c.relname::text AS name, pg_get_indexdef(c.oid) AS create_sql FROM pg_catalog.pg_class c ` +
+			`WHERE c.oid = ` + n + `::regclass AND c.relkind = 'i'`, true, nil
+	case words("create", "table"):
+		n, err := name(toks[2:])
+		if err != nil {
+			return "", true, err
+		}
+		return `SELECT c.relname::text AS name, 'CREATE TABLE ' || quote_ident(c.relname) || ' (' || ` +
+			`string_agg(quote_ident(a.attname) || ' ' || format_type(a.atttypid, a.atttypmod) || ` +
+			`CASE WHEN a.attnotnull THEN ' NOT NULL' ELSE '' END, ', ' ORDER BY a.attnum) || ')' AS create_sql ` +
+			`FROM pg_catalog.pg_class c JOIN pg_catalog.pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 ` +
+			`WHERE c.oid = ` + n + `::regclass AND c.relkind = 'r' GROUP BY c.relname`, true, nil
+	}
+	return "", false, nil
+}
+
+// quoteLiteral quotes s as a SQL string literal.
+func quoteLiteral(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+
+// ExplainView is EXPLAIN MATERIALIZED VIEW name (Materialize's): the plan
+// of an existing materialized view, with the arrangements its dataflow
+// imports and the one it exports.
+type ExplainView struct {
+	Name QualifiedName
+}
+
+// Tag implements Statement.
+func (*ExplainView) Tag() string { return "EXPLAIN" }

@@ -1,0 +1,398 @@
+package coord
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"sync"
+
+	"freshet/arrange"
+	"freshet/catalog"
+	"freshet/dataflow"
+	"freshet/planner"
+	"freshet/repr"
+	"freshet/sqlerr"
+)
+
+// internalSchema holds the introspection relations: what the engine runs
+// and holds, read from its state as a statement that reads them is
+// planned (like pg_stat_activity), so that they join with each other and
+// with the catalog, and plain views over them are read afresh each time.
+// A materialized view or an index over them is refused: their rows are
+// the engine's state of one moment.
+const internalSchema = "freshet_internal"
+
+// internalView is one introspection relation.
+type internalView struct {
+	columns []planner.RelationColumn
+	rows    func(s *Session, st *engineState) [][]string
+}
+
+var internalViews = map[string]internalView{
+	"objects": {columns: []planner.RelationColumn{
+		col("id", repr.Int8, false), col("oid", oidType, false), col("schema", repr.Text, false),
+		col("name", repr.Text, false), col("kind", repr.Text, false), col("owner", repr.Text, true),
+		col("dataflow", repr.Int8, true), col("state", repr.Text, false),
+	}, rows: (*Session).internalObjects},
+	"dependencies": {columns: []planner.RelationColumn{
+		col("object_id", repr.Int8, false), col("object", repr.Text, false),
+		col("depends_on_id", repr.Int8, false), col("depends_on", repr.Text, false),
+	}, rows: (*Session).internalDependencies},
+	"dataflows": {columns: []planner.RelationColumn{
+		col("id", repr.Int8, false), col("object_id", repr.Int8, true), col("object", repr.Text, true),
+		col("kind", repr.Text, false), col("state", repr.Text, false), col("workers", repr.Int4, false),
+		col("memory_bytes", repr.Int8, false), col("statement", repr.Text, true),
+	}, rows: (*Session).internalDataflows},
+	"arrangements": {columns: []planner.RelationColumn{
+		col("object_id", repr.Int8, false), col("object", repr.Text, false), col("worker", repr.Int4, false),
+		col("records", repr.Int8, false), col("batches", repr.Int4, false), col("bytes", repr.Int8, false),
+		col("leases", repr.Int4, false), col("since", repr.Numeric, false), col("upper", repr.Numeric, false),
+	}, rows: (*Session).internalArrangements},
+	"frontiers": {columns: []planner.RelationColumn{
+		col("object_id", repr.Int8, false), col("object", repr.Text, false),
+		col("write_frontier", repr.Numeric, false), col("read_frontier", repr.Numeric, false),
+		col("lag_ms", repr.Int8, false),
+	}, rows: (*Session).internalFrontiers},
+	"hydration": {columns: []planner.RelationColumn{
+		col("object_id", repr.Int8, false), col("object", repr.Text, false), col("hydrated", repr.Bool, false),
+	}, rows: (*Session).internalHydration},
+}
+
+// resolveInternal resolves freshet_internal.name.
+func (s *Session) resolveInternal(name string) (planner.Relation, bool) {
+	v, ok := internalViews[name]
+	if !ok {
+		return planner.Relation{}, false
+	}
+	st := s.engine.introspect(context.Background())
+	return planner.Relation{
+		Name:    planner.QualifiedName{Database: s.database, Schema: internalSchema, Name: name},
+		Kind:    planner.KindView,
+		Columns: v.columns,
+		SQL:     typedSQL(v.columns, constRowsSQL(v.columns, v.rows(s, st))),
+	}, true
+}
+
+// engineState is what the introspection relations show, read at once.
+type engineState struct {
+	objects   []*catalog.Object
+	byID      map[uint64]*catalog.Object
+	dataflows map[uint64]dataflow.ID // object id to its dataflow
+	failed    map[uint64]error
+	creating  map[uint64]bool
+	memory    map[dataflow.ID]int64
+	reads     []readInfo
+	fed       uint64
+	// traces are the exported arrangements' shards, by object and
+	// worker.
+	traces map[uint64][]traceInfo
+}
+
+type readInfo struct {
+	dataflow dataflow.ID
+	kind     string
+	what     string
+}
+
+type traceInfo struct {
+	records, batches, leases int
+	bytes                    int64
+	since, upper             uint64
+}
+
+// introspect reads the engine's state for the introspection relations.
+func (e *Engine) introspect(ctx context.Context) *engineState {
+	st := &engineState{byID: map[uint64]*catalog.Object{}, dataflows: map[uint64]dataflow.ID{},
+		creating: map[uint64]bool{}, traces: map[uint64][]traceInfo{}}
+	e.mu.Lock()
+	st.objects = slices.Clone(e.cat.Objects())
+	for id, d := range e.dataflows {
+		st.dataflows[id] = d
+	}
+	st.fed = e.fed
+	e.mu.Unlock()
+	for _, o := range st.objects {
+		st.byID[o.ID] = o
+	}
+	st.failed = e.failedSnapshot()
+	st.memory = e.cluster.MemoryByDataflow()
+	e.readsMu.Lock()
+	for id := range e.creating {
+		st.creating[id] = true
+	}
+	for r := range e.reads {
+		if r.dataflow != 0 {
+			st.reads = append(st.reads, readInfo{dataflow: r.dataflow, kind: r.kind, what: r.what})
+		}
+	}
+	e.readsMu.Unlock()
+	var ids []uint64
+	for id := range st.dataflows {
+		if o := st.byID[id]; o != nil && !isSystemTable(id) {
+			ids = append(ids, id)
+		}
+	}
+	slices.Sort(ids)
+	var mu sync.Mutex
+	_ = e.cluster.Exec(ctx, func(w int) bool {
+		local := map[uint64]traceInfo{}
+		for _, id := range ids {
+			tr, err := e.reg.Trace(arrange.GlobalID(id), w)
+			if err != nil {
+				continue
+			}
+			local[id] = traceInfo{records: tr.Len(), batches: tr.BatchCount(), leases: tr.Leases(),
+				bytes: tr.SharedBytes(), since: tr.Since(), upper: tr.Upper()}
+		}
+		mu.Lock()
+		for id, ti := range local {
+			if st.traces[id] == nil {
+				st.traces[id] = make([]traceInfo, e.workers)
+			}
+			st.traces[id][w] = ti
+		}
+		mu.Unlock()
+		return true
+	})
+	return st
+}
+
+// kindName is how the relations name a catalog kind.
+func kindName(k catalog.Kind) string {
+	switch k {
+	case catalog.Table:
+		return "table"
+	case catalog.View:
+		return "view"
+	case catalog.MaterializedView:
+		return "materialized view"
+	case catalog.Index:
+		return "index"
+	case catalog.Sequence:
+		return "sequence"
+	case catalog.Schema:
+		return "schema"
+	case catalog.Database:
+		return "database"
+	}
+	return "other"
+}
+
+// objectState is an object's state: running, hydrating or failed; a
+// view, a sequence, a schema has no dataflow and is "defined".
+func (st *engineState) objectState(o *catalog.Object) string {
+	switch {
+	case st.failed[o.ID] != nil:
+		return "failed"
+	case st.creating[o.ID]:
+		return "hydrating"
+	case st.dataflows[o.ID] != 0:
+		return "running"
+	}
+	return "defined"
+}
+
+// visible lists the session's database's relations, indexes and
+// sequences, by id.
+func (s *Session) visible(st *engineState) []*catalog.Object {
+	var out []*catalog.Object
+	for _, o := range st.objects {
+		if o.Database != s.database || isSystemTable(o.ID) {
+			continue
+		}
+		switch o.Kind {
+		case catalog.Table, catalog.View, catalog.MaterializedView, catalog.Index, catalog.Sequence:
+			out = append(out, o)
+		}
+	}
+	slices.SortFunc(out, func(a, b *catalog.Object) int { return cmpUint(a.ID, b.ID) })
+	return out
+}
+
+func cmpUint(a, b uint64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+func (s *Session) internalObjects(st *engineState) [][]string {
+	var rows [][]string
+	for _, o := range s.visible(st) {
+		df := sqlNull
+		if d := st.dataflows[o.ID]; d != 0 {
+			df = sqlInt(uint64(d))
+		}
+		owner := sqlNull
+		if o.Owner != "" {
+			owner = sqlText(o.Owner)
+		}
+		rows = append(rows, []string{sqlInt(o.ID), sqlInt(relationOID(o.ID)), sqlText(o.Schema), sqlText(o.Name),
+			sqlText(kindName(o.Kind)), owner, df, sqlText(st.objectState(o))})
+	}
+	return rows
+}
+
+func (s *Session) internalDependencies(st *engineState) [][]string {
+	var rows [][]string
+	for _, o := range s.visible(st) {
+		deps := slices.Clone(o.DependsOn)
+		if o.On != 0 && !slices.Contains(deps, o.On) {
+			deps = append(deps, o.On)
+		}
+		for _, d := range deps {
+			if t := st.byID[d]; t != nil {
+				rows = append(rows, []string{sqlInt(o.ID), sqlText(o.Name), sqlInt(d), sqlText(t.Name)})
+			}
+		}
+	}
+	return rows
+}
+
+func (s *Session) internalDataflows(st *engineState) [][]string {
+	var rows [][]string
+	workers := sqlInt(s.engine.workers)
+	for _, o := range s.visible(st) {
+		d := st.dataflows[o.ID]
+		if d == 0 {
+			continue
+		}
+		rows = append(rows, []string{sqlInt(uint64(d)), sqlInt(o.ID), sqlText(o.Name), sqlText(kindName(o.Kind)),
+			sqlText(st.objectState(o)), workers, sqlInt(st.memory[d]), sqlNull})
+	}
+	for _, r := range st.reads {
+		kind, state := r.kind, "running"
+		if kind == "" {
+			kind = "transient"
+		}
+		if kind == "hydration" {
+			continue // the object's own dataflow, listed above
+		}
+		what := sqlNull
+		if r.what != "" {
+			what = sqlText(r.what)
+		}
+		rows = append(rows, []string{sqlInt(uint64(r.dataflow)), sqlNull, sqlNull, sqlText(kind), sqlText(state),
+			workers, sqlInt(st.memory[r.dataflow]), what})
+	}
+	return rows
+}
+
+func (s *Session) internalArrangements(st *engineState) [][]string {
+	var rows [][]string
+	for _, o := range s.visible(st) {
+		for w, ti := range st.traces[o.ID] {
+			rows = append(rows, []string{sqlInt(o.ID), sqlText(o.Name), strconv.Itoa(w), sqlInt(ti.records),
+				sqlInt(ti.batches), sqlInt(ti.bytes), sqlInt(ti.leases), sqlTime(ti.since), sqlTime(ti.upper)})
+		}
+	}
+	return rows
+}
+
+func (s *Session) internalFrontiers(st *engineState) [][]string {
+	var rows [][]string
+	for _, o := range s.visible(st) {
+		shards := st.traces[o.ID]
+		if len(shards) == 0 {
+			continue
+		}
+		upper, since := uint64(dataflow.Done), uint64(0)
+		for _, ti := range shards {
+			upper = min(upper, ti.upper)
+			since = max(since, ti.since)
+		}
+		// The lag is how far the frontier is behind the newest write:
+		// 0 once every write fed so far is in.
+		lag := int64(0)
+		if upper <= st.fed {
+			lag = int64(st.fed - upper + 1)
+		}
+		rows = append(rows, []string{sqlInt(o.ID), sqlText(o.Name), sqlTime(upper), sqlTime(since), sqlInt(lag)})
+	}
+	return rows
+}
+
+func (s *Session) internalHydration(st *engineState) [][]string {
+	var rows [][]string
+	for _, o := range s.visible(st) {
+		if o.Kind != catalog.MaterializedView && o.Kind != catalog.Index {
+			continue
+		}
+		hydrated := "true"
+		if st.creating[o.ID] || st.failed[o.ID] != nil {
+			hydrated = "false"
+		}
+		rows = append(rows, []string{sqlInt(o.ID), sqlText(o.Name), hydrated})
+	}
+	return rows
+}
+
+// sqlTime is a timestamp as a numeric literal.
+func sqlTime(t uint64) string { return strconv.FormatUint(t, 10) }
+
+// explainView runs EXPLAIN MATERIALIZED VIEW name: the view's plan as its
+// dataflow was built (planned again from its definition, with the search
+// path and time zone it was created with), the arrangements it imports,
+// the one it exports (records and bytes, summed over the workers) and
+// the dataflows that import that.
+func (s *Session) explainView(ctx context.Context, st *planner.ExplainView) (result, error) {
+	var o *catalog.Object
+	err := s.engine.Catalog(func(c *catalog.Catalog) error {
+		var err error
+		o, err = s.lookupIn(c, st.Name, s.searchPath())
+		return err
+	})
+	if err != nil {
+		return result{}, err
+	}
+	if o.Kind != catalog.MaterializedView {
+		return result{}, sqlerr.New(sqlerr.WrongObjectType, "%q is not a materialized view", o.Name)
+	}
+	planning := &Session{engine: s.engine, backend: s.backend, database: o.Database, settings: settingsIn(o.TimeZone)}
+	if o.SearchPath != "" {
+		planning.settings["search_path"] = o.SearchPath
+	}
+	stmts, err := planner.Plan(planning.catalog(), fmt.Sprintf("EXPLAIN CREATE MATERIALIZED VIEW %s AS %s", quoteIdent(o.Name), o.SQL))
+	if err != nil {
+		return result{}, err
+	}
+	ex, ok := stmts[0].(*planner.Explain)
+	if !ok {
+		return result{}, sqlerr.AssertionFailedf("EXPLAIN of %s planned as %T", o.Name, stmts[0])
+	}
+	res, err := s.explain(ctx, ex)
+	if err != nil {
+		return result{}, err
+	}
+	state := s.engine.introspect(ctx)
+	var records, bytes int64
+	for _, ti := range state.traces[o.ID] {
+		records += int64(ti.records)
+		bytes += ti.bytes
+	}
+	line := func(format string, args ...any) {
+		res.rows = append(res.rows, [][]byte{[]byte(fmt.Sprintf(format, args...))})
+	}
+	if d := state.dataflows[o.ID]; d != 0 {
+		line("Dataflow %d: %s, %d bytes held", d, state.objectState(o), state.memory[d])
+	}
+	line("Exports materialized view %s (g%d): %d records, %d bytes", o.Name, o.ID, records, bytes)
+	byDataflow := map[dataflow.ID]*catalog.Object{}
+	for id, d := range state.dataflows {
+		if obj := state.byID[id]; obj != nil {
+			byDataflow[d] = obj
+		}
+	}
+	for _, d := range s.engine.reg.Importers(arrange.GlobalID(o.ID)) {
+		if obj := byDataflow[d]; obj != nil {
+			line("Imported by %s %s (dataflow %d)", kindName(obj.Kind), obj.Name, d)
+		} else {
+			line("Imported by dataflow %d (transient)", d)
+		}
+	}
+	return res, nil
+}

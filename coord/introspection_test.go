@@ -1,0 +1,123 @@
+package coord
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+
+	"freshet/sqlerr"
+)
+
+// TestIntrospection reads the freshet_internal relations: objects and
+// their dependencies, the dataflows with their memory (a subscription's
+// among them), the arrangements' records and bytes per worker, the
+// frontiers and hydration; they join, and a plain view over them reads
+// afresh, while a materialized view over them is refused.
+func TestIntrospection(t *testing.T) {
+	env := openSQL(t, t.TempDir())
+	defer func() { env.e.Close() }()
+	s, other := env.session(), env.session()
+	env.exec(s, "CREATE TABLE t (k int, v text)")
+	env.exec(s, "INSERT INTO t SELECT x, 'row ' || x FROM generate_series(1, 1000) AS g(x)")
+	env.exec(s, "CREATE MATERIALIZED VIEW m AS SELECT k % 10 AS g, count(*) AS n FROM t GROUP BY k % 10")
+	env.exec(s, "CREATE INDEX m_g ON m (g)")
+	env.exec(s, "CREATE VIEW plain AS SELECT * FROM t")
+	if got := env.query(s, "SELECT name, kind, state, dataflow IS NOT NULL FROM freshet_internal.objects ORDER BY name"); got != "m,materialized view,running,t m_g,index,running,t plain,view,defined,f t,table,running,t" {
+		t.Fatalf("objects: %s", got)
+	}
+	if got := env.query(s, "SELECT object, depends_on FROM freshet_internal.dependencies ORDER BY 1, 2"); got != "m,t m_g,m plain,t" {
+		t.Fatalf("dependencies: %s", got)
+	}
+	if got := env.query(s, "SELECT sum(records), count(*) FROM freshet_internal.arrangements WHERE object = 't'"); got != "1000,2" {
+		t.Fatalf("t's arrangement, summed over its 2 workers: %s", got)
+	}
+	// Joined with objects: every dataflow's memory is what its account
+	// holds, at least its arrangements' bytes.
+	got := env.query(s, `SELECT o.name, d.memory_bytes >= sum(a.bytes), sum(a.bytes) > 0
+		FROM freshet_internal.objects o JOIN freshet_internal.dataflows d ON d.object_id = o.id
+		JOIN freshet_internal.arrangements a ON a.object_id = o.id
+		GROUP BY o.name, d.memory_bytes ORDER BY 1`)
+	if got != "m,t,t m_g,t,t t,t,t" {
+		t.Fatalf("memory against arrangements: %s", got)
+	}
+	env.query(s, "SELECT * FROM m")
+	if got := env.query(s, "SELECT object, lag_ms FROM freshet_internal.frontiers WHERE object IN ('t', 'm') ORDER BY 1"); got != "m,0 t,0" {
+		t.Fatalf("frontiers after a read: %s", got)
+	}
+	if got := env.query(s, "SELECT object, hydrated FROM freshet_internal.hydration ORDER BY 1"); got != "m,t m_g,t" {
+		t.Fatalf("hydration: %s", got)
+	}
+
+	env.exec(other, "BEGIN")
+	env.exec(other, "DECLARE c CURSOR FOR SUBSCRIBE m")
+	if got := env.query(s, "SELECT count(*), sum(memory_bytes) >= 0 FROM freshet_internal.dataflows WHERE kind = 'subscription' AND statement LIKE '%SUBSCRIBE m%'"); got != "1,t" {
+		t.Fatalf("the subscription's dataflow: %s", got)
+	}
+	env.exec(other, "ROLLBACK")
+
+	// A plain view over them is read afresh.
+	env.exec(s, "CREATE VIEW sizes AS SELECT name FROM freshet_internal.objects WHERE kind = 'table'")
+	env.exec(s, "CREATE TABLE u (x int)")
+	if got := env.query(s, "SELECT * FROM sizes ORDER BY 1"); got != "t u" {
+		t.Fatalf("a view over objects: %s", got)
+	}
+	env.failsWith(s, "CREATE MATERIALIZED VIEW frozen AS SELECT * FROM freshet_internal.objects", sqlerr.FeatureNotSupported)
+	env.failsWith(s, "SELECT * FROM freshet_internal.nosuch", sqlerr.UndefinedTable)
+	n, _ := strconv.Atoi(env.query(s, "SELECT count(*) FROM freshet_internal.dataflows"))
+	if n < 4 || !strings.Contains(env.query(s, "SELECT kind FROM freshet_internal.dataflows"), "table") {
+		t.Fatalf("dataflows: %d", n)
+	}
+	env.settled()
+}
+
+// TestShowCommands: Materialize's SHOW MATERIALIZED VIEWS, SHOW INDEXES
+// [ON name] and SHOW CREATE … name.
+func TestShowCommands(t *testing.T) {
+	env := openSQL(t, t.TempDir())
+	defer func() { env.e.Close() }()
+	s := env.session()
+	env.exec(s, "CREATE TABLE t (k int NOT NULL, v text)")
+	env.exec(s, "CREATE MATERIALIZED VIEW m AS SELECT k, count(*) AS n FROM t GROUP BY k")
+	env.exec(s, "CREATE MATERIALIZED VIEW a_first AS SELECT 1 AS one")
+	env.exec(s, "COMMENT ON MATERIALIZED VIEW m IS 'counts'")
+	env.exec(s, "CREATE VIEW w AS SELECT v FROM t")
+	env.exec(s, "CREATE INDEX m_k ON m (k)")
+	env.exec(s, "CREATE INDEX t_kv ON t (k, v)")
+	for sql, want := range map[string]string{
+		"SHOW MATERIALIZED VIEWS":         "a_first,NULL m,counts",
+		"SHOW INDEXES":                    "m_k,m,k t_kv,t,k, v",
+		"SHOW INDEXES ON t":               "t_kv,t,k, v",
+		"SHOW CREATE MATERIALIZED VIEW m": "m,CREATE MATERIALIZED VIEW m AS SELECT k, count(*) AS n FROM t GROUP BY k",
+		"SHOW CREATE VIEW w":              "w,CREATE VIEW w AS SELECT v FROM t",
+		"SHOW CREATE INDEX m_k":           "m_k,CREATE INDEX m_k ON public.m USING btree (k)",
+		"SHOW CREATE TABLE t":             "t,CREATE TABLE t (k integer NOT NULL, v text)",
+	} {
+		if got := env.query(s, sql); got != want {
+			t.Errorf("%s:\n got %q\nwant %q", sql, got, want)
+		}
+	}
+	env.failsWith(s, "SHOW CREATE TABLE nosuch", sqlerr.UndefinedTable)
+	if got := env.query(s, "SHOW CREATE TABLE m"); got != "" {
+		t.Errorf("SHOW CREATE TABLE of a materialized view: %q", got)
+	}
+}
+
+// TestExplainMaterializedView: EXPLAIN MATERIALIZED VIEW shows the view's
+// plan, what it imports, what it exports and who imports that.
+func TestExplainMaterializedView(t *testing.T) {
+	env := openSQL(t, t.TempDir())
+	defer func() { env.e.Close() }()
+	s := env.session()
+	env.exec(s, "CREATE TABLE t (k int)")
+	env.exec(s, "INSERT INTO t VALUES (1), (2), (2)")
+	env.exec(s, "CREATE MATERIALIZED VIEW m AS SELECT k, count(*) AS n FROM t GROUP BY k")
+	env.exec(s, "CREATE MATERIALIZED VIEW top AS SELECT max(n) FROM m")
+	got := env.query(s, "EXPLAIN MATERIALIZED VIEW m")
+	for _, want := range []string{"Reduce", "Imports table t", "Exports materialized view m", ": 2 records", "Imported by materialized view top"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("EXPLAIN MATERIALIZED VIEW m lacks %q:\n%s", want, got)
+		}
+	}
+	env.failsWith(s, "EXPLAIN MATERIALIZED VIEW t", sqlerr.WrongObjectType)
+	env.failsWith(s, "EXPLAIN MATERIALIZED VIEW nosuch", sqlerr.UndefinedTable)
+}
