@@ -55,6 +55,7 @@ func (b *Backend) NewSession(ctx context.Context, s pgwire.Startup) (pgwire.Sess
 	sess := newSession(b, key, s)
 	b.mu.sessions[key] = sess
 	b.mu.Unlock()
+	b.engine.sessions.Add(1)
 	return sess, nil
 }
 
@@ -86,6 +87,10 @@ func (b *Backend) sessionByPID(pid uint32) *Session {
 
 func (b *Backend) forget(key pgwire.CancelKey) {
 	b.mu.Lock()
+	_, known := b.mu.sessions[key]
 	delete(b.mu.sessions, key)
 	b.mu.Unlock()
+	if known {
+		b.engine.sessions.Add(-1)
+	}
 }

@@ -37,6 +37,8 @@ type Config struct {
 	// StorageFS, if set, is the filesystem DataDir is opened in instead of
 	// the operating system's (tests inject disk faults).
 	StorageFS vfs.FS
+	// Metrics, if set, receives what the engine and its sessions observe.
+	Metrics *Metrics
 	// Logger receives the engine's log lines.
 	Logger *slog.Logger
 	// Clock returns the current time in milliseconds; nil means the wall
@@ -122,6 +124,9 @@ type Engine struct {
 	// creating are the creates whose dataflows are hydrating, by object
 	// id (see hydrate), under readsMu.
 	creating map[uint64]*hydration
+	// metrics is Config.Metrics; sessions counts the sessions open.
+	metrics  *Metrics
+	sessions atomic.Int64
 	// memoryOver is set while the heap is over the memory limit with no
 	// transient work left to cancel: writes wait (awaitMemory).
 	memoryOver atomic.Bool
@@ -175,7 +180,7 @@ func Open(ctx context.Context, cfg Config, rebuild func(e *Engine, o *catalog.Ob
 	own := false
 	if store == nil {
 		var err error
-		if store, err = storage.Open(cfg.DataDir, storage.Options{Logger: log, FS: cfg.StorageFS}); err != nil {
+		if store, err = storage.Open(cfg.DataDir, storage.Options{Logger: log, FS: cfg.StorageFS, OnSync: cfg.Metrics.observeSync}); err != nil {
 			return nil, err
 		}
 		own = true
@@ -205,6 +210,7 @@ func Open(ctx context.Context, cfg Config, rebuild func(e *Engine, o *catalog.Ob
 		viewIndex:      map[uint64]uint64{},
 		reads:          map[*inflightRead]struct{}{},
 		creating:       map[uint64]*hydration{},
+		metrics:        cfg.Metrics,
 		dropping:       map[uint64]error{},
 		failed:         map[uint64]error{},
 		lastWrite:      map[uint64]uint64{},
@@ -768,7 +774,13 @@ type TableWrite struct {
 // timestamp order: a write waits for every earlier one to be fed or to
 // have failed. A write is acknowledged only once it is fed, so a read at
 // the last fed time sees every acknowledged write.
-func (e *Engine) Write(ctx context.Context, writes []TableWrite) (uint64, error) {
+func (e *Engine) Write(ctx context.Context, writes []TableWrite) (_ uint64, err error) {
+	start := time.Now()
+	defer func() {
+		if err == nil {
+			e.metrics.observeWrite(len(writes), time.Since(start))
+		}
+	}()
 	for _, w := range writes {
 		if isSystemTable(w.Table) {
 			return 0, sqlerr.New(sqlerr.InsufficientPrivilege, "permission denied: %q is a system catalog", systemTableList()[w.Table-systemIDBase].name)

@@ -3,6 +3,7 @@ package coord
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"freshet/pgwire"
 	"freshet/planner"
@@ -150,6 +151,8 @@ func (p *portal) Execute(ctx context.Context, maxRows int, w pgwire.Writer) (pgw
 		var res result
 		streamed := false
 		s.beginStatement(p.sql)
+		start := time.Now()
+		defer func() { s.engine.metrics.observeStatement(p.stmt.Tag(), time.Since(start)) }()
 		err := s.run(ctx, func(ctx context.Context) error {
 			var err error
 			res, err = s.execute(ctx, p.stmt, p.reads, w)

@@ -214,6 +214,7 @@ func (s *Session) Query(ctx context.Context, sql string, w pgwire.QueryWriter) e
 		}
 		var res result
 		if err == nil {
+			start := time.Now()
 			err = s.run(ctx, func(ctx context.Context) error {
 				var err error
 				res, err = s.execute(ctx, st, reads, w)
@@ -222,6 +223,7 @@ func (s *Session) Query(ctx context.Context, sql string, w pgwire.QueryWriter) e
 				}
 				return err
 			})
+			s.engine.metrics.observeStatement(st.Tag(), time.Since(start))
 		}
 		if err != nil {
 			if s.tx.implicit {

@@ -54,6 +54,7 @@ type Supervisor struct {
 	closed   chan struct{}
 	done     chan struct{}
 	restarts atomic.Int64
+	metrics  *Metrics
 }
 
 // Supervise opens an engine with cfg (cfg.Store must be nil: a restart
@@ -63,12 +64,16 @@ func Supervise(ctx context.Context, cfg Config, auth AuthMode) (*Supervisor, err
 	if cfg.Store != nil {
 		return nil, sqlerr.AssertionFailedf("a supervised engine opens its own storage")
 	}
+	s := &Supervisor{ctx: ctx, auth: auth, closed: make(chan struct{}), done: make(chan struct{})}
+	// The metrics outlive the engines: they read whichever runs.
+	s.metrics = NewMetrics(s.Engine)
+	cfg.Metrics = s.metrics
+	s.cfg = cfg
 	e, err := openEngine(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
-	s := &Supervisor{ctx: ctx, cfg: cfg, auth: auth, engine: e, backend: NewBackend(e),
-		closed: make(chan struct{}), done: make(chan struct{})}
+	s.engine, s.backend = e, NewBackend(e)
 	go s.watch()
 	return s, nil
 }
@@ -143,6 +148,19 @@ func (s *Supervisor) reopen() {
 	s.mu.Unlock()
 	s.restarts.Add(1)
 	e.log.Info("engine restarted after a storage fault")
+}
+
+// Metrics returns the server's metrics.
+func (s *Supervisor) Metrics() *Metrics { return s.metrics }
+
+// Healthy reports whether the server serves and its storage takes
+// writes: nil, or why not (for /healthz).
+func (s *Supervisor) Healthy() error {
+	e := s.Engine()
+	if e == nil {
+		return errRecovering
+	}
+	return e.store.Fault()
 }
 
 // Restarts returns how many times the engine was restarted.

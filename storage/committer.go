@@ -1,6 +1,8 @@
 package storage
 
 import (
+	"time"
+
 	"github.com/cockroachdb/pebble/v2"
 
 	"freshet/sqlerr"
@@ -100,9 +102,13 @@ func (s *Store) commitGroup(group []*request) error {
 		// Every request asked for an upper that is already durable.
 		return nil
 	}
+	start := time.Now()
 	err := b.Commit(pebble.Sync)
 	if err != nil {
 		s.poisonWith(err)
+	}
+	if s.onSync != nil {
+		s.onSync(time.Since(start))
 	}
 	// A failed sync reaches pebbleLogger.Fatalf, which poisons the store,
 	// while Commit returns nil: check poison, not only err.

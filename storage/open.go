@@ -30,6 +30,7 @@ func Open(dir string, opts Options) (*Store, error) {
 		lock:          lock,
 		fs:            fs,
 		dir:           dir,
+		onSync:        opts.OnSync,
 		log:           opts.logger().With("component", "storage", "dir", dir),
 		queue:         make(chan *request, maxGroupTxns),
 		stop:          make(chan struct{}),

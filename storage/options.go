@@ -2,6 +2,7 @@ package storage
 
 import (
 	"log/slog"
+	"time"
 
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/cockroachdb/pebble/v2/vfs"
@@ -21,6 +22,9 @@ type Options struct {
 	// Logger receives the store's log lines and pebble's. Nil discards
 	// them.
 	Logger *slog.Logger
+	// OnSync, if set, is told how long each group commit's write and
+	// sync took (metrics).
+	OnSync func(time.Duration)
 }
 
 // maxGroupTxns and maxGroupBytes bound one group commit: a larger group

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"syscall"
+	"time"
 
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/cockroachdb/pebble/v2/vfs"
@@ -24,6 +25,8 @@ type Store struct {
 	// fs and dir are where the store lives, for Probe.
 	fs  vfs.FS
 	dir string
+	// onSync is Options.OnSync.
+	onSync func(time.Duration)
 
 	// queue carries Txns from callers to the committer.
 	queue chan *request

@@ -6,8 +6,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"net/http/pprof"
-	"time"
 )
 
 // serveDebug serves Go's profiles (net/http/pprof) on addr until ctx
@@ -22,18 +20,8 @@ func serveDebug(ctx context.Context, addr string, logger *slog.Logger) (net.Addr
 		return nil, err
 	}
 	mux := http.NewServeMux()
-	mux.HandleFunc("/debug/pprof/", pprof.Index)
-	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
-	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
-	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
-	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	go func() {
-		if err := srv.Serve(ln); err != nil && err != http.ErrServerClosed {
-			logger.Error("debug listener failed", "error", err)
-		}
-	}()
-	context.AfterFunc(ctx, func() { srv.Close() })
+	addPprof(mux)
+	serveMux(ctx, ln, mux, "debug listener", logger)
 	return ln.Addr(), nil
 }
 
@@ -42,7 +30,7 @@ func serveDebug(ctx context.Context, addr string, logger *slog.Logger) (net.Addr
 func checkLoopback(addr string) error {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
-		return fmt.Errorf("--debug-listen %q: %w", addr, err)
+		return fmt.Errorf("%q: %w", addr, err)
 	}
 	if host == "localhost" {
 		return nil
@@ -50,5 +38,5 @@ func checkLoopback(addr string) error {
 	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
 		return nil
 	}
-	return fmt.Errorf("--debug-listen %q: the profiles must stay on a loopback address (127.0.0.1, ::1, localhost)", addr)
+	return fmt.Errorf("%q: what it serves must stay on a loopback address (127.0.0.1, ::1, localhost)", addr)
 }

@@ -36,8 +36,11 @@ func main() {
 	debugListen := flag.String("debug-listen", "", "loopback address to serve Go's profiles on (net/http/pprof), e.g. 127.0.0.1:6060; off by default")
 	tlsRequired := flag.Bool("tls-required", false, "refuse sessions that do not use TLS (FATAL 28000); needs --tls-cert and --tls-key")
 	authFlag := flag.String("auth", "auto", "how sessions authenticate: auto (trust on loopback, scram-sha-256 from any other address), trust, or scram")
-	insecure := flag.Bool("insecure", false, "allow --auth trust on an address other than loopback")
+	insecure := flag.Bool("insecure", false, "allow --auth trust, or --http-listen, on an address other than loopback")
+	httpListen := flag.String("http-listen", defaultHTTPListen, "loopback address to serve /metrics (Prometheus), /healthz and /debug/pprof on; empty: none")
 	flag.Parse()
+	httpExplicit := false
+	flag.Visit(func(f *flag.Flag) { httpExplicit = httpExplicit || f.Name == "http-listen" })
 	logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
 	auth, ok := coord.ParseAuthMode(*authFlag)
 	if !ok {
@@ -72,13 +75,22 @@ func main() {
 		os.Exit(2)
 	}
 	srv := &pgwire.Server{Logger: logger, MaxConnections: *maxConns, SuperuserReservedConnections: *reserved, TLSConfig: tlsConfig, RequireTLS: *tlsRequired}
-	if err := run(*listen, *debugListen, cfg, srv, auth, logger); err != nil {
+	web := httpOptions{addr: *httpListen, explicit: httpExplicit, insecure: *insecure}
+	if err := run(*listen, *debugListen, web, cfg, srv, auth, logger); err != nil {
 		logger.Error("server failed", "error", err)
 		os.Exit(1)
 	}
 }
 
-func run(listen, debugListen string, cfg coord.Config, srv *pgwire.Server, auth coord.AuthMode, logger *slog.Logger) error {
+// httpOptions are --http-listen's: the address, whether it was given
+// (the default address may be taken, which only costs the metrics), and
+// --insecure.
+type httpOptions struct {
+	addr               string
+	explicit, insecure bool
+}
+
+func run(listen, debugListen string, web httpOptions, cfg coord.Config, srv *pgwire.Server, auth coord.AuthMode, logger *slog.Logger) error {
 	dataDir, workers := cfg.DataDir, cfg.Workers
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -99,6 +111,17 @@ func run(listen, debugListen string, cfg coord.Config, srv *pgwire.Server, auth 
 		return fmt.Errorf("opening %s: %w", dataDir, err)
 	}
 	defer sup.Close()
+	if web.addr != "" {
+		addr, err := serveHTTP(ctx, web.addr, web.insecure, sup, logger)
+		switch {
+		case err == nil:
+			logger.Info("serving metrics", "url", "http://"+addr.String()+"/metrics")
+		case web.explicit:
+			return err
+		default:
+			logger.Warn("no metrics: the default --http-listen address is not available", "addr", web.addr, "error", err)
+		}
+	}
 	ln, err := net.Listen("tcp", listen)
 	if err != nil {
 		return err
