@@ -54,6 +54,15 @@ var internalViews = map[string]internalView{
 		col("write_frontier", repr.Numeric, false), col("read_frontier", repr.Numeric, false),
 		col("lag_ms", repr.Int8, false),
 	}, rows: (*Session).internalFrontiers},
+	"operators": {columns: []planner.RelationColumn{
+		col("dataflow_id", repr.Int8, false), col("id", repr.Int4, false), col("name", repr.Text, false),
+		col("inputs", repr.Int4, false), col("outputs", repr.Int4, false), col("queued", repr.Int8, false),
+	}, rows: (*Session).internalOperators},
+	"channels": {columns: []planner.RelationColumn{
+		col("dataflow_id", repr.Int8, false), col("id", repr.Int8, false),
+		col("from_operator", repr.Int4, false), col("from_port", repr.Int4, false),
+		col("to_operator", repr.Int4, false), col("to_port", repr.Int4, false), col("pact", repr.Text, false),
+	}, rows: (*Session).internalChannels},
 	"hydration": {columns: []planner.RelationColumn{
 		col("object_id", repr.Int8, false), col("object", repr.Text, false), col("hydrated", repr.Bool, false),
 	}, rows: (*Session).internalHydration},
@@ -395,4 +404,43 @@ func (s *Session) explainView(ctx context.Context, st *planner.ExplainView) (res
 		}
 	}
 	return res, nil
+}
+
+// graphs reads the graphs of every dataflow st knows (worker 0's).
+func (s *Session) graphs(st *engineState) ([]dataflow.ID, map[dataflow.ID]dataflow.Graph) {
+	var ids []dataflow.ID
+	for _, d := range st.dataflows {
+		ids = append(ids, d)
+	}
+	for _, r := range st.reads {
+		ids = append(ids, r.dataflow)
+	}
+	slices.Sort(ids)
+	ids = slices.Compact(ids)
+	gs, _ := s.engine.cluster.Graphs(context.Background(), ids)
+	return ids, gs
+}
+
+func (s *Session) internalOperators(st *engineState) [][]string {
+	ids, gs := s.graphs(st)
+	var rows [][]string
+	for _, id := range ids {
+		for _, op := range gs[id].Operators {
+			rows = append(rows, []string{sqlInt(uint64(id)), sqlInt(op.Index), sqlText(op.Name),
+				sqlInt(op.Inputs), sqlInt(op.Outputs), sqlInt(op.Queued)})
+		}
+	}
+	return rows
+}
+
+func (s *Session) internalChannels(st *engineState) [][]string {
+	ids, gs := s.graphs(st)
+	var rows [][]string
+	for _, id := range ids {
+		for _, c := range gs[id].Channels {
+			rows = append(rows, []string{sqlInt(uint64(id)), sqlInt(c.ID), sqlInt(c.From), sqlInt(c.FromPort),
+				sqlInt(c.To), sqlInt(c.ToPort), sqlText(c.Pact)})
+		}
+	}
+	return rows
 }

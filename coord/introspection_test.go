@@ -48,6 +48,22 @@ func TestIntrospection(t *testing.T) {
 		t.Fatalf("hydration: %s", got)
 	}
 
+	// The graph of m's dataflow: its operators, and channels between
+	// them.
+	got = env.query(s, `SELECT count(*) > 2, bool_or(op.name LIKE '%arrange%')
+		FROM freshet_internal.operators op JOIN freshet_internal.objects o ON o.dataflow = op.dataflow_id
+		WHERE o.name = 'm'`)
+	if got != "t,t" {
+		t.Fatalf("m's operators: %s", got)
+	}
+	got = env.query(s, `SELECT count(*) > 1, bool_and(c.from_operator < o2.n AND c.to_operator < o2.n)
+		FROM freshet_internal.channels c JOIN freshet_internal.objects o ON o.dataflow = c.dataflow_id
+		JOIN (SELECT dataflow_id, count(*) AS n FROM freshet_internal.operators GROUP BY dataflow_id) o2 ON o2.dataflow_id = c.dataflow_id
+		WHERE o.name = 'm'`)
+	if got != "t,t" {
+		t.Fatalf("m's channels: %s", got)
+	}
+
 	env.exec(other, "BEGIN")
 	env.exec(other, "DECLARE c CURSOR FOR SUBSCRIBE m")
 	if got := env.query(s, "SELECT count(*), sum(memory_bytes) >= 0 FROM freshet_internal.dataflows WHERE kind = 'subscription' AND statement LIKE '%SUBSCRIBE m%'"); got != "1,t" {

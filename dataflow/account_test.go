@@ -37,3 +37,37 @@ func TestClusterMemoryByDataflow(t *testing.T) {
 		t.Fatalf("after the drop: %v", got)
 	}
 }
+
+// TestClusterGraphs: a running dataflow's operators and channels, as
+// built.
+func TestClusterGraphs(t *testing.T) {
+	c := NewCluster(Config{Workers: 2})
+	defer c.Close()
+	ctx := context.Background()
+	id, err := c.Build(ctx, 0, func(b *Builder) {
+		_, s := NewInputHandle[int](b, "in")
+		s = Inspect(s, "look", func(uint64, int) {})
+		NewProbe(s)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gs, err := c.Graphs(ctx, []ID{id, 999})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, ok := gs[id]
+	if !ok || len(gs) != 1 {
+		t.Fatalf("graphs: %v", gs)
+	}
+	var names []string
+	for _, op := range g.Operators {
+		names = append(names, op.Name)
+	}
+	if len(g.Operators) < 2 || names[0] != "in" || names[1] != "look" {
+		t.Fatalf("operators: %v", names)
+	}
+	if len(g.Channels) < 1 || g.Channels[0].From != 0 || g.Channels[0].To != 1 || g.Channels[0].Pact != "pipeline" {
+		t.Fatalf("channels: %+v", g.Channels)
+	}
+}
