@@ -2,11 +2,14 @@ package main
 
 import (
 	"context"
+	_ "embed"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
 	"net/http/pprof"
+	"strconv"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -18,10 +21,10 @@ import (
 // SQL port.
 const defaultHTTPListen = "127.0.0.1:6876"
 
-// serveHTTP serves, on addr until ctx ends: Prometheus metrics
-// (/metrics), a health check (/healthz: 200 while the server serves and
-// storage takes writes, 503 otherwise), and Go's profiles
-// (/debug/pprof/). Any other path is 404. What it shows is not guarded
+// serveHTTP serves, on addr until ctx ends: the web console (/ and
+// /api/), Prometheus metrics (/metrics), a health check (/healthz: 200
+// while the server serves and storage takes writes, 503 otherwise), and
+// Go's profiles (/debug/pprof/). Any other path is 404. What it shows is not guarded
 // by the SQL port's roles, so addr must be a loopback address unless
 // insecure.
 func serveHTTP(ctx context.Context, addr string, insecure bool, sup *coord.Supervisor, logger *slog.Logger) (net.Addr, error) {
@@ -42,8 +45,72 @@ func serveHTTP(ctx context.Context, addr string, insecure bool, sup *coord.Super
 		fmt.Fprintln(w, "ok")
 	})
 	addPprof(mux)
+	addConsole(mux, sup)
 	serveMux(ctx, ln, mux, "http listener", logger)
 	return ln.Addr(), nil
+}
+
+//go:embed console/index.html
+var consolePage []byte
+
+// consoleEvery is how often the console's event stream sends the state.
+const consoleEvery = 500 * time.Millisecond
+
+// addConsole adds the web console: the page at /, and the JSON it reads:
+// /api/state (ConsoleState), /api/graph?object=ID (ConsoleGraph) and
+// /api/events, server-sent events of the state every 500 ms.
+func addConsole(mux *http.ServeMux, sup *coord.Supervisor) {
+	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Write(consolePage)
+	})
+	mux.HandleFunc("GET /api/state", func(w http.ResponseWriter, r *http.Request) {
+		st := sup.ConsoleState(r.Context())
+		if st == nil {
+			http.Error(w, "the server is restarting", http.StatusServiceUnavailable)
+			return
+		}
+		writeJSON(w, st)
+	})
+	mux.HandleFunc("GET /api/graph", func(w http.ResponseWriter, r *http.Request) {
+		id, err := strconv.ParseUint(r.URL.Query().Get("object"), 10, 64)
+		if err != nil {
+			http.Error(w, "object: want an object id", http.StatusBadRequest)
+			return
+		}
+		g, ok := sup.ConsoleGraph(r.Context(), id)
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
+		writeJSON(w, g)
+	})
+	mux.HandleFunc("GET /api/events", func(w http.ResponseWriter, r *http.Request) {
+		// One event a response, with a retry delay: the browser's
+		// EventSource connects again after it, so the page gets the
+		// state every consoleEvery, and no response stays open (which
+		// also lets a headless browser's virtual clock run between
+		// them, as the console's test drives it).
+		st := sup.ConsoleState(r.Context())
+		if st == nil {
+			http.Error(w, "the server is restarting", http.StatusServiceUnavailable)
+			return
+		}
+		b, err := json.Marshal(st)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.Header().Set("Cache-Control", "no-cache")
+		fmt.Fprintf(w, "retry: %d\ndata: %s\n\n", consoleEvery.Milliseconds(), b)
+	})
+}
+
+// writeJSON writes v as the response's JSON body.
+func writeJSON(w http.ResponseWriter, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(v)
 }
 
 // addPprof adds Go's profiles under /debug/pprof/.

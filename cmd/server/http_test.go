@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -90,8 +92,36 @@ func TestHTTPListener(t *testing.T) {
 	if code, body := get("/healthz"); code != http.StatusOK || body != "ok\n" {
 		t.Errorf("/healthz: %d %q", code, body)
 	}
-	if code, _ := get("/"); code != http.StatusNotFound {
-		t.Errorf("/: %d, want 404", code)
+	if code, _ := get("/nope"); code != http.StatusNotFound {
+		t.Errorf("/nope: %d, want 404", code)
+	}
+	if code, body := get("/"); code != http.StatusOK || !strings.Contains(body, "<title>Freshet console</title>") {
+		t.Errorf("/: %d, want the console", code)
+	}
+	code, body = get("/api/state")
+	var st coord.ConsoleState
+	if err := json.Unmarshal([]byte(body), &st); code != http.StatusOK || err != nil {
+		t.Fatalf("/api/state: %d %v", code, err)
+	}
+	var m *coord.ConsoleObject
+	for i := range st.Objects {
+		if st.Objects[i].Name == "m" {
+			m = &st.Objects[i]
+		}
+	}
+	if m == nil || m.Kind != "materialized view" || m.State != "running" || m.Records != 1 || len(m.DependsOn) != 1 {
+		t.Fatalf("/api/state's m: %+v", m)
+	}
+	code, body = get(fmt.Sprintf("/api/graph?object=%d", m.ID))
+	var g coord.ConsoleGraph
+	if err := json.Unmarshal([]byte(body), &g); code != http.StatusOK || err != nil || len(g.Operators) < 2 || len(g.Imports) != 1 || g.Imports[0].Name != "t" {
+		t.Fatalf("/api/graph of m: %d %v %s", code, err, body)
+	}
+	if code, _ := get("/api/graph?object=x"); code != http.StatusBadRequest {
+		t.Errorf("/api/graph?object=x: %d, want 400", code)
+	}
+	if code, _ := get("/api/graph?object=999999"); code != http.StatusNotFound {
+		t.Errorf("/api/graph of no object: %d, want 404", code)
 	}
 	if code, _ := get("/debug/pprof/cmdline"); code != http.StatusOK {
 		t.Errorf("/debug/pprof/cmdline: %d", code)
