@@ -38,6 +38,9 @@ type Batcher struct {
 	// spare is the previous arena, kept for reuse so that a steady
 	// stream of seals allocates nothing for staging.
 	spare []byte
+	// merge is the staging buffer that consolidate merges into, kept
+	// for reuse until the next seal.
+	merge []staged
 
 	// frontier is a lower bound on the least staged time, exact right
 	// after a seal.
@@ -82,7 +85,7 @@ func (b *Batcher) recharge() {
 	if b.account == nil {
 		return
 	}
-	held := int64(cap(b.arena)+cap(b.spare)) + int64(cap(b.staged))*int64(unsafe.Sizeof(staged{}))
+	held := int64(cap(b.arena)+cap(b.spare)) + int64(cap(b.staged)+cap(b.merge))*int64(unsafe.Sizeof(staged{}))
 	if held != b.charged {
 		b.account.Add(held - b.charged)
 		b.charged = held
@@ -165,6 +168,9 @@ func (b *Batcher) Seal(upper uint64) *Batch {
 	var out Builder
 	out.reserve(h)
 	b.consolidate(upper, &out)
+	// The merge buffer serves a burst of pushes; between seals it would
+	// only hold a copy's worth of staging.
+	b.merge = nil
 	b.recharge()
 	batch := out.Done(Description{Lower: b.lower, Upper: upper})
 	b.lower = upper
@@ -177,10 +183,16 @@ func (b *Batcher) Seal(upper uint64) *Batch {
 // staged, their bytes moved to a fresh arena so that the old one, and
 // everything sealed or cancelled in it, can be reused.
 func (b *Batcher) consolidate(upper uint64, out *Builder) {
-	// Sorting a sorted prefix again is cheap for pdqsort, so the updates
-	// kept by the last seal cost little.
+	// Only what was pushed since the last consolidation is sorted; it is
+	// then merged with the sorted prefix in one pass. Sorting the whole
+	// staging again (as a burst of pushes crosses consolidateAt, twice
+	// as far each time) cost several sorts of the same updates.
 	if b.sorted < len(b.staged) {
-		slices.SortFunc(b.staged, b.compare)
+		tail := b.staged[b.sorted:]
+		slices.SortFunc(tail, b.compare)
+		if b.sorted > 0 && b.compare(b.staged[b.sorted-1], tail[0]) > 0 {
+			b.mergeSorted()
+		}
 	}
 	src := b.arena
 	dst := b.spare[:0]
@@ -225,6 +237,27 @@ func (b *Batcher) consolidate(upper uint64, out *Builder) {
 	b.arena, b.spare = dst, src[:0]
 	b.frontier = frontier
 	b.consolidateAt = 2 * len(kept)
+}
+
+// mergeSorted merges staged[:sorted] and staged[sorted:], each sorted,
+// into one sorted run, through a second buffer that the next merge
+// reuses.
+func (b *Batcher) mergeSorted() {
+	x, y := b.staged[:b.sorted], b.staged[b.sorted:]
+	merged := slices.Grow(b.merge[:0], len(b.staged))
+	for len(x) > 0 && len(y) > 0 {
+		if b.compare(y[0], x[0]) < 0 {
+			merged = append(merged, y[0])
+			y = y[1:]
+		} else {
+			merged = append(merged, x[0])
+			x = x[1:]
+		}
+	}
+	merged = append(merged, x...)
+	merged = append(merged, y...)
+	b.merge, b.staged = b.staged[:0], merged
+	b.sorted = len(merged)
 }
 
 // compare orders staged updates by (key, val, time).

@@ -1,7 +1,11 @@
 package arrange
 
 import (
+	"cmp"
+	"fmt"
+	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -92,5 +96,48 @@ func TestBatcherConsolidatesWhileStaging(t *testing.T) {
 	}
 	if batch := b.Seal(2); batch.Len() != 0 {
 		t.Fatalf("sealed %d updates, want none", batch.Len())
+	}
+}
+
+// TestBatcherMatchesModel pushes random updates, many of them at times
+// after the next seal, in bursts that cross consolidateAt, and checks
+// every sealed batch against a model: what stays staged is sorted, and
+// merged with what comes after it, every time.
+func TestBatcherMatchesModel(t *testing.T) {
+	seed := uint64(5)
+	t.Logf("seed %d", seed)
+	rng := rand.New(rand.NewPCG(seed, seed))
+	var b Batcher
+	model := map[update]int64{}
+	lower := uint64(0)
+	for round := range 6 {
+		n := rng.IntN(3 * consolidateAt)
+		if round == 0 {
+			n = 3 * consolidateAt // through several consolidations
+		}
+		for range n {
+			u := update{key: fmt.Sprint(rng.IntN(50_000)), val: fmt.Sprint(rng.IntN(3)), time: lower + uint64(rng.IntN(4)), diff: int64(rng.IntN(3) - 1)}
+			b.Push([]byte(u.key), []byte(u.val), u.time, u.diff)
+			model[update{u.key, u.val, u.time, 0}] += u.diff
+		}
+		upper := lower + 2
+		batch := b.Seal(upper)
+		mustValidate(t, batch)
+		var want []update
+		for k, d := range model {
+			if k.time < upper && d != 0 {
+				want = append(want, update{k.key, k.val, k.time, d})
+			}
+			if k.time < upper {
+				delete(model, k)
+			}
+		}
+		slices.SortFunc(want, func(x, y update) int {
+			return cmp.Or(strings.Compare(x.key, y.key), strings.Compare(x.val, y.val), cmp.Compare(x.time, y.time))
+		})
+		if got := contents(batch.Cursor()); !slices.Equal(got, want) {
+			t.Fatalf("round %d: sealed %d updates, want %d", round, len(got), len(want))
+		}
+		lower = upper
 	}
 }
