@@ -2,7 +2,6 @@ package coord
 
 import (
 	"context"
-	"slices"
 
 	"freshet/arrange"
 	"freshet/catalog"
@@ -97,19 +96,10 @@ func consoleObject(st *engineState, o *catalog.Object) (ConsoleObject, bool) {
 	if d := st.dataflows[o.ID]; d != 0 {
 		co.Dataflow, co.MemoryBytes = uint64(d), st.memory[d]
 	}
-	upper := uint64(dataflow.Done)
-	for _, ti := range st.traces[o.ID] {
-		co.Records += int64(ti.records)
-		co.Bytes += ti.bytes
-		upper = min(upper, ti.upper)
+	if t, ok := st.totals(o.ID); ok {
+		co.Records, co.Bytes, co.LagMs = t.records, t.bytes, t.lag
 	}
-	if len(st.traces[o.ID]) > 0 && upper <= st.fed {
-		co.LagMs = int64(st.fed - upper + 1)
-	}
-	deps := slices.Clone(o.DependsOn)
-	if o.On != 0 && !slices.Contains(deps, o.On) {
-		deps = append(deps, o.On)
-	}
+	deps := objectDeps(o)
 	for _, d := range deps {
 		if t := st.byID[d]; t != nil {
 			co.DependsOn = append(co.DependsOn, t.Name)
@@ -141,10 +131,7 @@ func (s *Supervisor) ConsoleGraph(ctx context.Context, id uint64) (*ConsoleGraph
 	}
 	g := &ConsoleGraph{Object: co, Operators: gs[d].Operators, Channels: gs[d].Channels,
 		Imports: []ConsoleObject{}, ImportedBy: []string{}}
-	deps := slices.Clone(o.DependsOn)
-	if o.On != 0 && !slices.Contains(deps, o.On) {
-		deps = append(deps, o.On)
-	}
+	deps := objectDeps(o)
 	for _, dep := range e.throughViewsUnlocked(deps) {
 		if t := st.byID[dep]; t != nil && t.Kind != catalog.View {
 			if ci, ok := consoleObject(st, t); ok {

@@ -609,10 +609,7 @@ func (e *Engine) createIndex(ctx context.Context, o *catalog.Object, on expr.Rel
 // the engine's lock, and a DROP may have committed since. names names
 // o's dependencies for the error.
 func (e *Engine) checkDependsLocked(o *catalog.Object, names map[uint64]string) error {
-	deps := slices.Clone(o.DependsOn)
-	if o.On != 0 && !slices.Contains(deps, o.On) {
-		deps = append(deps, o.On)
-	}
+	deps := objectDeps(o)
 	for _, id := range deps {
 		d := e.cat.Get(id)
 		if d == nil {
@@ -628,6 +625,16 @@ func (e *Engine) checkDependsLocked(o *catalog.Object, names map[uint64]string) 
 		}
 	}
 	return e.failedErr(e.throughViewsLocked(deps))
+}
+
+// objectDeps returns what o reads: its DependsOn and, for an index, what
+// it is on.
+func objectDeps(o *catalog.Object) []uint64 {
+	deps := slices.Clone(o.DependsOn)
+	if o.On != 0 && !slices.Contains(deps, o.On) {
+		deps = append(deps, o.On)
+	}
+	return deps
 }
 
 // throughViewsLocked returns deps with what their views read added: a

@@ -110,6 +110,37 @@ type traceInfo struct {
 	since, upper             uint64
 }
 
+// traceTotals are an exported arrangement's figures over its shards.
+type traceTotals struct {
+	records, bytes int64
+	// upper is the least upper of the shards (the write frontier),
+	// since the greatest since.
+	upper, since uint64
+	// lag is how far upper is behind the newest write fed, in the
+	// oracle's milliseconds: 0 once every write fed so far is in.
+	lag int64
+}
+
+// totals sums object id's arrangement's shards; false if it exports
+// none.
+func (st *engineState) totals(id uint64) (traceTotals, bool) {
+	shards := st.traces[id]
+	if len(shards) == 0 {
+		return traceTotals{}, false
+	}
+	t := traceTotals{upper: uint64(dataflow.Done)}
+	for _, ti := range shards {
+		t.records += int64(ti.records)
+		t.bytes += ti.bytes
+		t.upper = min(t.upper, ti.upper)
+		t.since = max(t.since, ti.since)
+	}
+	if t.upper <= st.fed {
+		t.lag = int64(st.fed - t.upper + 1)
+	}
+	return t, true
+}
+
 // introspect reads the engine's state for the introspection relations.
 func (e *Engine) introspect(ctx context.Context) *engineState {
 	st := &engineState{byID: map[uint64]*catalog.Object{}, dataflows: map[uint64]dataflow.ID{},
@@ -249,11 +280,7 @@ func (s *Session) internalObjects(st *engineState) [][]string {
 func (s *Session) internalDependencies(st *engineState) [][]string {
 	var rows [][]string
 	for _, o := range s.visible(st) {
-		deps := slices.Clone(o.DependsOn)
-		if o.On != 0 && !slices.Contains(deps, o.On) {
-			deps = append(deps, o.On)
-		}
-		for _, d := range deps {
+		for _, d := range objectDeps(o) {
 			if t := st.byID[d]; t != nil {
 				rows = append(rows, []string{sqlInt(o.ID), sqlText(o.Name), sqlInt(d), sqlText(t.Name)})
 			}
@@ -305,22 +332,9 @@ func (s *Session) internalArrangements(st *engineState) [][]string {
 func (s *Session) internalFrontiers(st *engineState) [][]string {
 	var rows [][]string
 	for _, o := range s.visible(st) {
-		shards := st.traces[o.ID]
-		if len(shards) == 0 {
-			continue
+		if t, ok := st.totals(o.ID); ok {
+			rows = append(rows, []string{sqlInt(o.ID), sqlText(o.Name), sqlTime(t.upper), sqlTime(t.since), sqlInt(t.lag)})
 		}
-		upper, since := uint64(dataflow.Done), uint64(0)
-		for _, ti := range shards {
-			upper = min(upper, ti.upper)
-			since = max(since, ti.since)
-		}
-		// The lag is how far the frontier is behind the newest write:
-		// 0 once every write fed so far is in.
-		lag := int64(0)
-		if upper <= st.fed {
-			lag = int64(st.fed - upper + 1)
-		}
-		rows = append(rows, []string{sqlInt(o.ID), sqlText(o.Name), sqlTime(upper), sqlTime(since), sqlInt(lag)})
 	}
 	return rows
 }

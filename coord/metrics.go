@@ -144,23 +144,12 @@ func (c engineCollector) Collect(ch chan<- prometheus.Metric) {
 		if d := st.dataflows[o.ID]; d != 0 {
 			ch <- prometheus.MustNewConstMetric(descMemory, prometheus.GaugeValue, float64(st.memory[d]), name, kind)
 		}
-		shards := st.traces[o.ID]
-		if len(shards) == 0 {
+		t, ok := st.totals(o.ID)
+		if !ok {
 			continue
 		}
-		var records, bytes int64
-		upper := ^uint64(0)
-		for _, ti := range shards {
-			records += int64(ti.records)
-			bytes += ti.bytes
-			upper = min(upper, ti.upper)
-		}
-		lag := 0.0
-		if upper <= st.fed {
-			lag = float64(st.fed - upper + 1)
-		}
-		ch <- prometheus.MustNewConstMetric(descRecords, prometheus.GaugeValue, float64(records), name, kind)
-		ch <- prometheus.MustNewConstMetric(descBytes, prometheus.GaugeValue, float64(bytes), name, kind)
-		ch <- prometheus.MustNewConstMetric(descLag, prometheus.GaugeValue, lag, name, kind)
+		ch <- prometheus.MustNewConstMetric(descRecords, prometheus.GaugeValue, float64(t.records), name, kind)
+		ch <- prometheus.MustNewConstMetric(descBytes, prometheus.GaugeValue, float64(t.bytes), name, kind)
+		ch <- prometheus.MustNewConstMetric(descLag, prometheus.GaugeValue, float64(t.lag), name, kind)
 	}
 }
