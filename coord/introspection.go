@@ -63,6 +63,14 @@ var internalViews = map[string]internalView{
 		col("from_operator", repr.Int4, false), col("from_port", repr.Int4, false),
 		col("to_operator", repr.Int4, false), col("to_port", repr.Int4, false), col("pact", repr.Text, false),
 	}, rows: (*Session).internalChannels},
+	"exports": {columns: []planner.RelationColumn{
+		col("object_id", repr.Int8, false), col("object", repr.Text, false), col("dataflow_id", repr.Int8, false),
+		col("importers", repr.Int4, false),
+	}, rows: (*Session).internalExports},
+	"imports": {columns: []planner.RelationColumn{
+		col("dataflow_id", repr.Int8, false), col("importer_id", repr.Int8, true), col("importer", repr.Text, true),
+		col("object_id", repr.Int8, false), col("object", repr.Text, false),
+	}, rows: (*Session).internalImports},
 	"hydration": {columns: []planner.RelationColumn{
 		col("object_id", repr.Int8, false), col("object", repr.Text, false), col("hydrated", repr.Bool, false),
 	}, rows: (*Session).internalHydration},
@@ -454,6 +462,51 @@ func (s *Session) internalChannels(st *engineState) [][]string {
 		for _, c := range gs[id].Channels {
 			rows = append(rows, []string{sqlInt(uint64(id)), sqlInt(c.ID), sqlInt(c.From), sqlInt(c.FromPort),
 				sqlInt(c.To), sqlInt(c.ToPort), sqlText(c.Pact)})
+		}
+	}
+	return rows
+}
+
+// importers returns, for each exported object of the session's
+// database, the dataflows importing its arrangement now.
+func (s *Session) importers(st *engineState) ([]*catalog.Object, map[uint64][]dataflow.ID) {
+	var objs []*catalog.Object
+	out := map[uint64][]dataflow.ID{}
+	for _, o := range s.visible(st) {
+		if st.dataflows[o.ID] == 0 {
+			continue
+		}
+		objs = append(objs, o)
+		out[o.ID] = s.engine.reg.Importers(arrange.GlobalID(o.ID))
+	}
+	return objs, out
+}
+
+func (s *Session) internalExports(st *engineState) [][]string {
+	objs, imps := s.importers(st)
+	var rows [][]string
+	for _, o := range objs {
+		rows = append(rows, []string{sqlInt(o.ID), sqlText(o.Name), sqlInt(uint64(st.dataflows[o.ID])), sqlInt(len(imps[o.ID]))})
+	}
+	return rows
+}
+
+func (s *Session) internalImports(st *engineState) [][]string {
+	objs, imps := s.importers(st)
+	byDataflow := map[dataflow.ID]*catalog.Object{}
+	for id, d := range st.dataflows {
+		if o := st.byID[id]; o != nil {
+			byDataflow[d] = o
+		}
+	}
+	var rows [][]string
+	for _, o := range objs {
+		for _, d := range imps[o.ID] {
+			importerID, importer := sqlNull, sqlNull
+			if im := byDataflow[d]; im != nil {
+				importerID, importer = sqlInt(im.ID), sqlText(im.Name)
+			}
+			rows = append(rows, []string{sqlInt(uint64(d)), importerID, importer, sqlInt(o.ID), sqlText(o.Name)})
 		}
 	}
 	return rows

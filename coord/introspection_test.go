@@ -44,6 +44,14 @@ func TestIntrospection(t *testing.T) {
 	if got := env.query(s, "SELECT object, lag_ms FROM freshet_internal.frontiers WHERE object IN ('t', 'm') ORDER BY 1"); got != "m,0 t,0" {
 		t.Fatalf("frontiers after a read: %s", got)
 	}
+	// m imports t's arrangement; m_g imports m's: each export has one
+	// importer.
+	if got := env.query(s, "SELECT importer, object FROM freshet_internal.imports ORDER BY 1"); got != "m,t m_g,m" {
+		t.Fatalf("imports: %s", got)
+	}
+	if got := env.query(s, "SELECT object, importers FROM freshet_internal.exports ORDER BY 1"); got != "m,1 m_g,0 t,1" {
+		t.Fatalf("exports: %s", got)
+	}
 	if got := env.query(s, "SELECT object, hydrated FROM freshet_internal.hydration ORDER BY 1"); got != "m,t m_g,t" {
 		t.Fatalf("hydration: %s", got)
 	}
