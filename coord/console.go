@@ -91,7 +91,7 @@ func consoleObject(st *engineState, o *catalog.Object) (ConsoleObject, bool) {
 	default:
 		return ConsoleObject{}, false
 	}
-	co := ConsoleObject{ID: o.ID, Database: o.Database, Schema: o.Schema, Name: o.Name, Kind: kindName(o.Kind),
+	co := ConsoleObject{ID: o.ID, Database: o.Database, Schema: o.Schema, Name: o.Name, Kind: o.Kind.String(),
 		State: st.objectState(o), DependsOn: []string{}}
 	if d := st.dataflows[o.ID]; d != 0 {
 		co.Dataflow, co.MemoryBytes = uint64(d), st.memory[d]
@@ -139,15 +139,10 @@ func (s *Supervisor) ConsoleGraph(ctx context.Context, id uint64) (*ConsoleGraph
 			}
 		}
 	}
-	byDataflow := map[dataflow.ID]string{}
-	for oid, df := range st.dataflows {
-		if obj := st.byID[oid]; obj != nil {
-			byDataflow[df] = obj.Name
-		}
-	}
+	byDataflow := st.byDataflow()
 	for _, imp := range e.reg.Importers(arrange.GlobalID(id)) {
-		if n, ok := byDataflow[imp]; ok {
-			g.ImportedBy = append(g.ImportedBy, n)
+		if obj := byDataflow[imp]; obj != nil {
+			g.ImportedBy = append(g.ImportedBy, obj.Name)
 		} else {
 			g.ImportedBy = append(g.ImportedBy, "a transient dataflow")
 		}

@@ -206,27 +206,6 @@ func (e *Engine) introspect(ctx context.Context) *engineState {
 	return st
 }
 
-// kindName is how the relations name a catalog kind.
-func kindName(k catalog.Kind) string {
-	switch k {
-	case catalog.Table:
-		return "table"
-	case catalog.View:
-		return "view"
-	case catalog.MaterializedView:
-		return "materialized view"
-	case catalog.Index:
-		return "index"
-	case catalog.Sequence:
-		return "sequence"
-	case catalog.Schema:
-		return "schema"
-	case catalog.Database:
-		return "database"
-	}
-	return "other"
-}
-
 // objectState is an object's state: running, hydrating or failed; a
 // view, a sequence, a schema has no dataflow and is "defined".
 func (st *engineState) objectState(o *catalog.Object) string {
@@ -239,6 +218,17 @@ func (st *engineState) objectState(o *catalog.Object) string {
 		return "running"
 	}
 	return "defined"
+}
+
+// byDataflow maps each table's, view's and index's dataflow to it.
+func (st *engineState) byDataflow() map[dataflow.ID]*catalog.Object {
+	out := make(map[dataflow.ID]*catalog.Object, len(st.dataflows))
+	for id, d := range st.dataflows {
+		if o := st.byID[id]; o != nil {
+			out[d] = o
+		}
+	}
+	return out
 }
 
 // visible lists the session's database's relations, indexes and
@@ -280,7 +270,7 @@ func (s *Session) internalObjects(st *engineState) [][]string {
 			owner = sqlText(o.Owner)
 		}
 		rows = append(rows, []string{sqlInt(o.ID), sqlInt(relationOID(o.ID)), sqlText(o.Schema), sqlText(o.Name),
-			sqlText(kindName(o.Kind)), owner, df, sqlText(st.objectState(o))})
+			sqlText(o.Kind.String()), owner, df, sqlText(st.objectState(o))})
 	}
 	return rows
 }
@@ -305,7 +295,7 @@ func (s *Session) internalDataflows(st *engineState) [][]string {
 		if d == 0 {
 			continue
 		}
-		rows = append(rows, []string{sqlInt(uint64(d)), sqlInt(o.ID), sqlText(o.Name), sqlText(kindName(o.Kind)),
+		rows = append(rows, []string{sqlInt(uint64(d)), sqlInt(o.ID), sqlText(o.Name), sqlText(o.Kind.String()),
 			sqlText(st.objectState(o)), workers, sqlInt(st.memory[d]), sqlNull})
 	}
 	for _, r := range st.reads {
@@ -412,15 +402,10 @@ func (s *Session) explainView(ctx context.Context, st *planner.ExplainView) (res
 		line("Dataflow %d: %s, %d bytes held", d, state.objectState(o), state.memory[d])
 	}
 	line("Exports materialized view %s (g%d): %d records, %d bytes", o.Name, o.ID, records, bytes)
-	byDataflow := map[dataflow.ID]*catalog.Object{}
-	for id, d := range state.dataflows {
-		if obj := state.byID[id]; obj != nil {
-			byDataflow[d] = obj
-		}
-	}
+	byDataflow := state.byDataflow()
 	for _, d := range s.engine.reg.Importers(arrange.GlobalID(o.ID)) {
 		if obj := byDataflow[d]; obj != nil {
-			line("Imported by %s %s (dataflow %d)", kindName(obj.Kind), obj.Name, d)
+			line("Imported by %s %s (dataflow %d)", obj.Kind.String(), obj.Name, d)
 		} else {
 			line("Imported by dataflow %d (transient)", d)
 		}
@@ -493,12 +478,7 @@ func (s *Session) internalExports(st *engineState) [][]string {
 
 func (s *Session) internalImports(st *engineState) [][]string {
 	objs, imps := s.importers(st)
-	byDataflow := map[dataflow.ID]*catalog.Object{}
-	for id, d := range st.dataflows {
-		if o := st.byID[id]; o != nil {
-			byDataflow[d] = o
-		}
-	}
+	byDataflow := st.byDataflow()
 	var rows [][]string
 	for _, o := range objs {
 		for _, d := range imps[o.ID] {

@@ -140,7 +140,7 @@ func (c engineCollector) Collect(ch chan<- prometheus.Metric) {
 		default:
 			continue
 		}
-		name, kind := o.Database+"."+o.Schema+"."+o.Name, kindName(o.Kind)
+		name, kind := o.Database+"."+o.Schema+"."+o.Name, o.Kind.String()
 		if d := st.dataflows[o.ID]; d != 0 {
 			ch <- prometheus.MustNewConstMetric(descMemory, prometheus.GaugeValue, float64(st.memory[d]), name, kind)
 		}

@@ -163,7 +163,7 @@ func parseSpecial(sql string) (Parsed, bool, error) {
 		}
 		sub, err := parseSubscribeTokens(sql, toks[i+2:])
 		if sub != nil {
-			sub.stmt.Cursor = identText(toks[1])
+			sub.stmt.Cursor = toks[1].text // folded to lower case unless quoted
 		}
 		return Parsed{SQL: sql, Text: text, sub: sub}, true, err
 	case toks[0].isWord("show") && len(toks) > 1:
@@ -241,10 +241,6 @@ func matchParen(toks []token, open int) int {
 	}
 	return -1
 }
-
-// identText is an identifier token's name: folded to lower case unless
-// quoted.
-func identText(t token) string { return t.text }
 
 // option is one NAME [= value] of an option list.
 type option struct {

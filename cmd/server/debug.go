@@ -13,7 +13,7 @@ import (
 // loopback address.
 func serveDebug(ctx context.Context, addr string, logger *slog.Logger) (net.Addr, error) {
 	if err := checkLoopback(addr); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("--debug-listen: %w", err)
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
