@@ -48,6 +48,18 @@ func (b *Batch) Description() Description { return b.desc }
 // Len returns the number of updates in the batch.
 func (b *Batch) Len() int { return len(b.times) }
 
+// countThrough returns how many of the batch's updates are at times at
+// or before t.
+func (b *Batch) countThrough(t uint64) int64 {
+	var n int64
+	for _, tm := range b.times {
+		if tm <= t {
+			n++
+		}
+	}
+	return n
+}
+
 // Bytes returns the heap bytes the batch holds: the capacity of every
 // column plus the batch header. Builders size their columns exactly, so
 // this is what the batch costs.

@@ -56,7 +56,15 @@ func (r *Registry) Import(b *dataflow.Builder, id GlobalID, name string) (*Arran
 		lease.Close()
 		return nil, err
 	}
-	src.pending = append(src.pending, pendingBatch{replay, s.trace.Upper()})
+	src.pending = append(src.pending, pendingBatch{batch: replay, upper: s.trace.Upper(), replay: true})
+	// The replay is the importer's snapshot as far as the trace has got;
+	// if that is short of the start, batches to come bring the rest.
+	src.acct = b.Account()
+	src.acct.AddToRead(int64(replay.Len()))
+	if s.trace.Upper() <= start {
+		src.catchingUp = true
+		src.acct.AddCatchingUp(1)
+	}
 	s.listeners = append(s.listeners, src)
 
 	ob := b.NewOperator(name)
@@ -95,18 +103,24 @@ func (r *Registry) Import(b *dataflow.Builder, id GlobalID, name string) (*Arran
 type pendingBatch struct {
 	batch *Batch
 	upper uint64
+	// replay marks the batch Import built from the trace.
+	replay bool
 }
 
 // importSource forwards an exporter's batches into an importing dataflow.
 // It holds one capability, at the time up to which it has forwarded.
 type importSource struct {
-	shard     *shard
-	lease     *Handle
-	start     uint64
-	pending   []pendingBatch
-	out       *dataflow.Output[*Batch]
-	cap       *dataflow.Capability
-	activator *dataflow.Activator
+	shard   *shard
+	lease   *Handle
+	start   uint64
+	pending []pendingBatch
+	// acct counts the snapshot's records to read; catchingUp says the
+	// snapshot is not all forwarded yet (see dataflow.Account).
+	acct       *dataflow.Account
+	catchingUp bool
+	out        *dataflow.Output[*Batch]
+	cap        *dataflow.Capability
+	activator  *dataflow.Activator
 }
 
 func (s *importSource) Schedule() {
@@ -117,6 +131,17 @@ func (s *importSource) Schedule() {
 		b := p.batch
 		if d := b.Description(); d.Lower < s.start && d.Since < s.start && b.Len() > 0 {
 			b = advanceBatch(b, s.start)
+		}
+		if s.catchingUp {
+			if !p.replay && p.batch.Description().Lower <= s.start {
+				// The rest of the snapshot (Import counted the replay):
+				// the batch's updates at or before the start.
+				s.acct.AddToRead(p.batch.countThrough(s.start))
+			}
+			if p.upper > s.start {
+				s.catchingUp = false
+				s.acct.AddCatchingUp(-1)
+			}
 		}
 		if b.Len() > 0 {
 			s.out.Give(s.cap.Time(), b)

@@ -251,7 +251,7 @@ func (s *shard) applyCompaction() {
 // importers.
 func (s *shard) publish(b *Batch) {
 	for _, l := range s.listeners {
-		l.pending = append(l.pending, pendingBatch{b, b.Description().Upper})
+		l.pending = append(l.pending, pendingBatch{batch: b, upper: b.Description().Upper})
 		l.activator.Activate()
 	}
 }

@@ -92,14 +92,32 @@ type importer struct {
 	reader    []*Handle
 	buildErrs []error
 	committed bool
+	// accts are the dataflow's accounts, by worker (one account, or one
+	// each where the workers share none).
+	accts []*dataflow.Account
+}
+
+// reading sums the records to read and the imports catching up over the
+// importer's accounts, each counted once.
+func (im *importer) reading() (toRead, catchingUp int64) {
+	seen := map[*dataflow.Account]bool{}
+	for _, a := range im.accts {
+		if a != nil && !seen[a] {
+			seen[a] = true
+			_, n := a.Reading()
+			toRead, catchingUp = toRead+n, catchingUp+a.CatchingUp()
+		}
+	}
+	return toRead, catchingUp
 }
 
 func buildImporter(t *testing.T, sim *dataflow.Sim, reg *Registry, gid GlobalID, start uint64, pin bool) *importer {
 	t.Helper()
 	w := len(sim.Workers)
 	im := &importer{start: start, got: make([][]Update, w), probes: make([]*dataflow.Probe, w),
-		reader: make([]*Handle, w), buildErrs: make([]error, w)}
+		reader: make([]*Handle, w), buildErrs: make([]error, w), accts: make([]*dataflow.Account, w)}
 	im.id = sim.Build(start, func(b *dataflow.Builder) {
+		im.accts[b.Index()] = b.Account()
 		a, err := reg.Import(b, gid, "import")
 		if err != nil {
 			im.buildErrs[b.Index()] = err
@@ -221,6 +239,21 @@ func TestImportReplaysThenFollows(t *testing.T) {
 				upto := e.now - 1
 				settle(t, sim, func() bool { return im.passed(upto) })
 				im.check(t, e, upto)
+				// The records to read are the snapshot as of the start,
+				// whether the trace had reached it at the import or not:
+				// at least a record for each (key, val) alive at the
+				// start, at most every update at or before it.
+				toRead, catchingUp := im.reading()
+				var through int64
+				for _, u := range e.model {
+					if u.Time <= im.start {
+						through++
+					}
+				}
+				alive := int64(len(accumulate(e.model, im.start)))
+				if catchingUp != 0 || toRead < alive || toRead > through {
+					t.Fatalf("records to read %d, %d imports catching up; %d alive at the start of %d updates through it", toRead, catchingUp, alive, through)
+				}
 				e.close()
 				settle(t, sim, func() bool { return im.passed(dataflow.MaxTime) })
 				if len(sim.Failures) > 0 || !im.committed {

@@ -1,6 +1,8 @@
 package compute
 
 import (
+	"slices"
+
 	"freshet/arrange"
 	"freshet/dataflow"
 	"freshet/expr"
@@ -152,37 +154,73 @@ func (r *renderer) flattenTagged(a *arrange.Arranged, name string, mode flattenM
 	return rows, errs
 }
 
+// flattenFuel is how many updates flatten gives in one schedule. An
+// import's first batch is the whole arrangement it reads; cut into
+// slices, it reaches the operators downstream a slice at a time, the
+// dataflow's account counts what has been read (the progress of a
+// hydration), and other dataflows' operators run in between.
+var flattenFuel = 1 << 16
+
 // flatten turns an arrangement into a collection of rows made by row.
 func flatten(a *arrange.Arranged, name string, row func(key, val []byte) []byte) dataflow.Stream[arrange.Update] {
 	b := a.Batches.Builder()
+	acct := b.Account()
 	ob := b.NewOperator(name)
 	in := dataflow.NewInput(ob, a.Batches, dataflow.Pipeline[*arrange.Batch]())
 	out, rows := dataflow.NewOutput[arrange.Update](ob)
-	ob.Build(func(_ *dataflow.Operator, caps []*dataflow.Capability) dataflow.Logic {
+	ob.Build(func(op *dataflow.Operator, caps []*dataflow.Capability) dataflow.Logic {
 		caps[0].Release()
+		var (
+			// The message being flattened: its time, the batches not
+			// yet started, and the cursor into the current one; held is
+			// a capability at t while the message outlives a schedule.
+			t    uint64
+			left []*arrange.Batch
+			cur  *arrange.BatchCursor
+			size int // the current batch's updates
+			held *dataflow.Capability
+		)
 		return dataflow.ScheduleFunc(func() {
-			for {
-				t, batches, ok := in.Next()
-				if !ok {
-					return
-				}
-				n := 0
-				for _, batch := range batches {
-					n += batch.Len()
-				}
-				res := make([]arrange.Update, 0, n)
-				for _, batch := range batches {
-					c := batch.Cursor()
-					for ; c.KeyValid(); c.StepKey() {
-						for ; c.ValValid(); c.StepVal() {
-							r := row(c.Key(), c.Val())
-							c.History(func(tm uint64, d int64) {
-								res = append(res, arrange.Update{Key: r, Time: tm, Diff: d})
-							})
+			for fuel := flattenFuel; fuel > 0; {
+				if cur == nil {
+					if len(left) == 0 {
+						if held != nil {
+							held.Release()
+							held = nil
 						}
+						var ok bool
+						if t, left, ok = in.Next(); !ok {
+							return
+						}
+						continue
+					}
+					cur, size, left = left[0].Cursor(), left[0].Len(), left[1:]
+				}
+				res := make([]arrange.Update, 0, min(fuel, size))
+				for ; cur.KeyValid() && len(res) < fuel; cur.StepKey() {
+					for ; cur.ValValid() && len(res) < fuel; cur.StepVal() {
+						r := row(cur.Key(), cur.Val())
+						cur.History(func(tm uint64, d int64) {
+							res = append(res, arrange.Update{Key: r, Time: tm, Diff: d})
+						})
+					}
+					if cur.ValValid() {
+						break // out of fuel within the key: resume at its next val
 					}
 				}
+				if !cur.KeyValid() {
+					cur = nil
+				}
+				fuel -= len(res)
+				acct.AddRead(int64(len(res)))
 				out.GiveSlice(t, res)
+			}
+			if cur != nil || len(left) > 0 {
+				if held == nil {
+					// The input's queue may reuse its slice.
+					held, left = op.Retain(0, t), slices.Clone(left)
+				}
+				op.Activate()
 			}
 		})
 	})

@@ -74,7 +74,7 @@ func (sc sessionCatalog) ResolveRelation(name planner.QualifiedName) (planner.Re
 		return planner.Relation{}, sqlerr.New(sqlerr.FeatureNotSupported, "cross-database references are not implemented: %s", name)
 	}
 	if rel, ok := s.resolveBuiltin(name); ok {
-		if g, gen := generatedViews[rel.Name.Name]; (gen && g.session != nil || rel.Name.Schema == internalSchema) && sc.generated != nil {
+		if g, gen := generatedViews[rel.Name.Name]; gen && g.session != nil && sc.generated != nil {
 			*sc.generated = true
 		}
 		return rel, nil

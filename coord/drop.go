@@ -86,6 +86,7 @@ func (e *Engine) Drop(ctx context.Context, plan PlanDrop) (*catalog.DropPlan, er
 			e.forgetSequence(o.ID)
 		}
 		delete(e.sys.readers, o.ID)
+		e.forgetIntrospectReaderLocked(o.ID)
 	}
 	for _, d := range order {
 		delete(e.retired, d.id)

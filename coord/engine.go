@@ -54,6 +54,12 @@ type Config struct {
 	// heap, if set, replaces the reading of the live heap that the memory
 	// governor compares with MemoryLimit (tests).
 	heap func() int64
+	// progress, if set, replaces when hydrating creates report their
+	// progress (tests).
+	progress *progressConfig
+	// introspectEvery, if positive, replaces how often the introspection
+	// tables are written while something follows them (tests).
+	introspectEvery time.Duration
 	// FaultInjection enables SET freshet_inject_fault (see InjectFault),
 	// for tests that drive the failure path over SQL. Never in production.
 	FaultInjection bool
@@ -70,6 +76,8 @@ type Engine struct {
 	reg      *arrange.Registry
 	store    *storage.Store
 	ownStore bool
+	// progress is when hydrating creates report their progress.
+	progress progressConfig
 	workers  int
 	noPeek   bool
 	// faultInjection is Config.FaultInjection.
@@ -154,6 +162,8 @@ type Engine struct {
 	keysEpoch uint64
 	// sys is what the system tables hold (systables.go).
 	sys systemState
+	// intro is what the introspection tables hold and who follows them.
+	intro introspectState
 	// seqs are the sequences' positions (sequences.go).
 	seqs sequences
 }
@@ -190,6 +200,7 @@ func Open(ctx context.Context, cfg Config, rebuild func(e *Engine, o *catalog.Ob
 		clock = func() uint64 { return uint64(time.Now().UnixMilli()) }
 	}
 	e := &Engine{
+		progress:       defaultProgress,
 		dmlMu:          newWaitLock(),
 		mu:             newWaitLock(),
 		log:            log,
@@ -220,7 +231,15 @@ func Open(ctx context.Context, cfg Config, rebuild func(e *Engine, o *catalog.Ob
 	e.cluster.SetDropGuard(e.reg.CheckDrop)
 	// A retired index's dataflow goes when its last importer does.
 	e.reg.SetOnIdle(e.onRetiredIdle)
+	if cfg.progress != nil {
+		e.progress = *cfg.progress
+	}
 	go e.watchFailures()
+	every := defaultIntrospectEvery
+	if cfg.introspectEvery > 0 {
+		every = cfg.introspectEvery
+	}
+	go e.followIntrospection(every)
 	if cfg.MemoryLimit > 0 {
 		heap := cfg.heap
 		if heap == nil {
@@ -790,7 +809,7 @@ func (e *Engine) Write(ctx context.Context, writes []TableWrite) (_ uint64, err 
 	}()
 	for _, w := range writes {
 		if isSystemTable(w.Table) {
-			return 0, sqlerr.New(sqlerr.InsufficientPrivilege, "permission denied: %q is a system catalog", systemTableList()[w.Table-systemIDBase].name)
+			return 0, sqlerr.New(sqlerr.InsufficientPrivilege, "permission denied: %q is a system catalog", systemTableName(w.Table))
 		}
 	}
 	if err := e.awaitMemory(ctx); err != nil {

@@ -442,6 +442,6 @@ func TestTracesCompact(t *testing.T) {
 // dataflows, which every engine runs, left out of Running.
 func userDataflows(e *Engine) dataflow.Stats {
 	st := e.Stats()
-	st.Running -= int64(len(systemTableList()) * e.workers)
+	st.Running -= int64((len(systemTableList()) + len(introspectTableList())) * e.workers)
 	return st
 }

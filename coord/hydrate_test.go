@@ -2,7 +2,11 @@ package coord
 
 import (
 	"context"
+	"regexp"
+	"slices"
+	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -164,4 +168,105 @@ func TestCreateHydrationOverMemoryLimit(t *testing.T) {
 		t.Fatalf("the view after the refused write: %s (want 2: rows 1 and 3)", got)
 	}
 	env.settled()
+}
+
+// noticeRecorder is a recorder that keeps the notices it is sent, which
+// may come from a goroutine of the statement's.
+type noticeRecorder struct {
+	recorder
+	mu      sync.Mutex
+	notices []string
+}
+
+func (r *noticeRecorder) Notice(n *sqlerr.Error) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.notices = append(r.notices, n.Message)
+	return nil
+}
+
+func (r *noticeRecorder) taken() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.notices)
+}
+
+var progressNotice = regexp.MustCompile(`^hydrating (\w+): (\d+)% \((\d+k?) of (\d+k?) records read\)$`)
+
+// TestCreateReportsHydrationProgress: a create whose imports hold at
+// least the threshold of records sends NOTICE lines of its progress, the
+// first as it starts and then as the share read changes, never past
+// 100% and never backwards; one under the threshold sends none. While it
+// runs, freshet_internal.hydration has its records read of records to
+// read, and once done, all of them.
+func TestCreateReportsHydrationProgress(t *testing.T) {
+	ctx := context.Background()
+	e, err := Open(ctx, Config{Workers: 2, DataDir: t.TempDir(), progress: &progressConfig{min: 3000, every: time.Millisecond}}, Rebuild(ctx))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { e.Close() }()
+	env := &sqlEnv{t: t, e: e, b: NewBackend(e)}
+	s, other := env.session(), env.session()
+	env.exec(s, "CREATE TABLE small (k int)")
+	env.exec(s, "INSERT INTO small SELECT x FROM generate_series(1, 2999) AS g(x)")
+	env.exec(s, "CREATE TABLE t (k int)")
+	env.exec(s, "INSERT INTO t SELECT x FROM generate_series(1, 20000) AS g(x)")
+
+	r := &noticeRecorder{}
+	if err := s.Query(ctx, "CREATE MATERIALIZED VIEW under AS SELECT k % 10 AS d, count(*) FROM small GROUP BY 1", r); err != nil {
+		t.Fatal(err)
+	}
+	if n := r.taken(); len(n) != 0 {
+		t.Fatalf("a create under the threshold sent %q", n)
+	}
+
+	r = &noticeRecorder{}
+	if err := s.Query(ctx, "CREATE MATERIALIZED VIEW v AS SELECT k % 10 AS d, count(*) FROM t GROUP BY 1", r); err != nil {
+		t.Fatal(err)
+	}
+	notices := r.taken()
+	if len(notices) == 0 {
+		t.Fatal("no progress notice")
+	}
+	last := -1
+	for _, n := range notices {
+		m := progressNotice.FindStringSubmatch(n)
+		if m == nil || m[1] != "v" || m[4] != "20k" {
+			t.Fatalf("notice %q", n)
+		}
+		pct, _ := strconv.Atoi(m[2])
+		if pct < last || pct > 100 {
+			t.Fatalf("notices %q", notices)
+		}
+		last = pct
+	}
+	if got := env.query(s, "SELECT object, hydrated, records_read, records_to_read FROM freshet_internal.hydration ORDER BY 1"); got != "under,t,2999,2999 v,t,20000,20000" {
+		t.Fatalf("hydration once done: %s", got)
+	}
+
+	// A create that takes long: the relation shows it reading.
+	done := make(chan error, 1)
+	go func() {
+		done <- s.Query(ctx, "CREATE MATERIALIZED VIEW big AS SELECT count(*) FROM t AS a, t AS b", &recorder{})
+	}()
+	env.awaitCreating("big")
+	got := env.query(other, "SELECT hydrated, records_read <= records_to_read, records_to_read FROM freshet_internal.hydration WHERE object = 'big'")
+	if got != "f,t,20000" {
+		t.Fatalf("hydration while big hydrates: %s (the self-join imports t once)", got)
+	}
+	env.exec(other, "DROP MATERIALIZED VIEW big")
+	if err := <-done; err == nil {
+		t.Fatal("the create of a view dropped while it hydrated succeeded")
+	}
+	env.settled()
+}
+
+func TestCountText(t *testing.T) {
+	for n, want := range map[int64]string{0: "0", 9999: "9999", 12_345: "12k", 999_999: "999k",
+		1_000_000: "1M", 1_850_000: "1.8M", 4_000_000: "4M", 12_500_000: "12M"} {
+		if got := countText(n); got != want {
+			t.Errorf("countText(%d) = %q, want %q", n, got, want)
+		}
+	}
 }

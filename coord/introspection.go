@@ -16,17 +16,28 @@ import (
 )
 
 // internalSchema holds the introspection relations: what the engine runs
-// and holds, read from its state as a statement that reads them is
-// planned (like pg_stat_activity), so that they join with each other and
-// with the catalog, and plain views over them are read afresh each time.
-// A materialized view or an index over them is refused: their rows are
-// the engine's state of one moment.
+// and holds. Each is a view over a system table of its own
+// (introspectTable) that the engine writes with its state: before every
+// statement that reads one, and, while a materialized view, an index or
+// a subscription follows them, every introspectEvery. They join with each
+// other and with the catalog, a query sees the state as the statement
+// starts, and a SUBSCRIBE or a materialized view over them changes as the
+// engine does.
 const internalSchema = "freshet_internal"
 
-// internalView is one introspection relation.
+// internalView is one introspection relation: its columns, and its rows
+// from the engine's state, each with the database it belongs to ("" for
+// one that shows in every database).
 type internalView struct {
 	columns []planner.RelationColumn
-	rows    func(s *Session, st *engineState) [][]string
+	rows    func(st *engineState) []dbRow
+}
+
+// dbRow is a row of an introspection relation, as SQL literals, and the
+// database whose sessions see it.
+type dbRow struct {
+	db   string
+	lits []string
 }
 
 var internalViews = map[string]internalView{
@@ -34,73 +45,81 @@ var internalViews = map[string]internalView{
 		col("id", repr.Int8, false), col("oid", oidType, false), col("schema", repr.Text, false),
 		col("name", repr.Text, false), col("kind", repr.Text, false), col("owner", repr.Text, true),
 		col("dataflow", repr.Int8, true), col("state", repr.Text, false),
-	}, rows: (*Session).internalObjects},
+	}, rows: (*engineState).internalObjects},
 	"dependencies": {columns: []planner.RelationColumn{
 		col("object_id", repr.Int8, false), col("object", repr.Text, false),
 		col("depends_on_id", repr.Int8, false), col("depends_on", repr.Text, false),
-	}, rows: (*Session).internalDependencies},
+	}, rows: (*engineState).internalDependencies},
 	"dataflows": {columns: []planner.RelationColumn{
 		col("id", repr.Int8, false), col("object_id", repr.Int8, true), col("object", repr.Text, true),
 		col("kind", repr.Text, false), col("state", repr.Text, false), col("workers", repr.Int4, false),
 		col("memory_bytes", repr.Int8, false), col("statement", repr.Text, true),
-	}, rows: (*Session).internalDataflows},
+	}, rows: (*engineState).internalDataflows},
 	"arrangements": {columns: []planner.RelationColumn{
 		col("object_id", repr.Int8, false), col("object", repr.Text, false), col("worker", repr.Int4, false),
 		col("records", repr.Int8, false), col("batches", repr.Int4, false), col("bytes", repr.Int8, false),
 		col("leases", repr.Int4, false), col("since", repr.Numeric, false), col("upper", repr.Numeric, false),
-	}, rows: (*Session).internalArrangements},
+	}, rows: (*engineState).internalArrangements},
 	"frontiers": {columns: []planner.RelationColumn{
 		col("object_id", repr.Int8, false), col("object", repr.Text, false),
 		col("write_frontier", repr.Numeric, false), col("read_frontier", repr.Numeric, false),
 		col("lag_ms", repr.Int8, false),
-	}, rows: (*Session).internalFrontiers},
+	}, rows: (*engineState).internalFrontiers},
 	"operators": {columns: []planner.RelationColumn{
 		col("dataflow_id", repr.Int8, false), col("id", repr.Int4, false), col("name", repr.Text, false),
 		col("inputs", repr.Int4, false), col("outputs", repr.Int4, false), col("queued", repr.Int8, false),
-	}, rows: (*Session).internalOperators},
+	}, rows: (*engineState).internalOperators},
 	"channels": {columns: []planner.RelationColumn{
 		col("dataflow_id", repr.Int8, false), col("id", repr.Int8, false),
 		col("from_operator", repr.Int4, false), col("from_port", repr.Int4, false),
 		col("to_operator", repr.Int4, false), col("to_port", repr.Int4, false), col("pact", repr.Text, false),
-	}, rows: (*Session).internalChannels},
+	}, rows: (*engineState).internalChannels},
 	"exports": {columns: []planner.RelationColumn{
 		col("object_id", repr.Int8, false), col("object", repr.Text, false), col("dataflow_id", repr.Int8, false),
 		col("importers", repr.Int4, false),
-	}, rows: (*Session).internalExports},
+	}, rows: (*engineState).internalExports},
 	"imports": {columns: []planner.RelationColumn{
 		col("dataflow_id", repr.Int8, false), col("importer_id", repr.Int8, true), col("importer", repr.Text, true),
 		col("object_id", repr.Int8, false), col("object", repr.Text, false),
-	}, rows: (*Session).internalImports},
+	}, rows: (*engineState).internalImports},
 	"hydration": {columns: []planner.RelationColumn{
 		col("object_id", repr.Int8, false), col("object", repr.Text, false), col("hydrated", repr.Bool, false),
-	}, rows: (*Session).internalHydration},
+		col("records_read", repr.Int8, true), col("records_to_read", repr.Int8, true),
+	}, rows: (*engineState).internalHydration},
 }
 
-// resolveInternal resolves freshet_internal.name.
+// resolveInternal resolves freshet_internal.name: the rows of its table
+// that belong to the session's database or to every database.
 func (s *Session) resolveInternal(name string) (planner.Relation, bool) {
-	v, ok := internalViews[name]
-	if !ok {
+	t := introspectTableNamed(name)
+	if t == nil {
 		return planner.Relation{}, false
 	}
-	st := s.engine.introspect(context.Background())
+	sql := "SELECT " + columnNames(t.view.columns) + " FROM " + systemSchema + "." + t.tableName() +
+		" WHERE database IN (" + quoteLiteral(s.database) + ", '')"
 	return planner.Relation{
 		Name:    planner.QualifiedName{Database: s.database, Schema: internalSchema, Name: name},
 		Kind:    planner.KindView,
-		Columns: v.columns,
-		SQL:     typedSQL(v.columns, constRowsSQL(v.columns, v.rows(s, st))),
+		Columns: t.view.columns,
+		SQL:     sql,
 	}, true
 }
 
 // engineState is what the introspection relations show, read at once.
 type engineState struct {
+	e         *Engine
+	workers   int
 	objects   []*catalog.Object
 	byID      map[uint64]*catalog.Object
 	dataflows map[uint64]dataflow.ID // object id to its dataflow
 	failed    map[uint64]error
 	creating  map[uint64]bool
 	memory    map[dataflow.ID]int64
-	reads     []readInfo
-	fed       uint64
+	// reading is what each dataflow has read of its imports, and had
+	// to read at its build (dataflow.Cluster.Reading).
+	reading map[dataflow.ID][2]int64
+	reads   []readInfo
+	fed     uint64
 	// traces are the exported arrangements' shards, by object and
 	// worker.
 	traces map[uint64][]traceInfo
@@ -151,7 +170,7 @@ func (st *engineState) totals(id uint64) (traceTotals, bool) {
 
 // introspect reads the engine's state for the introspection relations.
 func (e *Engine) introspect(ctx context.Context) *engineState {
-	st := &engineState{byID: map[uint64]*catalog.Object{}, dataflows: map[uint64]dataflow.ID{},
+	st := &engineState{e: e, workers: e.workers, byID: map[uint64]*catalog.Object{}, dataflows: map[uint64]dataflow.ID{},
 		creating: map[uint64]bool{}, traces: map[uint64][]traceInfo{}}
 	e.mu.Lock()
 	st.objects = slices.Clone(e.cat.Objects())
@@ -165,6 +184,11 @@ func (e *Engine) introspect(ctx context.Context) *engineState {
 	}
 	st.failed = e.failedSnapshot()
 	st.memory = e.cluster.MemoryByDataflow()
+	st.reading = map[dataflow.ID][2]int64{}
+	for _, d := range st.dataflows {
+		read, toRead, _ := e.cluster.Reading(d)
+		st.reading[d] = [2]int64{read, toRead}
+	}
 	e.readsMu.Lock()
 	for id := range e.creating {
 		st.creating[id] = true
@@ -231,12 +255,12 @@ func (st *engineState) byDataflow() map[dataflow.ID]*catalog.Object {
 	return out
 }
 
-// visible lists the session's database's relations, indexes and
-// sequences, by id.
-func (s *Session) visible(st *engineState) []*catalog.Object {
+// visible lists the relations, indexes and sequences of every
+// database, by id.
+func (st *engineState) visible() []*catalog.Object {
 	var out []*catalog.Object
 	for _, o := range st.objects {
-		if o.Database != s.database || isSystemTable(o.ID) {
+		if isSystemTable(o.ID) {
 			continue
 		}
 		switch o.Kind {
@@ -258,9 +282,9 @@ func cmpUint(a, b uint64) int {
 	return 0
 }
 
-func (s *Session) internalObjects(st *engineState) [][]string {
-	var rows [][]string
-	for _, o := range s.visible(st) {
+func (st *engineState) internalObjects() []dbRow {
+	var rows []dbRow
+	for _, o := range st.visible() {
 		df := sqlNull
 		if d := st.dataflows[o.ID]; d != 0 {
 			df = sqlInt(uint64(d))
@@ -269,34 +293,34 @@ func (s *Session) internalObjects(st *engineState) [][]string {
 		if o.Owner != "" {
 			owner = sqlText(o.Owner)
 		}
-		rows = append(rows, []string{sqlInt(o.ID), sqlInt(relationOID(o.ID)), sqlText(o.Schema), sqlText(o.Name),
-			sqlText(o.Kind.String()), owner, df, sqlText(st.objectState(o))})
+		rows = append(rows, dbRow{o.Database, []string{sqlInt(o.ID), sqlInt(relationOID(o.ID)), sqlText(o.Schema), sqlText(o.Name),
+			sqlText(o.Kind.String()), owner, df, sqlText(st.objectState(o))}})
 	}
 	return rows
 }
 
-func (s *Session) internalDependencies(st *engineState) [][]string {
-	var rows [][]string
-	for _, o := range s.visible(st) {
+func (st *engineState) internalDependencies() []dbRow {
+	var rows []dbRow
+	for _, o := range st.visible() {
 		for _, d := range objectDeps(o) {
 			if t := st.byID[d]; t != nil {
-				rows = append(rows, []string{sqlInt(o.ID), sqlText(o.Name), sqlInt(d), sqlText(t.Name)})
+				rows = append(rows, dbRow{o.Database, []string{sqlInt(o.ID), sqlText(o.Name), sqlInt(d), sqlText(t.Name)}})
 			}
 		}
 	}
 	return rows
 }
 
-func (s *Session) internalDataflows(st *engineState) [][]string {
-	var rows [][]string
-	workers := sqlInt(s.engine.workers)
-	for _, o := range s.visible(st) {
+func (st *engineState) internalDataflows() []dbRow {
+	var rows []dbRow
+	workers := sqlInt(st.workers)
+	for _, o := range st.visible() {
 		d := st.dataflows[o.ID]
 		if d == 0 {
 			continue
 		}
-		rows = append(rows, []string{sqlInt(uint64(d)), sqlInt(o.ID), sqlText(o.Name), sqlText(o.Kind.String()),
-			sqlText(st.objectState(o)), workers, sqlInt(st.memory[d]), sqlNull})
+		rows = append(rows, dbRow{o.Database, []string{sqlInt(uint64(d)), sqlInt(o.ID), sqlText(o.Name), sqlText(o.Kind.String()),
+			sqlText(st.objectState(o)), workers, sqlInt(st.memory[d]), sqlNull}})
 	}
 	for _, r := range st.reads {
 		kind, state := r.kind, "running"
@@ -310,36 +334,36 @@ func (s *Session) internalDataflows(st *engineState) [][]string {
 		if r.what != "" {
 			what = sqlText(r.what)
 		}
-		rows = append(rows, []string{sqlInt(uint64(r.dataflow)), sqlNull, sqlNull, sqlText(kind), sqlText(state),
-			workers, sqlInt(st.memory[r.dataflow]), what})
+		rows = append(rows, dbRow{"", []string{sqlInt(uint64(r.dataflow)), sqlNull, sqlNull, sqlText(kind), sqlText(state),
+			workers, sqlInt(st.memory[r.dataflow]), what}})
 	}
 	return rows
 }
 
-func (s *Session) internalArrangements(st *engineState) [][]string {
-	var rows [][]string
-	for _, o := range s.visible(st) {
+func (st *engineState) internalArrangements() []dbRow {
+	var rows []dbRow
+	for _, o := range st.visible() {
 		for w, ti := range st.traces[o.ID] {
-			rows = append(rows, []string{sqlInt(o.ID), sqlText(o.Name), strconv.Itoa(w), sqlInt(ti.records),
-				sqlInt(ti.batches), sqlInt(ti.bytes), sqlInt(ti.leases), sqlTime(ti.since), sqlTime(ti.upper)})
+			rows = append(rows, dbRow{o.Database, []string{sqlInt(o.ID), sqlText(o.Name), strconv.Itoa(w), sqlInt(ti.records),
+				sqlInt(ti.batches), sqlInt(ti.bytes), sqlInt(ti.leases), sqlTime(ti.since), sqlTime(ti.upper)}})
 		}
 	}
 	return rows
 }
 
-func (s *Session) internalFrontiers(st *engineState) [][]string {
-	var rows [][]string
-	for _, o := range s.visible(st) {
+func (st *engineState) internalFrontiers() []dbRow {
+	var rows []dbRow
+	for _, o := range st.visible() {
 		if t, ok := st.totals(o.ID); ok {
-			rows = append(rows, []string{sqlInt(o.ID), sqlText(o.Name), sqlTime(t.upper), sqlTime(t.since), sqlInt(t.lag)})
+			rows = append(rows, dbRow{o.Database, []string{sqlInt(o.ID), sqlText(o.Name), sqlTime(t.upper), sqlTime(t.since), sqlInt(t.lag)}})
 		}
 	}
 	return rows
 }
 
-func (s *Session) internalHydration(st *engineState) [][]string {
-	var rows [][]string
-	for _, o := range s.visible(st) {
+func (st *engineState) internalHydration() []dbRow {
+	var rows []dbRow
+	for _, o := range st.visible() {
 		if o.Kind != catalog.MaterializedView && o.Kind != catalog.Index {
 			continue
 		}
@@ -347,7 +371,12 @@ func (s *Session) internalHydration(st *engineState) [][]string {
 		if st.creating[o.ID] || st.failed[o.ID] != nil {
 			hydrated = "false"
 		}
-		rows = append(rows, []string{sqlInt(o.ID), sqlText(o.Name), hydrated})
+		read, toRead := sqlNull, sqlNull
+		if d := st.dataflows[o.ID]; d != 0 {
+			r := st.reading[d]
+			read, toRead = sqlInt(min(r[0], r[1])), sqlInt(r[1])
+		}
+		rows = append(rows, dbRow{o.Database, []string{sqlInt(o.ID), sqlText(o.Name), hydrated, read, toRead}})
 	}
 	return rows
 }
@@ -414,7 +443,7 @@ func (s *Session) explainView(ctx context.Context, st *planner.ExplainView) (res
 }
 
 // graphs reads the graphs of every dataflow st knows (worker 0's).
-func (s *Session) graphs(st *engineState) ([]dataflow.ID, map[dataflow.ID]dataflow.Graph) {
+func (st *engineState) graphs() ([]dataflow.ID, map[dataflow.ID]dataflow.Graph) {
 	var ids []dataflow.ID
 	for _, d := range st.dataflows {
 		ids = append(ids, d)
@@ -424,69 +453,69 @@ func (s *Session) graphs(st *engineState) ([]dataflow.ID, map[dataflow.ID]datafl
 	}
 	slices.Sort(ids)
 	ids = slices.Compact(ids)
-	gs, _ := s.engine.cluster.Graphs(context.Background(), ids)
+	gs, _ := st.e.cluster.Graphs(context.Background(), ids)
 	return ids, gs
 }
 
-func (s *Session) internalOperators(st *engineState) [][]string {
-	ids, gs := s.graphs(st)
-	var rows [][]string
+func (st *engineState) internalOperators() []dbRow {
+	ids, gs := st.graphs()
+	var rows []dbRow
 	for _, id := range ids {
 		for _, op := range gs[id].Operators {
-			rows = append(rows, []string{sqlInt(uint64(id)), sqlInt(op.Index), sqlText(op.Name),
-				sqlInt(op.Inputs), sqlInt(op.Outputs), sqlInt(op.Queued)})
+			rows = append(rows, dbRow{"", []string{sqlInt(uint64(id)), sqlInt(op.Index), sqlText(op.Name),
+				sqlInt(op.Inputs), sqlInt(op.Outputs), sqlInt(op.Queued)}})
 		}
 	}
 	return rows
 }
 
-func (s *Session) internalChannels(st *engineState) [][]string {
-	ids, gs := s.graphs(st)
-	var rows [][]string
+func (st *engineState) internalChannels() []dbRow {
+	ids, gs := st.graphs()
+	var rows []dbRow
 	for _, id := range ids {
 		for _, c := range gs[id].Channels {
-			rows = append(rows, []string{sqlInt(uint64(id)), sqlInt(c.ID), sqlInt(c.From), sqlInt(c.FromPort),
-				sqlInt(c.To), sqlInt(c.ToPort), sqlText(c.Pact)})
+			rows = append(rows, dbRow{"", []string{sqlInt(uint64(id)), sqlInt(c.ID), sqlInt(c.From), sqlInt(c.FromPort),
+				sqlInt(c.To), sqlInt(c.ToPort), sqlText(c.Pact)}})
 		}
 	}
 	return rows
 }
 
-// importers returns, for each exported object of the session's
-// database, the dataflows importing its arrangement now.
-func (s *Session) importers(st *engineState) ([]*catalog.Object, map[uint64][]dataflow.ID) {
+// importers returns, for each exported object, the dataflows importing
+// its arrangement now.
+func (st *engineState) importers() ([]*catalog.Object, map[uint64][]dataflow.ID) {
 	var objs []*catalog.Object
 	out := map[uint64][]dataflow.ID{}
-	for _, o := range s.visible(st) {
+	for _, o := range st.visible() {
 		if st.dataflows[o.ID] == 0 {
 			continue
 		}
 		objs = append(objs, o)
-		out[o.ID] = s.engine.reg.Importers(arrange.GlobalID(o.ID))
+		out[o.ID] = st.e.reg.Importers(arrange.GlobalID(o.ID))
 	}
 	return objs, out
 }
 
-func (s *Session) internalExports(st *engineState) [][]string {
-	objs, imps := s.importers(st)
-	var rows [][]string
+func (st *engineState) internalExports() []dbRow {
+	objs, imps := st.importers()
+	var rows []dbRow
 	for _, o := range objs {
-		rows = append(rows, []string{sqlInt(o.ID), sqlText(o.Name), sqlInt(uint64(st.dataflows[o.ID])), sqlInt(len(imps[o.ID]))})
+		rows = append(rows, dbRow{o.Database, []string{sqlInt(o.ID), sqlText(o.Name), sqlInt(uint64(st.dataflows[o.ID])), sqlInt(len(imps[o.ID]))}})
 	}
 	return rows
 }
 
-func (s *Session) internalImports(st *engineState) [][]string {
-	objs, imps := s.importers(st)
+func (st *engineState) internalImports() []dbRow {
+	objs, imps := st.importers()
 	byDataflow := st.byDataflow()
-	var rows [][]string
+	var rows []dbRow
 	for _, o := range objs {
 		for _, d := range imps[o.ID] {
 			importerID, importer := sqlNull, sqlNull
 			if im := byDataflow[d]; im != nil {
 				importerID, importer = sqlInt(im.ID), sqlText(im.Name)
 			}
-			rows = append(rows, []string{sqlInt(uint64(d)), importerID, importer, sqlInt(o.ID), sqlText(o.Name)})
+			rows = append(rows, dbRow{o.Database, []string{sqlInt(uint64(d)), importerID, importer, sqlInt(o.ID), sqlText(o.Name)}})
 		}
 	}
 	return rows

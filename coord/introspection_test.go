@@ -1,9 +1,11 @@
 package coord
 
 import (
+	"context"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"freshet/sqlerr"
 )
@@ -11,10 +13,16 @@ import (
 // TestIntrospection reads the freshet_internal relations: objects and
 // their dependencies, the dataflows with their memory (a subscription's
 // among them), the arrangements' records and bytes per worker, the
-// frontiers and hydration; they join, and a plain view over them reads
-// afresh, while a materialized view over them is refused.
+// frontiers and hydration; they join, a plain view over them reads
+// afresh, and a materialized view or a subscription over them follows the
+// engine's state.
 func TestIntrospection(t *testing.T) {
-	env := openSQL(t, t.TempDir())
+	ctx := context.Background()
+	e, err := Open(ctx, Config{Workers: 2, DataDir: t.TempDir(), introspectEvery: 5 * time.Millisecond}, Rebuild(ctx))
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := &sqlEnv{t: t, e: e, b: NewBackend(e)}
 	defer func() { env.e.Close() }()
 	s, other := env.session(), env.session()
 	env.exec(s, "CREATE TABLE t (k int, v text)")
@@ -85,7 +93,31 @@ func TestIntrospection(t *testing.T) {
 	if got := env.query(s, "SELECT * FROM sizes ORDER BY 1"); got != "t u" {
 		t.Fatalf("a view over objects: %s", got)
 	}
-	env.failsWith(s, "CREATE MATERIALIZED VIEW frozen AS SELECT * FROM freshet_internal.objects", sqlerr.FeatureNotSupported)
+
+	// A materialized view over them follows: the tables are written on
+	// a timer while it exists, and it sees what changes.
+	env.exec(s, "CREATE MATERIALIZED VIEW tables AS SELECT name FROM freshet_internal.objects WHERE kind = 'table'")
+	if got := env.query(s, "SELECT * FROM tables"); got != "t u" {
+		t.Fatalf("a materialized view over objects, at its creation: %s", got)
+	}
+	env.exec(s, "CREATE TABLE later (x int)")
+	env.awaitQuery(s, "SELECT * FROM tables", "later t u")
+	// So does a subscription: its changes come as the engine's state
+	// changes, with nothing else read.
+	env.exec(other, "BEGIN")
+	env.exec(other, "DECLARE f CURSOR FOR SUBSCRIBE (SELECT name FROM freshet_internal.objects WHERE kind = 'table')")
+	if got := env.query(other, "FETCH ALL f WITH (timeout = '1s')"); !strings.HasSuffix(got, ",1,u") || strings.Count(got, ",1,") != 3 {
+		t.Fatalf("the subscription's snapshot: %s", got)
+	}
+	env.exec(s, "DROP TABLE later")
+	if got := env.query(other, "FETCH 1 f WITH (timeout = '10s')"); !strings.HasSuffix(got, ",-1,later") {
+		t.Fatalf("the subscription after a drop: %s", got)
+	}
+	env.exec(other, "ROLLBACK")
+	env.exec(s, "DROP MATERIALIZED VIEW tables")
+	if n := env.e.intro.following.Load(); n != 0 {
+		t.Fatalf("%d still follow the introspection tables", n)
+	}
 	env.failsWith(s, "SELECT * FROM freshet_internal.nosuch", sqlerr.UndefinedTable)
 	n, _ := strconv.Atoi(env.query(s, "SELECT count(*) FROM freshet_internal.dataflows"))
 	if n < 4 || !strings.Contains(env.query(s, "SELECT kind FROM freshet_internal.dataflows"), "table") {
@@ -144,4 +176,19 @@ func TestExplainMaterializedView(t *testing.T) {
 	}
 	env.failsWith(s, "EXPLAIN MATERIALIZED VIEW t", sqlerr.WrongObjectType)
 	env.failsWith(s, "EXPLAIN MATERIALIZED VIEW nosuch", sqlerr.UndefinedTable)
+}
+
+// awaitQuery runs sql on s until it gives want, for state that changes
+// on its own time (the introspection tables' timer).
+func (env *sqlEnv) awaitQuery(s *Session, sql, want string) {
+	env.t.Helper()
+	deadline := time.Now().Add(hangLimit)
+	var got string
+	for time.Now().Before(deadline) {
+		if got = env.query(s, sql); got == want {
+			return
+		}
+		time.Sleep(time.Millisecond)
+	}
+	env.t.Fatalf("%s: %s, never %s", sql, got, want)
 }

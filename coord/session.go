@@ -805,7 +805,7 @@ func (s *Session) createView(ctx context.Context, st *planner.CreateView, w pgwi
 			// table is never dropped. A relation written from a
 			// session's state as a statement is planned would hold
 			// that state in a dataflow.
-			if g, ok := generatedViews[r.Name.Name]; (ok && g.session != nil || r.Name.Schema == internalSchema) && st.Materialized {
+			if g, ok := generatedViews[r.Name.Name]; ok && g.session != nil && st.Materialized {
 				return result{}, sqlerr.New(sqlerr.FeatureNotSupported, "materialized views over %s are not supported", r.Name.Name)
 			}
 			continue
@@ -826,7 +826,7 @@ func (s *Session) createView(ctx context.Context, st *planner.CreateView, w pgwi
 	}
 	var err error
 	if st.Materialized {
-		err = s.engine.CreateMaterializedView(ctx, o, st.Plan, names)
+		err = s.engine.CreateMaterializedView(withProgress(ctx, progressNotices(w)), o, st.Plan, names)
 	} else {
 		err = s.engine.CreateView(ctx, o, names)
 	}
@@ -881,7 +881,7 @@ func (s *Session) createIndex(ctx context.Context, st *planner.CreateIndex, w pg
 		// moment.
 		return result{}, sqlerr.New(sqlerr.FeatureNotSupported, "indexes on views over pg_settings or pg_stat_activity are not supported")
 	}
-	err = s.engine.CreateIndex(ctx, o, onPlan, st.Keys, on.Name)
+	err = s.engine.CreateIndex(withProgress(ctx, progressNotices(w)), o, onPlan, st.Keys, on.Name)
 	err = s.engine.createError(ctx, o.DependsOn, err)
 	if err != nil && st.IfNotExists && sqlerr.Code(err) == sqlerr.DuplicateTable {
 		w.Notice(sqlerr.New(sqlerr.DuplicateTable, "relation %q already exists, skipping", st.Name).WithSeverity(sqlerr.SeverityNotice))

@@ -66,6 +66,9 @@ type Subscription struct {
 	ctx    context.Context
 	df     dataflow.ID
 	probes []*dataflow.Probe
+	// follows says it reads an introspection table (and counts among
+	// those that keep them written).
+	follows bool
 	// frontier is the frontier sent last (the start before the first
 	// batch); first is set until the first batch is sent.
 	frontier uint64
@@ -106,6 +109,12 @@ func (e *Engine) Subscribe(ctx context.Context, plan expr.Relation, opts Subscri
 	// However the read ends (Close, a DROP, a failure, the memory
 	// governor), the dataflow goes and the read with it: a DROP waits
 	// for that, not for the client's next FETCH.
+	if readsIntrospection(plan) {
+		// The introspection tables are written on a timer while it
+		// runs, so that it follows the engine's state.
+		sub.follows = true
+		e.intro.following.Add(1)
+	}
 	context.AfterFunc(rctx, sub.teardown)
 	for _, t := range plan.Typ() {
 		sub.types = append(sub.types, t.Type)
@@ -340,6 +349,9 @@ func (sub *Subscription) Close() { sub.read.cancel(nil) }
 // teardown drops the subscription's dataflow, once built, and ends its
 // read. It runs once, when the read's context ends.
 func (sub *Subscription) teardown() {
+	if sub.follows {
+		sub.e.intro.following.Add(-1)
+	}
 	go func() {
 		<-sub.built
 		if sub.df != 0 {

@@ -72,9 +72,28 @@ var systemTableList = sync.OnceValue(func() []*systemTable {
 	return tables
 })
 
-// isSystemTable reports whether id is a system table's.
-func isSystemTable(id uint64) bool {
+// isSystemTable reports whether id is a system table's: the catalog's
+// or an introspection table's (introspect_tables.go).
+func isSystemTable(id uint64) bool { return isCatalogTable(id) || isIntrospectTable(id) }
+
+// isCatalogTable reports whether id is a system table written from the
+// catalog.
+func isCatalogTable(id uint64) bool {
 	return id >= systemIDBase && id < systemIDBase+uint64(len(systemTableList()))
+}
+
+// systemTableName is the name of system table id in systemSchema.
+func systemTableName(id uint64) string {
+	if isIntrospectTable(id) {
+		return introspectTableList()[id-introspectIDBase].tableName()
+	}
+	return systemTableList()[id-systemIDBase].name
+}
+
+// systemTableObject stands for system table id, called name, where the
+// engine builds tables from catalog objects.
+func systemTableObject(id uint64, name string) *catalog.Object {
+	return &catalog.Object{ID: id, Name: systemSchema + "." + name}
 }
 
 // systemTableNamed returns the system table name, or nil.
@@ -101,17 +120,24 @@ func systemTableView(name string, g generatedView, db string) string {
 	return sql
 }
 
-// resolveSystemTable resolves freshet_catalog.name.
+// resolveSystemTable resolves freshet_catalog.name: a table written from
+// the catalog, or an introspection relation's (internal_name).
 func (s *Session) resolveSystemTable(name string) (planner.Relation, bool) {
-	t := systemTableNamed(name)
-	if t == nil {
+	var id uint64
+	var cols []planner.RelationColumn
+	if t := systemTableNamed(name); t != nil {
+		id, cols = t.id, t.columns
+	} else if rel, ok := strings.CutPrefix(name, "internal_"); ok && introspectTableNamed(rel) != nil {
+		t := introspectTableNamed(rel)
+		id, cols = t.id, t.columns
+	} else {
 		return planner.Relation{}, false
 	}
 	return planner.Relation{
-		ID:      expr.GlobalID(t.id),
+		ID:      expr.GlobalID(id),
 		Name:    planner.QualifiedName{Database: s.database, Schema: systemSchema, Name: name},
 		Kind:    planner.KindTable,
-		Columns: t.columns,
+		Columns: cols,
 	}, true
 }
 
@@ -183,9 +209,15 @@ func (e *Engine) catalogChangedLocked(ctx context.Context) error {
 }
 
 // flushCatalogFor writes the catalog's pending changes to the system
-// tables if plan reads one; it is called before the plan's read time is
-// taken.
+// tables if plan reads one, and the engine's state to the introspection
+// tables if it reads one of those; it is called before the plan's read
+// time is taken.
 func (e *Engine) flushCatalogFor(ctx context.Context, plan expr.Relation) error {
+	if readsIntrospection(plan) {
+		if err := e.publishIntrospection(ctx); err != nil {
+			return err
+		}
+	}
 	if !readsSystemTable(plan) {
 		return nil
 	}
@@ -207,19 +239,17 @@ func (e *Engine) flushForBuildLocked(ctx context.Context, plan expr.Relation) er
 	return e.publishCatalogLocked(ctx)
 }
 
-// readsSystemTable reports whether plan reads a system table.
+// readsSystemTable reports whether plan reads a system table written
+// from the catalog.
 func readsSystemTable(plan expr.Relation) bool {
-	for _, id := range dependencies(plan) {
-		if isSystemTable(id) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(dependencies(plan), isCatalogTable)
 }
 
 // noteSystemReaderLocked records that the dataflow of object id, built
-// from plan, reads the system tables, if it does.
+// from plan, reads the system tables, if it does: the catalog's, the
+// introspection tables, or both.
 func (e *Engine) noteSystemReaderLocked(id uint64, plan expr.Relation) {
+	e.noteIntrospectReaderLocked(id, plan)
 	if !readsSystemTable(plan) {
 		return
 	}
@@ -233,9 +263,12 @@ func (e *Engine) noteSystemReaderLocked(id uint64, plan expr.Relation) {
 // the rows of the catalog as loaded.
 func (e *Engine) startSystemTablesLocked(ctx context.Context) error {
 	for _, t := range systemTableList() {
-		if err := e.buildTableLocked(ctx, &catalog.Object{ID: t.id, Name: systemSchema + "." + t.name}, false); err != nil {
+		if err := e.buildTableLocked(ctx, systemTableObject(t.id, t.name), false); err != nil {
 			return err
 		}
+	}
+	if err := e.startIntrospectTablesLocked(ctx); err != nil {
+		return err
 	}
 	return e.publishCatalogLocked(ctx)
 }
@@ -265,6 +298,13 @@ func (e *Engine) publishCatalogLocked(ctx context.Context) error {
 		return err
 	}
 	e.sys = next
+	return e.feedSystemLocked(ts, writes)
+}
+
+// feedSystemLocked feeds writes to system tables at ts, a time just taken
+// from the oracle, and returns once they are fed: in timestamp order
+// after every earlier write, which releases the engine's lock meanwhile.
+func (e *Engine) feedSystemLocked(ts uint64, writes []TableWrite) error {
 	p := &pendingWrite{ts: ts, writes: writes, durable: true}
 	e.pending = append(e.pending, p)
 	e.feedDurableLocked()
@@ -305,7 +345,7 @@ func (e *Engine) systemDiffLocked() ([]TableWrite, systemState, error) {
 				db = o.Database
 			}
 			for _, lits := range t.view.rows(rs, o) {
-				row, err := systemRow(t, db, lits)
+				row, err := systemRow(t.name, t.view.columns, db, lits)
 				if err != nil {
 					return err
 				}
@@ -346,14 +386,15 @@ func (e *Engine) systemDiffLocked() ([]TableWrite, systemState, error) {
 	return writes, next, nil
 }
 
-// systemRow encodes a row of system table t: the database db, then the
-// values its generator wrote as SQL literals (a number, true or false,
-// a quoted string, or NULL), each read as its column's type reads text.
-func systemRow(t *systemTable, db string, lits []string) (repr.Row, error) {
-	if len(lits) != len(t.view.columns) {
-		return nil, sqlerr.AssertionFailedf("a row of %d values for the %d columns of %s", len(lits), len(t.view.columns), t.name)
+// systemRow encodes a row of system table name, whose columns after the
+// database are cols: the database db, then the values its generator
+// wrote as SQL literals (a number, true or false, a quoted string, or
+// NULL), each read as its column's type reads text.
+func systemRow(name string, cols []planner.RelationColumn, db string, lits []string) (repr.Row, error) {
+	if len(lits) != len(cols) {
+		return nil, sqlerr.AssertionFailedf("a row of %d values for the %d columns of %s", len(lits), len(cols), name)
 	}
-	datums := make([]repr.Datum, 0, len(t.columns))
+	datums := make([]repr.Datum, 0, len(cols)+1)
 	d, err := repr.ParseText(repr.Name, db)
 	if err != nil {
 		return nil, err
@@ -365,8 +406,8 @@ func systemRow(t *systemTable, db string, lits []string) (repr.Row, error) {
 			if len(lit) >= 2 && lit[0] == '\'' && lit[len(lit)-1] == '\'' {
 				lit = strings.ReplaceAll(lit[1:len(lit)-1], "''", "'")
 			}
-			if d, err = repr.ParseText(t.view.columns[i].Type.Type, lit); err != nil {
-				return nil, sqlerr.AssertionFailedf("column %s of %s: %v", t.view.columns[i].Name, t.name, err)
+			if d, err = repr.ParseText(cols[i].Type.Type, lit); err != nil {
+				return nil, sqlerr.AssertionFailedf("column %s of %s: %v", cols[i].Name, name, err)
 			}
 		}
 		datums = append(datums, d)

@@ -12,8 +12,20 @@ import (
 // counts is the operators' own estimate of the heap they keep reachable,
 // not an allocator's figure: it is for choosing among dataflows and for
 // showing what each holds, not for the heap's total.
+//
+// The account also counts what the dataflow's imports read: the records
+// each import found in its arrangement when the dataflow was built (to
+// read) and the records its operators have taken from what the imports
+// forward (read), so that a dataflow that is hydrating can say how far
+// it has got. An import whose arrangement had not yet reached the
+// dataflow's start at the build has more of its snapshot to come: it
+// counts those records to read as they arrive, and is catching up until
+// then.
 type Account struct {
-	bytes atomic.Int64
+	bytes      atomic.Int64
+	toRead     atomic.Int64
+	read       atomic.Int64
+	catchingUp atomic.Int64
 }
 
 // Add adds delta (which may be negative) to the account.
@@ -29,6 +41,47 @@ func (a *Account) Bytes() int64 {
 		return 0
 	}
 	return a.bytes.Load()
+}
+
+// AddToRead adds n records to what the dataflow's imports have to read.
+func (a *Account) AddToRead(n int64) {
+	if a != nil && n != 0 {
+		a.toRead.Add(n)
+	}
+}
+
+// AddRead adds n records to what the dataflow has read of its imports.
+func (a *Account) AddRead(n int64) {
+	if a != nil && n != 0 {
+		a.read.Add(n)
+	}
+}
+
+// AddCatchingUp adds delta to the imports still catching up.
+func (a *Account) AddCatchingUp(delta int64) {
+	if a != nil {
+		a.catchingUp.Add(delta)
+	}
+}
+
+// Reading returns the records read of the imports and the records they
+// had to read at the build. Read keeps counting the changes that follow,
+// so it passes toRead once the dataflow is hydrated. toRead is final
+// once no import is catching up (see CatchingUp).
+func (a *Account) Reading() (read, toRead int64) {
+	if a == nil {
+		return 0, 0
+	}
+	return a.read.Load(), a.toRead.Load()
+}
+
+// CatchingUp returns how many imports have not yet been given all of
+// their snapshot.
+func (a *Account) CatchingUp() int64 {
+	if a == nil {
+		return 0
+	}
+	return a.catchingUp.Load()
 }
 
 // accounts is a cluster's dataflows' accounts, by id, shared by its
@@ -87,6 +140,18 @@ func (as *accounts) bytes(id ID) int64 {
 		return a.Bytes()
 	}
 	return 0
+}
+
+// reading returns dataflow id's Reading and CatchingUp, zeros for one
+// with no account.
+func (as *accounts) reading(id ID) (read, toRead, catchingUp int64) {
+	as.mu.Lock()
+	defer as.mu.Unlock()
+	if a := as.byID[id]; a != nil {
+		read, toRead = a.Reading()
+		return read, toRead, a.CatchingUp()
+	}
+	return 0, 0, 0
 }
 
 // all returns every open account's bytes.

@@ -16,6 +16,9 @@ func TestClusterMemoryByDataflow(t *testing.T) {
 	id, err := c.Build(ctx, 0, func(b *Builder) {
 		NewInputHandle[int](b, "in")
 		b.Account().Add(int64(100 * (b.Index() + 1)))
+		b.Account().AddToRead(10)
+		b.Account().AddRead(int64(b.Index() + 1))
+		b.Account().AddCatchingUp(1)
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -27,11 +30,17 @@ func TestClusterMemoryByDataflow(t *testing.T) {
 	if got := c.Memory(id); got != 300 {
 		t.Fatalf("Memory = %d, want 300 (100 and 200 from the two workers)", got)
 	}
+	if read, toRead, behind := c.Reading(id); read != 3 || toRead != 20 || behind != 2 {
+		t.Fatalf("Reading = %d of %d, %d catching up; want 3 of 20, 2", read, toRead, behind)
+	}
 	if got := c.MemoryByDataflow(); got[id] != 300 || got[other] != 0 || len(got) != 2 {
 		t.Fatalf("MemoryByDataflow = %v", got)
 	}
 	if err := c.Drop(ctx, id); err != nil {
 		t.Fatal(err)
+	}
+	if read, toRead, _ := c.Reading(id); read != 0 || toRead != 0 {
+		t.Fatalf("Reading after the drop = %d of %d", read, toRead)
 	}
 	if got := c.MemoryByDataflow(); len(got) != 1 || c.Memory(id) != 0 {
 		t.Fatalf("after the drop: %v", got)

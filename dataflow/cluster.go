@@ -124,6 +124,12 @@ func (c *Cluster) Memory(id ID) int64 { return c.accounts.bytes(id) }
 // ended on every worker.
 func (c *Cluster) MemoryByDataflow() map[ID]int64 { return c.accounts.all() }
 
+// Reading returns the records dataflow id has read of its imports, the
+// records they have to read, and how many imports are still catching up
+// to its start (see Account); zeros for a dataflow that has ended
+// everywhere.
+func (c *Cluster) Reading(id ID) (read, toRead, catchingUp int64) { return c.accounts.reading(id) }
+
 // Exec runs f on every worker's goroutine, between steps, and returns
 // once it has finished on all of them. f reports whether it is finished;
 // a worker runs it again after its next step until it is, so f can wait
