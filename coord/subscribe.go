@@ -191,6 +191,9 @@ func (sub *Subscription) push(acct *dataflow.Account, u arrange.Update) {
 // Start returns the subscription's start time (its snapshot's time).
 func (sub *Subscription) Start() uint64 { return sub.start }
 
+// dataflowID is the subscription's dataflow.
+func (sub *Subscription) dataflowID() dataflow.ID { return sub.df }
+
 // Next waits until the subscription's frontier moves and returns what it
 // has to say then. It fails when ctx ends (57014), or when the
 // subscription was ended: by a DROP of what it reads (that error), a

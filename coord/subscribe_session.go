@@ -38,6 +38,20 @@ func subscribeColumns(st *planner.Subscribe) []planner.Column {
 	return cols
 }
 
+// subscribeSQL plans sql, one SUBSCRIBE, and starts it: the engine's own
+// subscriptions (the console's).
+func (s *Session) subscribeSQL(ctx context.Context, sql string) (*Subscription, error) {
+	stmts, err := planner.Plan(s.catalog(), sql)
+	if err != nil {
+		return nil, err
+	}
+	st, ok := stmts[0].(*planner.Subscribe)
+	if len(stmts) != 1 || !ok {
+		return nil, sqlerr.AssertionFailedf("not one SUBSCRIBE: %s", sql)
+	}
+	return s.startSubscribe(ctx, st)
+}
+
 // startSubscribe binds and starts st's subscription.
 func (s *Session) startSubscribe(ctx context.Context, st *planner.Subscribe) (*Subscription, error) {
 	if s.tx.status == pgwire.TxInBlock && len(s.tx.writes) > 0 {

@@ -55,6 +55,8 @@ type Supervisor struct {
 	done     chan struct{}
 	restarts atomic.Int64
 	metrics  *Metrics
+	// feed is the console's live state (console_feed.go), under mu.
+	feed *consoleFeed
 }
 
 // Supervise opens an engine with cfg (cfg.Store must be nil: a restart

@@ -53,12 +53,17 @@ func serveHTTP(ctx context.Context, addr string, insecure bool, sup *coord.Super
 //go:embed console/index.html
 var consolePage []byte
 
-// consoleEvery is how often the console's event stream sends the state.
-const consoleEvery = 500 * time.Millisecond
+// consoleWait is the longest an event response waits for the state to
+// change; consoleRetry is the delay the browser waits before the next.
+const (
+	consoleWait  = time.Second
+	consoleRetry = 500 * time.Millisecond
+)
 
 // addConsole adds the web console: the page at /, and the JSON it reads:
 // /api/state (ConsoleState), /api/graph?object=ID (ConsoleGraph) and
-// /api/events, server-sent events of the state every 500 ms.
+// /api/events, server-sent events of the state as it changes, from
+// subscriptions over the introspection relations (coord.ConsoleEvents).
 func addConsole(mux *http.ServeMux, sup *coord.Supervisor) {
 	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
@@ -86,14 +91,24 @@ func addConsole(mux *http.ServeMux, sup *coord.Supervisor) {
 		writeJSON(w, g)
 	})
 	mux.HandleFunc("GET /api/events", func(w http.ResponseWriter, r *http.Request) {
-		// One event a response, with a retry delay: the browser's
-		// EventSource connects again after it, so the page gets the
-		// state every consoleEvery, and no response stays open (which
-		// also lets a headless browser's virtual clock run between
-		// them, as the console's test drives it).
-		st := sup.ConsoleState(r.Context())
+		// One event a response: the state once it has moved past the
+		// version the client has (EventSource sends the last event's id
+		// as Last-Event-ID when it connects again), or after
+		// consoleWait as it is. The retry delay makes the browser
+		// connect again at once; no response stays open longer than
+		// consoleWait (which also lets a headless browser's virtual
+		// clock run between them, as the console's test drives it).
+		after, _ := strconv.ParseUint(r.Header.Get("Last-Event-ID"), 10, 64)
+		st, version, err := sup.ConsoleEvents(r.Context(), after, consoleWait)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusServiceUnavailable)
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.Header().Set("Cache-Control", "no-cache")
 		if st == nil {
-			http.Error(w, "the server is restarting", http.StatusServiceUnavailable)
+			// The feed has no state yet: no event, only the delay.
+			fmt.Fprintf(w, "retry: %d\n\n", consoleRetry.Milliseconds())
 			return
 		}
 		b, err := json.Marshal(st)
@@ -101,9 +116,7 @@ func addConsole(mux *http.ServeMux, sup *coord.Supervisor) {
 			http.Error(w, err.Error(), http.StatusInternalServerError)
 			return
 		}
-		w.Header().Set("Content-Type", "text/event-stream")
-		w.Header().Set("Cache-Control", "no-cache")
-		fmt.Fprintf(w, "retry: %d\ndata: %s\n\n", consoleEvery.Milliseconds(), b)
+		fmt.Fprintf(w, "id: %d\nretry: %d\ndata: %s\n\n", version, consoleRetry.Milliseconds(), b)
 	})
 }
 
