@@ -81,10 +81,18 @@ const (
 	// int2vector); nothing for a NULL or empty array or another
 	// dimension.
 	GenerateSubscripts
+	// JSONBArrayElements(j) yields the elements of array j (jsonb), and
+	// JSONBArrayElementsText(j) them as text (a string's value, NULL for
+	// null); JSONBObjectKeys(j) yields the keys of object j (text).
+	// Other values are errors (22023), NULL yields nothing.
+	JSONBArrayElements
+	JSONBArrayElementsText
+	JSONBObjectKeys
 )
 
 var tableFuncNames = map[TableFunc]string{GenerateSeries: "generate_series", Unnest: "unnest", Value: "value",
-	GenerateSubscripts: "generate_subscripts"}
+	GenerateSubscripts: "generate_subscripts", JSONBArrayElements: "jsonb_array_elements",
+	JSONBArrayElementsText: "jsonb_array_elements_text", JSONBObjectKeys: "jsonb_object_keys"}
 
 func (f TableFunc) String() string { return tableFuncNames[f] }
 

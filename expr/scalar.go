@@ -194,6 +194,9 @@ func sqlCompare(a, b repr.Datum) int {
 	if a.Kind() == repr.KindInterval && b.Kind() == repr.KindInterval {
 		return repr.CompareIntervals(a.Interval(), b.Interval())
 	}
+	if a.Kind() == repr.KindJSONB && b.Kind() == repr.KindJSONB {
+		return repr.CompareJSONBKeys(a, b)
+	}
 	return repr.Compare(a, b)
 }
 
@@ -372,6 +375,9 @@ func (c CallVariadic) Eval(row []repr.Datum) (repr.Datum, error) {
 	if c.Func.isJSON() {
 		return c.evalJSON(row)
 	}
+	if c.Func.isJSONB() {
+		return c.evalJSONB(row)
+	}
 	if c.Func.isZone() {
 		return c.evalZone(row)
 	}
@@ -497,6 +503,9 @@ func (c CallVariadic) Typ(input []ColumnType) ColumnType {
 	if c.Func.isJSON() {
 		nullable := c.Func == ToJSON && c.Args[0].Typ(input).Nullable
 		return ColumnType{Type: repr.JSON, Nullable: nullable}
+	}
+	if c.Func.isJSONB() {
+		return c.jsonbTyp(input)
 	}
 	if c.Func.isBytea() {
 		return c.byteaTyp(input)

@@ -33,7 +33,7 @@ var knownFunctions = map[string]bool{
 	"trim":              true,
 	"age":               true,
 	"current_timestamp": true, "clock_timestamp": true, "statement_timestamp": true,
-	"log": true, "trunc": true, "json_agg": true, "jsonb_agg": true,
+	"log": true, "trunc": true, "json_agg": true, "jsonb_agg": true, "jsonb_object_agg": true,
 	"nextval":        true,
 	"regexp_matches": true,
 	"date":           true, "timezone": true, "make_date": true, "justify_days": true, "justify_hours": true,
@@ -112,6 +112,9 @@ func (b *binder) bindFunc(fc *pg.FuncCall, c *exprCtx) (hscalar, error) {
 		return s, err
 	}
 	if s, ok, err := b.bindJSONFunc(name, args); ok || err != nil {
+		return s, err
+	}
+	if s, ok, err := b.bindJSONBFunc(name, args); ok || err != nil {
 		return s, err
 	}
 	if name == "current_schemas" {
@@ -482,8 +485,8 @@ func (b *binder) aggregateArg(name string, arg hscalar) (hscalar, error) {
 		switch {
 		case k == repr.KindUnknown:
 			return b.coerceTo(arg, repr.Text)
-		case k != repr.KindBool && k != repr.KindUUID && k != repr.KindBytea:
-			// PostgreSQL 15 has no min or max of uuid or bytea.
+		case k != repr.KindBool && k != repr.KindUUID && k != repr.KindBytea && k != repr.KindJSONB:
+			// PostgreSQL 15 has no min or max of uuid, bytea or jsonb.
 			return arg, nil
 		}
 	case "string_agg":
