@@ -72,16 +72,9 @@ func (c CallVariadic) evalJSONB(row []repr.Datum) (repr.Datum, error) {
 		}
 		return repr.Cast(d, repr.JSONBType)
 	}
-	args := make([]repr.Datum, len(c.Args))
-	for i, a := range c.Args {
-		v, err := a.Eval(row)
-		if err != nil {
-			return repr.Null, err
-		}
-		if v.IsNull() {
-			return repr.Null, nil
-		}
-		args[i] = v
+	args, err := c.strictArgs(row)
+	if err != nil || args == nil {
+		return repr.Null, err
 	}
 	j, err := args[0].JSONB()
 	if err != nil {
@@ -459,15 +452,17 @@ func jsonbTableFunc(f TableFunc, j repr.Datum) ([]repr.Datum, error) {
 	if err != nil {
 		return nil, err
 	}
-	if f == JSONBObjectKeys {
-		switch v.Kind {
-		case repr.JSONBObject:
+	if f != JSONBArrayElements && f != JSONBArrayElementsText {
+		switch {
+		case v.Kind == repr.JSONBObject:
 			out := make([]repr.Datum, len(v.Keys))
 			for i, k := range v.Keys {
 				out[i] = repr.NewText(k)
 			}
 			return out, nil
-		case repr.JSONBArray:
+		case f != JSONBObjectKeys:
+			return nil, sqlerr.New(sqlerr.InvalidParameterValue, "cannot call %s on a non-object", f)
+		case v.Kind == repr.JSONBArray:
 			return nil, sqlerr.New(sqlerr.InvalidParameterValue, "cannot call %s on an array", f)
 		}
 		return nil, sqlerr.New(sqlerr.InvalidParameterValue, "cannot call %s on a scalar", f)

@@ -109,6 +109,8 @@ func TestJSONBTableFuncs(t *testing.T) {
 		{JSONBArrayElementsText, d(`[1, "a", null]`), []string{"1", "a", "NULL"}, ""},
 		{JSONBObjectKeys, d(`{"bb": 1, "a": 2}`), []string{"a", "bb"}, ""},
 		{JSONBObjectKeys, d(`[1]`), nil, sqlerr.InvalidParameterValue},
+		{JSONBEach, d(`{"b": 1}`), []string{"b"}, ""},
+		{JSONBEachText, d(`"x"`), nil, sqlerr.InvalidParameterValue},
 		{JSONBArrayElements, d(`{}`), nil, sqlerr.InvalidParameterValue},
 		{JSONBArrayElements, d(`1`), nil, sqlerr.InvalidParameterValue},
 		{JSONBArrayElements, repr.Null, nil, ""},

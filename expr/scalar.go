@@ -233,6 +233,20 @@ func (c CallBinary) evalLogic(row []repr.Datum) (repr.Datum, error) {
 	return repr.NewBool(!decisive), nil
 }
 
+// strictArgs evaluates c's arguments; args is nil (and err too) if one
+// is NULL, for the functions that are NULL then.
+func (c CallVariadic) strictArgs(row []repr.Datum) (args []repr.Datum, err error) {
+	args = make([]repr.Datum, len(c.Args))
+	for i, a := range c.Args {
+		v, err := a.Eval(row)
+		if err != nil || v.IsNull() {
+			return nil, err
+		}
+		args[i] = v
+	}
+	return args, nil
+}
+
 // Eval implements Scalar.
 func (c CallVariadic) Eval(row []repr.Datum) (repr.Datum, error) {
 	switch c.Func {
@@ -309,16 +323,9 @@ func (c CallVariadic) Eval(row []repr.Datum) (repr.Datum, error) {
 		}
 		return repr.NewText(b.String()), nil
 	case Round, Substr, BTrim, LTrim, RTrim, Replace, RegexpReplace, StrPos, DatePart, Extract, DateTrunc, EncodingToChar, QuoteIdent:
-		args := make([]repr.Datum, len(c.Args))
-		for i, a := range c.Args {
-			v, err := a.Eval(row)
-			if err != nil {
-				return repr.Null, err
-			}
-			if v.IsNull() {
-				return repr.Null, nil
-			}
-			args[i] = v
+		args, err := c.strictArgs(row)
+		if err != nil || args == nil {
+			return repr.Null, err
 		}
 		switch c.Func {
 		case DatePart, Extract:

@@ -115,8 +115,8 @@ var jsonbSRFs = map[string]struct {
 	"jsonb_array_elements":      {expr.JSONBArrayElements, []string{"value"}, 0},
 	"jsonb_array_elements_text": {expr.JSONBArrayElementsText, []string{"value"}, 0},
 	"jsonb_object_keys":         {expr.JSONBObjectKeys, []string{"jsonb_object_keys"}, 0},
-	"jsonb_each":                {expr.JSONBObjectKeys, []string{"key", "value"}, expr.JSONBGet},
-	"jsonb_each_text":           {expr.JSONBObjectKeys, []string{"key", "value"}, expr.JSONBGetText},
+	"jsonb_each":                {expr.JSONBEach, []string{"key", "value"}, expr.JSONBGet},
+	"jsonb_each_text":           {expr.JSONBEachText, []string{"key", "value"}, expr.JSONBGetText},
 }
 
 // bindJSONBSRF binds a jsonb set-returning function in FROM over each row

@@ -445,40 +445,38 @@ func pushFiltersThroughProjects(r expr.Relation) (expr.Relation, bool) {
 }
 
 func pushFiltersThroughMaps(r expr.Relation) (expr.Relation, bool) {
-	return bottomUp(r, func(n expr.Relation) (expr.Relation, bool) {
-		f, ok := n.(expr.Filter)
-		if !ok {
-			return n, false
-		}
-		m, ok := f.Input.(expr.Map)
-		if !ok {
-			return n, false
-		}
-		below, above := splitPredicates(f.Predicates, len(m.Input.Typ()))
-		if len(below) == 0 {
-			return n, false
-		}
-		m.Input = expr.Filter{Input: m.Input, Predicates: below}
-		return filterAbove(m, above), true
+	return pushFiltersBelow(r, func(r expr.Relation) (expr.Relation, func(expr.Relation) expr.Relation, bool) {
+		m, ok := r.(expr.Map)
+		return m.Input, func(in expr.Relation) expr.Relation { m.Input = in; return m }, ok
 	})
 }
 
 func pushFiltersThroughFlatMaps(r expr.Relation) (expr.Relation, bool) {
+	return pushFiltersBelow(r, func(r expr.Relation) (expr.Relation, func(expr.Relation) expr.Relation, bool) {
+		m, ok := r.(expr.FlatMap)
+		return m.Input, func(in expr.Relation) expr.Relation { m.Input = in; return m }, ok
+	})
+}
+
+// pushFiltersBelow moves the predicates of a filter that read only the
+// input's columns below an operator that appends columns to each input
+// row. match reports whether a relation is such an operator, and gives
+// its input and a copy of it over another input.
+func pushFiltersBelow(r expr.Relation, match func(expr.Relation) (expr.Relation, func(expr.Relation) expr.Relation, bool)) (expr.Relation, bool) {
 	return bottomUp(r, func(n expr.Relation) (expr.Relation, bool) {
 		f, ok := n.(expr.Filter)
 		if !ok {
 			return n, false
 		}
-		m, ok := f.Input.(expr.FlatMap)
+		in, over, ok := match(f.Input)
 		if !ok {
 			return n, false
 		}
-		below, above := splitPredicates(f.Predicates, len(m.Input.Typ()))
+		below, above := splitPredicates(f.Predicates, len(in.Typ()))
 		if len(below) == 0 {
 			return n, false
 		}
-		m.Input = expr.Filter{Input: m.Input, Predicates: below}
-		return filterAbove(m, above), true
+		return filterAbove(over(expr.Filter{Input: in, Predicates: below}), above), true
 	})
 }
 

@@ -282,7 +282,8 @@ func appendJSONB(buf []byte, v *JSONB, level int) []byte {
 		}
 		buf = appendJSONB(buf, &v.Elems[i], next)
 	}
-	if level >= 0 && (len(v.Elems) > 0 || level > 0 || true) {
+	if level >= 0 {
+		// Even an empty container closes on a line of its own.
 		buf = newline(buf, level)
 	}
 	return append(buf, close)
