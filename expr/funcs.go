@@ -267,6 +267,26 @@ const (
 	// Random(key) is random(): a double precision in [0, 1) drawn, like
 	// gen_random_uuid's value, from the statement's key and the row.
 	Random
+	// The jsonb operators and functions (jsonb_funcs.go).
+	JSONBGet
+	JSONBGetText
+	JSONBPath
+	JSONBPathText
+	JSONBContains
+	JSONBContained
+	JSONBExists
+	JSONBExistsAny
+	JSONBExistsAll
+	JSONBConcat
+	JSONBDelete
+	JSONBBuildObject
+	JSONBBuildArray
+	ToJSONB
+	JSONBTypeof
+	JSONBArrayLength
+	JSONBStripNulls
+	JSONBPretty
+	JSONBSet
 )
 
 var variadicNames = map[VariadicFunc]string{Coalesce: "coalesce", Greatest: "greatest", Least: "least",
@@ -295,6 +315,11 @@ var variadicNames = map[VariadicFunc]string{Coalesce: "coalesce", Greatest: "gre
 	GenRandomUUID: "gen_random_uuid", VarSamp: "var_samp", VarPop: "var_pop", StddevSamp: "stddev_samp", StddevPop: "stddev_pop",
 	RelationSize: "pg_relation_size", TableSize: "pg_table_size", IndexesSize: "pg_indexes_size",
 	TotalRelationSize: "pg_total_relation_size", DatabaseSize: "pg_database_size", SizePretty: "pg_size_pretty",
-	Random: "random"}
+	Random:   "random",
+	JSONBGet: "->", JSONBGetText: "->>", JSONBPath: "#>", JSONBPathText: "#>>", JSONBContains: "@>",
+	JSONBContained: "<@", JSONBExists: "?", JSONBExistsAny: "?|", JSONBExistsAll: "?&", JSONBConcat: "||",
+	JSONBDelete: "-", JSONBBuildObject: "jsonb_build_object", JSONBBuildArray: "jsonb_build_array",
+	ToJSONB: "to_jsonb", JSONBTypeof: "jsonb_typeof", JSONBArrayLength: "jsonb_array_length",
+	JSONBStripNulls: "jsonb_strip_nulls", JSONBPretty: "jsonb_pretty", JSONBSet: "jsonb_set"}
 
 func (f VariadicFunc) String() string { return variadicNames[f] }

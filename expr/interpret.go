@@ -229,6 +229,8 @@ func EvalTableFunc(f TableFunc, args []repr.Datum, t repr.Type) ([]repr.Datum, e
 			out[i] = repr.NewInt4(int32(lower + i))
 		}
 		return out, nil
+	case JSONBArrayElements, JSONBArrayElementsText, JSONBObjectKeys, JSONBEach, JSONBEachText:
+		return jsonbTableFunc(f, args[0])
 	}
 	return nil, sqlerr.AssertionFailedf("unknown table function %d", f)
 }

@@ -16,6 +16,12 @@ import (
 func (f VariadicFunc) isJSON() bool { return f >= JSONBuildObject && f <= ToJSON }
 
 func (c CallVariadic) evalJSON(row []repr.Datum) (repr.Datum, error) {
+	return c.evalJSONNamed(row, c.Func.String())
+}
+
+// evalJSONNamed is evalJSON for the SQL function name, which errors
+// name.
+func (c CallVariadic) evalJSONNamed(row []repr.Datum, name string) (repr.Datum, error) {
 	args := make([]repr.Datum, len(c.Args))
 	for i, a := range c.Args {
 		v, err := a.Eval(row)
@@ -43,7 +49,7 @@ func (c CallVariadic) evalJSON(row []repr.Datum) (repr.Datum, error) {
 	case JSONBuildObject:
 		if len(args)%2 != 0 {
 			return repr.Null, sqlerr.New(sqlerr.InvalidParameterValue, "argument list must have even number of elements").
-				WithHint("The arguments of json_build_object() must consist of alternating keys and values.")
+				WithHint("The arguments of %s() must consist of alternating keys and values.", name)
 		}
 		buf = append(buf, '{')
 		for i := 0; i < len(args); i += 2 {

@@ -81,10 +81,24 @@ const (
 	// int2vector); nothing for a NULL or empty array or another
 	// dimension.
 	GenerateSubscripts
+	// JSONBArrayElements(j) yields the elements of array j (jsonb), and
+	// JSONBArrayElementsText(j) them as text (a string's value, NULL for
+	// null); JSONBObjectKeys(j) yields the keys of object j (text).
+	// JSONBEach(j) and JSONBEachText(j) yield the keys of object j too,
+	// to which the planner adds their values (jsonb_each(j) is the keys
+	// k and j -> k). Other values are errors (22023), NULL yields
+	// nothing.
+	JSONBArrayElements
+	JSONBArrayElementsText
+	JSONBObjectKeys
+	JSONBEach
+	JSONBEachText
 )
 
 var tableFuncNames = map[TableFunc]string{GenerateSeries: "generate_series", Unnest: "unnest", Value: "value",
-	GenerateSubscripts: "generate_subscripts"}
+	GenerateSubscripts: "generate_subscripts", JSONBArrayElements: "jsonb_array_elements",
+	JSONBArrayElementsText: "jsonb_array_elements_text", JSONBObjectKeys: "jsonb_object_keys", JSONBEach: "jsonb_each",
+	JSONBEachText: "jsonb_each_text"}
 
 func (f TableFunc) String() string { return tableFuncNames[f] }
 

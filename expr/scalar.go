@@ -194,6 +194,9 @@ func sqlCompare(a, b repr.Datum) int {
 	if a.Kind() == repr.KindInterval && b.Kind() == repr.KindInterval {
 		return repr.CompareIntervals(a.Interval(), b.Interval())
 	}
+	if a.Kind() == repr.KindJSONB && b.Kind() == repr.KindJSONB {
+		return repr.CompareJSONBKeys(a, b)
+	}
 	return repr.Compare(a, b)
 }
 
@@ -228,6 +231,20 @@ func (c CallBinary) evalLogic(row []repr.Datum) (repr.Datum, error) {
 		return repr.Null, nil
 	}
 	return repr.NewBool(!decisive), nil
+}
+
+// strictArgs evaluates c's arguments; args is nil (and err too) if one
+// is NULL, for the functions that are NULL then.
+func (c CallVariadic) strictArgs(row []repr.Datum) (args []repr.Datum, err error) {
+	args = make([]repr.Datum, len(c.Args))
+	for i, a := range c.Args {
+		v, err := a.Eval(row)
+		if err != nil || v.IsNull() {
+			return nil, err
+		}
+		args[i] = v
+	}
+	return args, nil
 }
 
 // Eval implements Scalar.
@@ -306,16 +323,9 @@ func (c CallVariadic) Eval(row []repr.Datum) (repr.Datum, error) {
 		}
 		return repr.NewText(b.String()), nil
 	case Round, Substr, BTrim, LTrim, RTrim, Replace, RegexpReplace, StrPos, DatePart, Extract, DateTrunc, EncodingToChar, QuoteIdent:
-		args := make([]repr.Datum, len(c.Args))
-		for i, a := range c.Args {
-			v, err := a.Eval(row)
-			if err != nil {
-				return repr.Null, err
-			}
-			if v.IsNull() {
-				return repr.Null, nil
-			}
-			args[i] = v
+		args, err := c.strictArgs(row)
+		if err != nil || args == nil {
+			return repr.Null, err
 		}
 		switch c.Func {
 		case DatePart, Extract:
@@ -371,6 +381,9 @@ func (c CallVariadic) Eval(row []repr.Datum) (repr.Datum, error) {
 	}
 	if c.Func.isJSON() {
 		return c.evalJSON(row)
+	}
+	if c.Func.isJSONB() {
+		return c.evalJSONB(row)
 	}
 	if c.Func.isZone() {
 		return c.evalZone(row)
@@ -497,6 +510,9 @@ func (c CallVariadic) Typ(input []ColumnType) ColumnType {
 	if c.Func.isJSON() {
 		nullable := c.Func == ToJSON && c.Args[0].Typ(input).Nullable
 		return ColumnType{Type: repr.JSON, Nullable: nullable}
+	}
+	if c.Func.isJSONB() {
+		return c.jsonbTyp(input)
 	}
 	if c.Func.isBytea() {
 		return c.byteaTyp(input)

@@ -257,6 +257,9 @@ func (b *binder) bindRangeFunction(rf *pg.RangeFunction, left hrel, sc *scope) (
 	if name == "unnest" || name == "generate_subscripts" {
 		return b.bindUnnest(rf, fc, left, sc, name)
 	}
+	if _, ok := jsonbSRFs[name]; ok {
+		return b.bindJSONBSRF(rf, fc, left, sc, name)
+	}
 	if name == "pg_get_keywords" && len(fc.Args) == 0 {
 		// The keywords are the relation pg_catalog.freshet_keywords.
 		alias := rf.Alias

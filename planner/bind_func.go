@@ -14,8 +14,8 @@ import (
 var aggregateNames = map[string]bool{
 	"count": true, "sum": true, "avg": true, "min": true, "max": true,
 	"bool_and": true, "bool_or": true, "every": true, "string_agg": true,
-	"array_agg": true,
-	"stddev":    true, "stddev_samp": true, "stddev_pop": true, "variance": true, "var_samp": true, "var_pop": true,
+	"array_agg": true, "jsonb_agg": true,
+	"stddev": true, "stddev_samp": true, "stddev_pop": true, "variance": true, "var_samp": true, "var_pop": true,
 	"percentile_cont": true, "percentile_disc": true, "mode": true,
 }
 
@@ -33,7 +33,7 @@ var knownFunctions = map[string]bool{
 	"trim":              true,
 	"age":               true,
 	"current_timestamp": true, "clock_timestamp": true, "statement_timestamp": true,
-	"log": true, "trunc": true, "json_agg": true, "jsonb_agg": true,
+	"log": true, "trunc": true, "json_agg": true, "jsonb_object_agg": true,
 	"nextval":        true,
 	"regexp_matches": true,
 	"date":           true, "timezone": true, "make_date": true, "justify_days": true, "justify_hours": true,
@@ -112,6 +112,9 @@ func (b *binder) bindFunc(fc *pg.FuncCall, c *exprCtx) (hscalar, error) {
 		return s, err
 	}
 	if s, ok, err := b.bindJSONFunc(name, args); ok || err != nil {
+		return s, err
+	}
+	if s, ok, err := b.bindJSONBFunc(name, args); ok || err != nil {
 		return s, err
 	}
 	if name == "current_schemas" {
@@ -360,7 +363,7 @@ func (b *binder) bindAggregate(name string, fc *pg.FuncCall, c *exprCtx) (hscala
 	case !c.aggs:
 		return nil, sqlerr.New(sqlerr.GroupingError, "aggregate functions are not allowed in %s", c.clause)
 	}
-	orders := len(fc.AggOrder) > 0 && (name == "string_agg" || name == "array_agg")
+	orders := len(fc.AggOrder) > 0 && (name == "string_agg" || name == "array_agg" || name == "jsonb_agg")
 	if len(fc.AggOrder) > 0 && !orders && name != "count" && name != "sum" && name != "avg" && name != "min" && name != "max" {
 		return nil, unsupported("ORDER BY in aggregate %s", name)
 	}
@@ -482,8 +485,8 @@ func (b *binder) aggregateArg(name string, arg hscalar) (hscalar, error) {
 		switch {
 		case k == repr.KindUnknown:
 			return b.coerceTo(arg, repr.Text)
-		case k != repr.KindBool && k != repr.KindUUID && k != repr.KindBytea:
-			// PostgreSQL 15 has no min or max of uuid or bytea.
+		case k != repr.KindBool && k != repr.KindUUID && k != repr.KindBytea && k != repr.KindJSONB:
+			// PostgreSQL 15 has no min or max of uuid, bytea or jsonb.
 			return arg, nil
 		}
 	case "string_agg":
@@ -493,12 +496,12 @@ func (b *binder) aggregateArg(name string, arg hscalar) (hscalar, error) {
 		case repr.KindText, repr.KindVarchar, repr.KindBpchar, repr.KindName, repr.KindChar:
 			return b.coerceTo(arg, repr.Text)
 		}
-	case "array_agg":
+	case "array_agg", "jsonb_agg":
 		switch {
 		case k == repr.KindUnknown:
 			return b.coerceTo(arg, repr.Text)
 		case k == repr.KindArray:
-			return nil, unsupported("array_agg of arrays (arrays of more than one dimension)")
+			return nil, unsupported("%s of arrays (arrays of more than one dimension)", name)
 		case t.ArrayOID() != 0:
 			return arg, nil
 		}
@@ -529,6 +532,8 @@ func aggResultType(a hAgg) repr.Type {
 		return aggregateType(expr.Sum, a.arg.typ().Type).Type
 	case "array_agg":
 		return repr.ArrayOf(a.arg.typ().Type)
+	case "jsonb_agg":
+		return repr.JSONBType
 	}
 	return a.arg.typ().Type
 }

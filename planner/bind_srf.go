@@ -10,7 +10,8 @@ import (
 
 // setReturningNames are the set-returning functions, which FROM takes
 // (bindRangeFunction) and the select list takes through bindSelectSRF.
-var setReturningNames = map[string]bool{"generate_series": true, "unnest": true, "generate_subscripts": true, "_pg_expandarray": true}
+var setReturningNames = map[string]bool{"generate_series": true, "unnest": true, "generate_subscripts": true, "_pg_expandarray": true,
+	"jsonb_array_elements": true, "jsonb_array_elements_text": true, "jsonb_object_keys": true, "jsonb_each": true, "jsonb_each_text": true}
 
 // selectListSRFs returns the calls of set-returning functions in the
 // select list of this query level (not inside subqueries).
@@ -73,6 +74,10 @@ func (b *binder) bindSelectSRF(stmt *pg.SelectStmt, rel hrel, sc *scope) (hrel, 
 	if b.callColumns == nil {
 		b.callColumns = map[*pg.FuncCall]hscalar{}
 	}
+	if name, _ := funcName(calls[0]); name == "jsonb_each" || name == "jsonb_each_text" {
+		// PostgreSQL yields a record (key, value) here.
+		return nil, errorAt(unsupported("%s in the select list", name), b.sql, calls[0].Location)
+	}
 	if len(distinct) > 1 || isRecordSRF(calls[0]) {
 		return b.bindLockstepSRFs(distinct, rel, sc)
 	}
@@ -107,7 +112,7 @@ func (b *binder) bindLockstepSRFs(calls [][]*pg.FuncCall, rel hrel, sc *scope) (
 		if err != nil {
 			return nil, errorAt(err, b.sql, fc.Location)
 		}
-		if name == "generate_series" || (name == "unnest" || name == "_pg_expandarray") && len(fc.Args) != 1 || (name == "generate_subscripts" && len(fc.Args) != 2) {
+		if _, jsonb := jsonbSRFs[name]; jsonb || name == "generate_series" || (name == "unnest" || name == "_pg_expandarray") && len(fc.Args) != 1 || (name == "generate_subscripts" && len(fc.Args) != 2) {
 			return nil, errorAt(unsupported("more than one set-returning function in the select list"), b.sql, fc.Location)
 		}
 		var args []hscalar

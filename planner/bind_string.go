@@ -92,6 +92,10 @@ var jsonFuncs = map[string]expr.VariadicFunc{
 	"json_build_object": expr.JSONBuildObject,
 	"json_build_array":  expr.JSONBuildArray,
 	"to_json":           expr.ToJSON,
+	// The jsonb builders build the same JSON, then read it as jsonb.
+	"jsonb_build_object": expr.JSONBBuildObject,
+	"jsonb_build_array":  expr.JSONBBuildArray,
+	"to_jsonb":           expr.ToJSONB,
 }
 
 // bindJSONFunc binds a function of jsonFuncs; ok is false for any other
@@ -101,7 +105,7 @@ func (b *binder) bindJSONFunc(name string, args []hscalar) (s hscalar, ok bool, 
 	if !known {
 		return nil, false, nil
 	}
-	if fn == expr.ToJSON && len(args) != 1 {
+	if (fn == expr.ToJSON || fn == expr.ToJSONB) && len(args) != 1 {
 		return nil, true, errNoFunction(name, args)
 	}
 	out := make([]hscalar, len(args))
@@ -121,8 +125,12 @@ func (b *binder) bindJSONFunc(name string, args []hscalar) (s hscalar, ok bool, 
 			return nil, true, err
 		}
 	}
-	nullable := fn == expr.ToJSON && out[0].typ().Nullable
-	return hVariadic{fn: fn, args: out, t: expr.ColumnType{Type: repr.JSON, Nullable: nullable}}, true, nil
+	nullable := (fn == expr.ToJSON || fn == expr.ToJSONB) && out[0].typ().Nullable
+	t := repr.JSON
+	if fn == expr.JSONBBuildObject || fn == expr.JSONBBuildArray || fn == expr.ToJSONB {
+		t = repr.JSONBType
+	}
+	return hVariadic{fn: fn, args: out, t: expr.ColumnType{Type: t, Nullable: nullable}}, true, nil
 }
 
 // mathFuncs are the double precision math functions, with their

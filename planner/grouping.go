@@ -225,7 +225,7 @@ func (g *grouping) aggregate(a hAgg) (hscalar, error) {
 	}
 	colOf := func(fn expr.AggregateFunc, arg hscalar) hColumn {
 		agg := hAggregate{fn: fn, arg: stripLocations(arg), distinct: a.distinct, delim: a.delim, fraction: a.fraction, desc: a.desc}
-		if fn == expr.StringAgg || fn == expr.ArrayAgg {
+		if fn == expr.StringAgg || fn == expr.ArrayAgg { // jsonb_agg too: an ArrayAgg
 			for _, o := range a.order {
 				agg.order = append(agg.order, hAggOrder{s: stripLocations(o.s), desc: o.desc, nullsFirst: o.nullsFirst})
 			}
@@ -263,6 +263,10 @@ func (g *grouping) aggregate(a hAgg) (hscalar, error) {
 		return col(expr.StringAgg), nil
 	case "array_agg":
 		return col(expr.ArrayAgg), nil
+	case "jsonb_agg":
+		// The values as array_agg collects them, in its order, as a
+		// JSON array.
+		return hVariadic{fn: expr.ToJSONB, args: []hscalar{col(expr.ArrayAgg)}, t: expr.ColumnType{Type: repr.JSONBType, Nullable: true}}, nil
 	case "stddev", "stddev_samp", "stddev_pop", "variance", "var_samp", "var_pop":
 		// From the count, the sum and the sum of squares, in numeric,
 		// as PostgreSQL computes them for integers and numerics: all

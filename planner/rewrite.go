@@ -45,6 +45,12 @@ var exprRules = []struct {
 	// PushFiltersThroughMaps moves the predicates that read none of a
 	// map's new columns below the map.
 	{"PushFiltersThroughMaps", pushFiltersThroughMaps},
+	// PushFiltersThroughFlatMaps moves the predicates that read none of
+	// a table function's columns below it: the function then runs only
+	// on the rows kept, as PostgreSQL runs it, so that a row the WHERE
+	// clause drops can neither multiply nor fail the function
+	// (jsonb_array_elements of an object is an error).
+	{"PushFiltersThroughFlatMaps", pushFiltersThroughFlatMaps},
 	// FuseFilters merges nested filters into one, without the predicates
 	// that are the constant TRUE.
 	{"FuseFilters", fuseFilters},
@@ -236,7 +242,8 @@ func inputOf(s expr.Scalar, bounds []int) int {
 // equality of their encodings, which equivalences compare.
 func equatable(t repr.Type) bool {
 	switch t.Kind() {
-	case repr.KindInterval, repr.KindUnknown:
+	case repr.KindInterval, repr.KindUnknown, repr.KindJSONB:
+		// jsonb: '1' = '1.0', whose encodings differ (repr/jsonb_key.go).
 		return false
 	}
 	return true
@@ -438,33 +445,61 @@ func pushFiltersThroughProjects(r expr.Relation) (expr.Relation, bool) {
 }
 
 func pushFiltersThroughMaps(r expr.Relation) (expr.Relation, bool) {
+	return pushFiltersBelow(r, func(r expr.Relation) (expr.Relation, func(expr.Relation) expr.Relation, bool) {
+		m, ok := r.(expr.Map)
+		return m.Input, func(in expr.Relation) expr.Relation { m.Input = in; return m }, ok
+	})
+}
+
+func pushFiltersThroughFlatMaps(r expr.Relation) (expr.Relation, bool) {
+	return pushFiltersBelow(r, func(r expr.Relation) (expr.Relation, func(expr.Relation) expr.Relation, bool) {
+		m, ok := r.(expr.FlatMap)
+		return m.Input, func(in expr.Relation) expr.Relation { m.Input = in; return m }, ok
+	})
+}
+
+// pushFiltersBelow moves the predicates of a filter that read only the
+// input's columns below an operator that appends columns to each input
+// row. match reports whether a relation is such an operator, and gives
+// its input and a copy of it over another input.
+func pushFiltersBelow(r expr.Relation, match func(expr.Relation) (expr.Relation, func(expr.Relation) expr.Relation, bool)) (expr.Relation, bool) {
 	return bottomUp(r, func(n expr.Relation) (expr.Relation, bool) {
 		f, ok := n.(expr.Filter)
 		if !ok {
 			return n, false
 		}
-		m, ok := f.Input.(expr.Map)
+		in, over, ok := match(f.Input)
 		if !ok {
 			return n, false
 		}
-		arity := len(m.Input.Typ())
-		var below, above []expr.Scalar
-		for _, p := range f.Predicates {
-			if slices.ContainsFunc(p.Columns(nil), func(c int) bool { return c >= arity }) || hasRaise(p) {
-				above = append(above, p)
-			} else {
-				below = append(below, p)
-			}
-		}
+		below, above := splitPredicates(f.Predicates, len(in.Typ()))
 		if len(below) == 0 {
 			return n, false
 		}
-		var out expr.Relation = expr.Map{Input: expr.Filter{Input: m.Input, Predicates: below}, Scalars: m.Scalars}
-		if len(above) > 0 {
-			out = expr.Filter{Input: out, Predicates: above}
-		}
-		return out, true
+		return filterAbove(over(expr.Filter{Input: in, Predicates: below}), above), true
 	})
+}
+
+// splitPredicates returns the predicates that read only the first arity
+// columns and raise no error, which may move below an operator that
+// appends columns to its input's, and the others.
+func splitPredicates(preds []expr.Scalar, arity int) (below, above []expr.Scalar) {
+	for _, p := range preds {
+		if slices.ContainsFunc(p.Columns(nil), func(c int) bool { return c >= arity }) || hasRaise(p) {
+			above = append(above, p)
+		} else {
+			below = append(below, p)
+		}
+	}
+	return below, above
+}
+
+// filterAbove returns r filtered by preds, or r if there are none.
+func filterAbove(r expr.Relation, preds []expr.Scalar) expr.Relation {
+	if len(preds) == 0 {
+		return r
+	}
+	return expr.Filter{Input: r, Predicates: preds}
 }
 
 func inlineConstantLets(r expr.Relation) (expr.Relation, bool) {

@@ -46,6 +46,9 @@ func errNotUnique(op string, l, r repr.Type) *sqlerr.Error {
 
 // binaryOp resolves and builds `l op r`.
 func (b *binder) binaryOp(op string, l, r hscalar) (hscalar, error) {
+	if s, ok, err := b.bindJSONBOp(op, l, r); ok || err != nil {
+		return s, err
+	}
 	fn, ok := binaryOps[op]
 	if !ok {
 		if unsupportedOps[op] {
@@ -259,7 +262,7 @@ func resolveBinary(fn expr.BinaryFunc, op string, l, r repr.Type) (lt, rt, res r
 			if timeRank(rk) > timeRank(lk) {
 				t = rk.Type()
 			}
-		case lk == rk && (lk == repr.KindBool || lk == repr.KindInterval || lk.IsOIDKind() || lk == repr.KindUUID || lk == repr.KindBytea):
+		case lk == rk && (lk == repr.KindBool || lk == repr.KindInterval || lk.IsOIDKind() || lk == repr.KindUUID || lk == repr.KindBytea || lk == repr.KindJSONB):
 			t = lk.Type()
 		case (lk.IsOIDKind() || lk.IsInt()) && (rk.IsOIDKind() || rk.IsInt()):
 			// An OID against an integer or another kind of OID

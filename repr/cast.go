@@ -42,8 +42,12 @@ func cast(d Datum, to Type, assign bool, z *Zone) (Datum, error) {
 	switch {
 	case from == KindArray && to.kind == KindArray:
 		return castArray(d, to, assign, z)
-	case from == to.kind && (from == KindJSON || from == KindUUID || from == KindBytea):
+	case from == to.kind && (from == KindJSON || from == KindUUID || from == KindBytea || from == KindJSONB):
 		return d, nil
+	case from == KindJSON && to.kind == KindJSONB:
+		return ParseTextIn(to, d.s, z)
+	case from == KindJSONB && !to.kind.IsString():
+		return castFromJSONB(d, to, assign, z)
 	case to.kind.IsOIDKind() && !from.IsString():
 		return castToOID(d, to.kind)
 	case from.IsOIDKind() && (to.kind == KindInt8 || to.kind == KindInt4):

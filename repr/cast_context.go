@@ -75,6 +75,15 @@ var castContexts = map[[2]Kind]CastContext{
 	{KindTimestamp, KindTimestampTZ}: CastImplicit,
 	{KindTimestampTZ, KindDate}:      CastAssignment,
 	{KindTimestampTZ, KindTimestamp}: CastAssignment,
+	{KindJSON, KindJSONB}:            CastAssignment,
+	{KindJSONB, KindJSON}:            CastAssignment,
+	{KindJSONB, KindBool}:            CastExplicit,
+	{KindJSONB, KindNumeric}:         CastExplicit,
+	{KindJSONB, KindInt2}:            CastExplicit,
+	{KindJSONB, KindInt4}:            CastExplicit,
+	{KindJSONB, KindInt8}:            CastExplicit,
+	{KindJSONB, KindFloat4}:          CastExplicit,
+	{KindJSONB, KindFloat8}:          CastExplicit,
 }
 
 // CastContextOf returns where a cast from kind from to kind to may be

@@ -33,6 +33,10 @@ import (
 //     PostgreSQL's do.
 //   - Arrays compare element by element, NULL elements last, and a
 //     prefix sorts before the longer array, as PostgreSQL's do.
+//   - jsonb values compare as PostgreSQL's jsonb operators do, but
+//     values equal but for a number's trailing zeros ('1' and '1.0')
+//     are not equal here (jsonb_key.go); the SQL operators must use
+//     CompareJSONBKeys.
 //   - Datums of different type families (an integer and a numeric,
 //     text and a date) are ordered by family, never by value: the
 //     planner casts operands to one type before comparing.
@@ -58,7 +62,7 @@ func Compare(a, b Datum) int {
 		return compareNumerics(a.num, b.num)
 	case KindText, KindVarchar, KindBpchar, KindUnknown, KindJSON, KindName, KindChar:
 		return strings.Compare(comparableString(a), comparableString(b))
-	case KindArray, KindUUID, KindBytea:
+	case KindArray, KindUUID, KindBytea, KindJSONB:
 		// Array bodies are order-preserving encodings (array.go); uuid
 		// and bytea compare their bytes, a prefix first.
 		return strings.Compare(a.s, b.s)

@@ -45,6 +45,8 @@ func family(k Kind) byte {
 		return tagBytea
 	case KindUUID:
 		return tagUUID
+	case KindJSONB:
+		return tagJSONB
 	}
 	return tagNull
 }
@@ -86,6 +88,8 @@ func familyType(tag byte) Type {
 		return Bytea
 	case tagUUID:
 		return UUID
+	case tagJSONB:
+		return JSONBType
 	}
 	return Text
 }
@@ -112,6 +116,12 @@ func datumLen(b []byte) (int, error) {
 		n = 1 + uuidLen
 	case tag == tagArray:
 		m, _, err := arrayBodyLen(b[1:])
+		if err != nil {
+			return 0, err
+		}
+		n = 1 + m
+	case tag == tagJSONB:
+		_, _, m, err := decodeJSONBBody(b[1:])
 		if err != nil {
 			return 0, err
 		}
@@ -246,6 +256,12 @@ func decodeDatum(b []byte, t Type) (Datum, int, error) {
 	case KindUUID:
 		d, err := UUIDFromBytes(body)
 		return d, n, err
+	case KindJSONB:
+		_, key, _, err := decodeJSONBBody(body)
+		if err != nil {
+			return Null, 0, err
+		}
+		return Datum{kind: KindJSONB, valid: true, s: string(body), j: int64(key)}, n, nil
 	case KindArray:
 		_, count, err := arrayBodyLen(body)
 		if err != nil {

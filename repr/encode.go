@@ -42,6 +42,7 @@ import (
 //	             '30 days' apart (see Compare).
 //	array        0xA0, then each element's encoding preceded by 0x01,
 //	             then 0x00 (see array.go)
+//	jsonb        0xA8, then its key and trailer (see jsonb_key.go)
 //	uuid         0xB0, then the 16 bytes
 //	NULL         0xFF; no body
 const (
@@ -104,6 +105,8 @@ func AppendDatum(buf []byte, d Datum) []byte {
 		return binary.BigEndian.AppendUint64(append(buf, tagTimestampTZ), uint64(d.i)^1<<63)
 	case KindArray:
 		return append(append(buf, tagArray), d.s...)
+	case KindJSONB:
+		return append(append(buf, tagJSONB), d.s...)
 	case KindInterval:
 		v := d.Interval()
 		hi, lo := intervalSpan(v)

@@ -61,6 +61,8 @@ func AppendJSONIn(buf []byte, d Datum, z *Zone) []byte {
 		return append(buf, t...)
 	case KindJSON:
 		return append(buf, d.s...)
+	case KindJSONB:
+		return AppendTextIn(buf, d, z)
 	case KindArray:
 		elems, err := d.Elems()
 		if err != nil {

@@ -56,6 +56,12 @@ func ParseTextIn(t Type, s string, z *Zone) (Datum, error) {
 		return parseArray(t, s, z)
 	case KindJSON:
 		return parseJSON(s)
+	case KindJSONB:
+		v, err := ParseJSONB(s)
+		if err != nil {
+			return Null, err
+		}
+		return NewJSONB(&v), nil
 	case KindUUID:
 		return parseUUID(s)
 	case KindBytea:

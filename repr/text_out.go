@@ -56,6 +56,13 @@ func AppendTextIn(buf []byte, d Datum, z *Zone) []byte {
 		return appendArrayText(buf, d, z)
 	case KindUUID:
 		return appendUUID(buf, d.s)
+	case KindJSONB:
+		v, err := d.JSONB()
+		if err != nil {
+			// A datum built by this package always decodes.
+			panic(err)
+		}
+		return AppendJSONBText(buf, &v)
 	case KindBytea:
 		return appendByteaHex(buf, d.s)
 	}

@@ -51,6 +51,9 @@ const (
 	// (bytea.go).
 	KindUUID
 	KindBytea
+	// KindJSONB is jsonb: a JSON value parsed and normalized, held in
+	// its row encoding (jsonb.go, jsonb_key.go).
+	KindJSONB
 	numKinds
 )
 
@@ -97,6 +100,7 @@ var kinds = [numKinds]kindInfo{
 	KindChar:         {18, 1002, "char", "\"char\"", 1, 'Z', false},
 	KindUUID:         {2950, 2951, "uuid", "uuid", 16, 'U', false},
 	KindBytea:        {17, 1001, "bytea", "bytea", -1, 'U', false},
+	KindJSONB:        {3802, 3807, "jsonb", "jsonb", -1, 'U', false},
 }
 
 // String returns the kind's pg_type.typname, such as "int4".
@@ -176,6 +180,7 @@ var (
 	Regnamespace = Type{kind: KindRegnamespace}
 	Regrole      = Type{kind: KindRegrole}
 	JSON         = Type{kind: KindJSON}
+	JSONBType    = Type{kind: KindJSONB}
 	UUID         = Type{kind: KindUUID}
 	Bytea        = Type{kind: KindBytea}
 	Unknown      = Type{kind: KindUnknown}

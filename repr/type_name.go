@@ -46,6 +46,7 @@ var typeNames = map[string]Kind{
 	"regnamespace":                KindRegnamespace,
 	"regrole":                     KindRegrole,
 	"json":                        KindJSON,
+	"jsonb":                       KindJSONB,
 	"name":                        KindName,
 	"char":                        KindChar,
 	"uuid":                        KindUUID,
@@ -60,7 +61,7 @@ var typeNames = map[string]Kind{
 // does not exist. "char" is PostgreSQL's one-byte internal type; the SQL
 // keyword CHAR arrives from pg_query as bpchar.
 var unsupportedTypes = map[string]bool{
-	"jsonb": true, "time": true, "timetz": true, "money": true, "inet": true, "cidr": true,
+	"time": true, "timetz": true, "money": true, "inet": true, "cidr": true,
 	"macaddr": true, "bit": true, "varbit": true, "xml": true, "point": true,
 	"regprocedure": true, "regoper": true, "regoperator": true, "regconfig": true,
 	"regdictionary": true, "regcollation": true, "record": true, "void": true, "tsvector": true,

@@ -37,6 +37,7 @@ const (
 	BadCopyFileFormat               = "22P04"
 	InvalidTextRepresentation       = "22P02"
 	InvalidBinaryRepresentation     = "22P03"
+	UntranslatableCharacter         = "22P05"
 	InvalidEscapeSequence           = "22025"
 	InvalidRegularExpression        = "2201B"
 	SubstringError                  = "22011"
