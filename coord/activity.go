@@ -89,13 +89,7 @@ func (s *Session) pgStatActivitySQL() string {
 		}
 		return nil
 	})
-	ts := func(ms uint64) string {
-		if ms == 0 {
-			return sqlNull
-		}
-		us := int64(ms)*1000 - unixToPostgresMicros
-		return sqlText(repr.FormatText(repr.NewTimestampTZ(us)))
-	}
+	ts := sqlMillis
 	var rows [][]string
 	for _, o := range sessions {
 		a := &o.activity

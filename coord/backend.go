@@ -29,6 +29,9 @@ type Backend struct {
 func NewBackend(e *Engine) *Backend {
 	b := &Backend{engine: e, started: e.Clock()}
 	b.mu.sessions = map[pgwire.CancelKey]*Session{}
+	e.backendsMu.Lock()
+	e.backends = append(e.backends, b)
+	e.backendsMu.Unlock()
 	return b
 }
 

@@ -164,6 +164,10 @@ type Engine struct {
 	sys systemState
 	// intro is what the introspection tables hold and who follows them.
 	intro introspectState
+	// backends are the engine's backends, whose sessions
+	// freshet_internal.sessions shows.
+	backendsMu sync.Mutex
+	backends   []*Backend
 	// seqs are the sequences' positions (sequences.go).
 	seqs sequences
 }

@@ -3,6 +3,7 @@ package coord
 import (
 	"context"
 	"fmt"
+	"net"
 	"slices"
 	"strconv"
 	"sync"
@@ -82,6 +83,11 @@ var internalViews = map[string]internalView{
 		col("dataflow_id", repr.Int8, false), col("importer_id", repr.Int8, true), col("importer", repr.Text, true),
 		col("object_id", repr.Int8, false), col("object", repr.Text, false),
 	}, rows: (*engineState).internalImports},
+	"sessions": {columns: []planner.RelationColumn{
+		col("pid", repr.Int4, false), col("datname", repr.Text, false), col("user", repr.Text, false),
+		col("application_name", repr.Text, true), col("client_addr", repr.Text, true), col("state", repr.Text, false),
+		col("statement", repr.Text, true), col("backend_start", repr.TimestampTZ, true), col("statement_start", repr.TimestampTZ, true),
+	}, rows: (*engineState).internalSessions},
 	"hydration": {columns: []planner.RelationColumn{
 		col("object_id", repr.Int8, false), col("object", repr.Text, false), col("hydrated", repr.Bool, false),
 		col("records_read", repr.Int8, true), col("records_to_read", repr.Int8, true),
@@ -119,10 +125,20 @@ type engineState struct {
 	// to read at its build (dataflow.Cluster.Reading).
 	reading map[dataflow.ID][2]int64
 	reads   []readInfo
-	fed     uint64
+	// sessions are the clients' sessions, by process id.
+	sessions []sessionInfo
+	fed      uint64
 	// traces are the exported arrangements' shards, by object and
 	// worker.
 	traces map[uint64][]traceInfo
+}
+
+// sessionInfo is a client session as freshet_internal.sessions shows it.
+type sessionInfo struct {
+	pid                          uint32
+	database, user, app, addr    string
+	state, statement             string
+	backendStart, statementStart uint64
 }
 
 type readInfo struct {
@@ -199,6 +215,7 @@ func (e *Engine) introspect(ctx context.Context) *engineState {
 		}
 	}
 	e.readsMu.Unlock()
+	st.sessions = e.sessionInfos()
 	var ids []uint64
 	for id := range st.dataflows {
 		if o := st.byID[id]; o != nil && !isSystemTable(id) {
@@ -379,6 +396,56 @@ func (st *engineState) internalHydration() []dbRow {
 		rows = append(rows, dbRow{o.Database, []string{sqlInt(o.ID), sqlText(o.Name), hydrated, read, toRead}})
 	}
 	return rows
+}
+
+// sessionInfos lists the live sessions of the engine's backends, by
+// process id.
+func (e *Engine) sessionInfos() []sessionInfo {
+	e.backendsMu.Lock()
+	backends := slices.Clone(e.backends)
+	e.backendsMu.Unlock()
+	var out []sessionInfo
+	for _, b := range backends {
+		for _, s := range b.liveSessions() {
+			a := &s.activity
+			a.mu.Lock()
+			si := sessionInfo{pid: s.key.ProcessID, database: s.database, user: s.startup.User, app: a.appName,
+				state: a.state, statement: a.query, backendStart: a.backendStart, statementStart: a.queryStart}
+			a.mu.Unlock()
+			if tcp, ok := s.startup.RemoteAddr.(*net.TCPAddr); ok {
+				si.addr = tcp.IP.String()
+			}
+			out = append(out, si)
+		}
+	}
+	slices.SortFunc(out, func(x, y sessionInfo) int { return cmpUint(uint64(x.pid), uint64(y.pid)) })
+	return out
+}
+
+// internalSessions shows every session, in every database, as
+// pg_stat_activity does.
+func (st *engineState) internalSessions() []dbRow {
+	text := func(s string) string {
+		if s == "" {
+			return sqlNull
+		}
+		return sqlText(s)
+	}
+	var rows []dbRow
+	for _, si := range st.sessions {
+		rows = append(rows, dbRow{"", []string{sqlInt(si.pid), sqlText(si.database), sqlText(si.user), text(si.app),
+			text(si.addr), sqlText(si.state), text(si.statement), sqlMillis(si.backendStart), sqlMillis(si.statementStart)}})
+	}
+	return rows
+}
+
+// sqlMillis is a time in milliseconds since the Unix epoch as a
+// timestamptz literal, NULL for 0.
+func sqlMillis(ms uint64) string {
+	if ms == 0 {
+		return sqlNull
+	}
+	return sqlText(repr.FormatText(repr.NewTimestampTZ(int64(ms)*1000 - unixToPostgresMicros)))
 }
 
 // sqlTime is a timestamp as a numeric literal.

@@ -64,6 +64,12 @@ func TestIntrospection(t *testing.T) {
 		t.Fatalf("hydration: %s", got)
 	}
 
+	// The sessions, the reading one running the statement that reads.
+	if got := env.query(s, `SELECT count(*), bool_or(pid = pg_backend_pid() AND "user" = 'u' AND state = 'active'
+		AND statement LIKE '%freshet_internal.sessions%' AND backend_start <= statement_start) FROM freshet_internal.sessions`); got != "2,t" {
+		t.Fatalf("sessions: %s", got)
+	}
+
 	// The graph of m's dataflow: its operators, and channels between
 	// them.
 	got = env.query(s, `SELECT count(*) > 2, bool_or(op.name LIKE '%arrange%')
