@@ -207,3 +207,9 @@ func checkOffsets(name string, offs []uint32, end int, strict bool) error {
 	}
 	return nil
 }
+
+// sizeHint returns b's shape, for a Builder that will hold at most b's
+// contents.
+func (b *Batch) sizeHint() sizeHint {
+	return sizeHint{keys: b.nKeys(), keyBytes: len(b.keyBytes), vals: b.nVals(), valBytes: len(b.valBytes), upds: b.Len()}
+}

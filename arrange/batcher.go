@@ -189,7 +189,7 @@ func (b *Batcher) consolidate(upper uint64, out *Builder) {
 	// as far each time) cost several sorts of the same updates.
 	if b.sorted < len(b.staged) {
 		tail := b.staged[b.sorted:]
-		slices.SortFunc(tail, b.compare)
+		b.sortStaged(tail)
 		if b.sorted > 0 && b.compare(b.staged[b.sorted-1], tail[0]) > 0 {
 			b.mergeSorted()
 		}

@@ -193,3 +193,18 @@ func (c *CursorList) findMinVal() {
 		c.minVal = append(c.minVal, i)
 	}
 }
+
+// sizeHint returns the shapes of c's batches added up: enough for a
+// Builder to hold everything c reads, since consolidating only shrinks.
+func (c *CursorList) sizeHint() sizeHint {
+	var h sizeHint
+	for i := range c.cursors {
+		b := c.cursors[i].batch.sizeHint()
+		h.keys += b.keys
+		h.keyBytes += b.keyBytes
+		h.vals += b.vals
+		h.valBytes += b.valBytes
+		h.upds += b.upds
+	}
+	return h
+}

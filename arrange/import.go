@@ -178,7 +178,10 @@ func replayBatch(h *Handle, since, upper uint64) (*Batch, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Sized once: a replayed table is the largest batch that hydration
+	// builds, and growing its columns by append copied them many times.
 	var bl Builder
+	bl.reserve(c.sizeHint())
 	pushAdvanced(&bl, c, since)
 	// Raised times may lie past the trace's upper: the batch is a delta
 	// for the importer's operators, not a part of any trace, so its
@@ -189,6 +192,7 @@ func replayBatch(h *Handle, since, upper uint64) (*Batch, error) {
 // advanceBatch returns b with every time advanced to at least since.
 func advanceBatch(b *Batch, since uint64) *Batch {
 	var bl Builder
+	bl.reserve(b.sizeHint())
 	pushAdvanced(&bl, b.Cursor(), since)
 	d := b.Description()
 	d.Since = max(d.Since, since)

@@ -194,8 +194,27 @@ func (r *renderer) contributions(c Collection, types []repr.Type, keys []expr.Sc
 			c.Release()
 		}
 		var scratch []repr.Datum
+		var raw [][]byte
 		var p repr.RowPacker
 		vals := limbVals{}
+		// Only the key columns and the aggregated ones are decoded;
+		// keys that are columns are cut from the row's bytes.
+		var accCols []int
+		for _, a := range accs {
+			if a.kind != accRows {
+				accCols = append(accCols, a.col)
+			}
+		}
+		keyCols, rawKeys := columnRefs(keys)
+		rawKeys = rawKeys && len(keys) > 0
+		keyEnd := 0
+		for _, c := range keyCols {
+			keyEnd = max(keyEnd, c+1)
+		}
+		reader := newColumnReader(types, keys, accCols...)
+		if rawKeys {
+			reader = newColumnReader(types, nil, accCols...)
+		}
 		return dataflow.ScheduleFunc(func() {
 			for {
 				t, data, ok := in.Next()
@@ -206,18 +225,24 @@ func (r *renderer) contributions(c Collection, types []repr.Type, keys []expr.Sc
 				var bad []arrange.Update
 			rows:
 				for _, u := range data {
-					scratch = decode(u.Key, types, scratch)
-					p.Reset()
-					for _, k := range keys {
-						v, err := k.Eval(scratch)
-						if err != nil {
-							bad = append(bad, errorUpdate(err, u.Time, u.Diff))
-							continue rows
+					scratch = reader.decode(u.Key, scratch)
+					var key []byte
+					if rawKeys {
+						// The row's updates share one view of its key.
+						key, raw = rawKey(u.Key, keyCols, keyEnd, raw, &p)
+					} else {
+						p.Reset()
+						for _, k := range keys {
+							v, err := k.Eval(scratch)
+							if err != nil {
+								bad = append(bad, errorUpdate(err, u.Time, u.Diff))
+								continue rows
+							}
+							p.Push(v)
 						}
-						p.Push(v)
+						// The row's updates share one copy of its key.
+						key = p.Finish()
 					}
-					// The row's updates share one copy of its key.
-					key := p.Finish()
 					for i, a := range accs {
 						if a.kind == accDecimal {
 							if v := scratch[a.col]; !v.IsNull() {

@@ -146,6 +146,12 @@ func (r *renderer) arrangeBy(c Collection, name string, types []repr.Type, keys 
 			c.Release()
 		}
 		var scratch []repr.Datum
+		var raw [][]byte
+		var p repr.RowPacker
+		// Keys that are columns are cut from the row's bytes; other
+		// keys decode only the columns they read.
+		reader := newColumnReader(types, keys)
+		cols, rawKeys := columnRefs(keys)
 		return dataflow.ScheduleFunc(func() {
 			for {
 				t, data, ok := in.Next()
@@ -157,9 +163,11 @@ func (r *renderer) arrangeBy(c Collection, name string, types []repr.Type, keys 
 			rows:
 				for _, u := range data {
 					key := []byte{}
-					if len(keys) > 0 {
-						scratch = decode(u.Key, types, scratch)
-						var p repr.RowPacker
+					if len(keys) > 0 && rawKeys {
+						key, raw = rawKey(u.Key, cols, reader.end, raw, &p)
+					} else if len(keys) > 0 {
+						scratch = reader.decode(u.Key, scratch)
+						p.Reset()
 						for _, k := range keys {
 							v, err := k.Eval(scratch)
 							if err != nil {

@@ -9,7 +9,9 @@ import (
 
 // mfp renders a chain of Map, Filter, Project and FlatMap as one operator:
 // each update's row is decoded once, taken through every step, and
-// encoded once; a row whose evaluation fails becomes an error update.
+// encoded once; a row whose evaluation fails becomes an error update. A
+// chain of filters and projections alone works on the row's bytes
+// instead (filterProject): it decodes only what the predicates read.
 func (r *renderer) mfp(top expr.Relation) (Collection, error) {
 	var chain []expr.Relation
 	node := top
@@ -50,6 +52,29 @@ func (r *renderer) mfp(top expr.Relation) (Collection, error) {
 		}
 		var scratch []repr.Datum
 		var packer repr.RowPacker
+		if fp, ok := newFilterProject(steps, types); ok {
+			return dataflow.ScheduleFunc(func() {
+				for {
+					t, data, ok := input.Next()
+					if !ok {
+						return
+					}
+					good := make([]arrange.Update, 0, len(data))
+					var bad []arrange.Update
+					for _, u := range data {
+						row, keep, err := fp.apply(u.Key, &packer)
+						switch {
+						case err != nil:
+							bad = append(bad, errorUpdate(err, u.Time, u.Diff))
+						case keep:
+							good = append(good, arrange.Update{Key: row, Time: u.Time, Diff: u.Diff})
+						}
+					}
+					out.GiveSlice(t, good)
+					errOut.GiveSlice(t, bad)
+				}
+			})
+		}
 		return dataflow.ScheduleFunc(func() {
 			for {
 				t, data, ok := input.Next()

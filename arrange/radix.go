@@ -1,0 +1,73 @@
+package arrange
+
+import "slices"
+
+// radixMin is the least number of staged updates that sortStaged splits
+// by a byte of their prefix; smaller runs are sorted by comparison, which
+// is cheaper than a byte histogram and a permutation pass over them.
+const radixMin = 64
+
+// sortStaged sorts s in the order compare gives: (key, val, time).
+//
+// The prefix orders staged updates as bytes.Compare orders their keys,
+// except that keys which share their first eight bytes (or are equal
+// but for trailing zeros) tie on it. So s is sorted by prefix with an
+// in-place most-significant-byte radix sort (American flag sort): one
+// histogram of the byte at hand, a permutation that moves each update
+// into its byte's bucket, then each bucket by the next byte. A byte on
+// which every update agrees costs one histogram and no permutation, as
+// the leading bytes of row-encoded keys often do. A bucket smaller than
+// radixMin, or one left after all eight bytes (its updates share the
+// prefix), is sorted by compare. It needs no scratch memory.
+func (b *Batcher) sortStaged(s []staged) {
+	b.radixSort(s, 56)
+}
+
+// radixSort sorts s, whose prefixes all agree above bit shift+8, by the
+// prefix byte at shift and the ones below it, then by compare.
+func (b *Batcher) radixSort(s []staged, shift int) {
+	for len(s) >= radixMin && shift >= 0 {
+		var counts [256]int
+		for i := range s {
+			counts[byte(s[i].prefix>>shift)]++
+		}
+		if counts[byte(s[0].prefix>>shift)] == len(s) {
+			shift -= 8
+			continue
+		}
+		// heads[v] is the next slot of bucket v not yet holding one of
+		// its own updates; ends[v] is where the bucket ends.
+		var heads, ends [256]int
+		sum := 0
+		for v, c := range counts {
+			heads[v] = sum
+			sum += c
+			ends[v] = sum
+		}
+		for v := range heads {
+			for heads[v] < ends[v] {
+				// Carry the update out of this slot along the cycle of
+				// the buckets it and its displaced updates belong to,
+				// until one that belongs in bucket v comes back.
+				x := s[heads[v]]
+				for d := int(byte(x.prefix >> shift)); d != v; d = int(byte(x.prefix >> shift)) {
+					x, s[heads[d]] = s[heads[d]], x
+					heads[d]++
+				}
+				s[heads[v]] = x
+				heads[v]++
+			}
+		}
+		start := 0
+		for _, c := range counts {
+			if c > 1 {
+				b.radixSort(s[start:start+c], shift-8)
+			}
+			start += c
+		}
+		return
+	}
+	if len(s) > 1 {
+		slices.SortFunc(s, b.compare)
+	}
+}
