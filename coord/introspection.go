@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"time"
 
 	"freshet/arrange"
 	"freshet/catalog"
@@ -69,6 +70,7 @@ var internalViews = map[string]internalView{
 	"operators": {columns: []planner.RelationColumn{
 		col("dataflow_id", repr.Int8, false), col("id", repr.Int4, false), col("name", repr.Text, false),
 		col("inputs", repr.Int4, false), col("outputs", repr.Int4, false), col("queued", repr.Int8, false),
+		col("schedules", repr.Int8, false), col("busy_ms", repr.Float8, false), col("longest_ms", repr.Float8, false),
 	}, rows: (*engineState).internalOperators},
 	"channels": {columns: []planner.RelationColumn{
 		col("dataflow_id", repr.Int8, false), col("id", repr.Int8, false),
@@ -448,6 +450,11 @@ func sqlMillis(ms uint64) string {
 	return sqlText(repr.FormatText(repr.NewTimestampTZ(int64(ms)*1000 - unixToPostgresMicros)))
 }
 
+// sqlMs is a duration in milliseconds, to the microsecond.
+func sqlMs(d time.Duration) string {
+	return strconv.FormatFloat(float64(d.Microseconds())/1000, 'f', -1, 64)
+}
+
 // sqlTime is a timestamp as a numeric literal.
 func sqlTime(t uint64) string { return strconv.FormatUint(t, 10) }
 
@@ -530,7 +537,8 @@ func (st *engineState) internalOperators() []dbRow {
 	for _, id := range ids {
 		for _, op := range gs[id].Operators {
 			rows = append(rows, dbRow{"", []string{sqlInt(uint64(id)), sqlInt(op.Index), sqlText(op.Name),
-				sqlInt(op.Inputs), sqlInt(op.Outputs), sqlInt(op.Queued)}})
+				sqlInt(op.Inputs), sqlInt(op.Outputs), sqlInt(op.Queued),
+				sqlInt(op.Schedules), sqlMs(op.Busy), sqlMs(op.Longest)}})
 		}
 	}
 	return rows

@@ -198,3 +198,29 @@ func (env *sqlEnv) awaitQuery(s *Session, sql, want string) {
 	}
 	env.t.Fatalf("%s: %s, never %s", sql, got, want)
 }
+
+// TestExpensiveDataflowVisible: while a view hydrates a 400M-row join,
+// freshet_internal.operators names the operators of its dataflow that
+// hold the workers, with their runs, time and longest run; a DROP ends
+// it (the create fails) and its operators leave the relation.
+func TestExpensiveDataflowVisible(t *testing.T) {
+	env := openSQL(t, t.TempDir())
+	defer func() { env.e.Close() }()
+	s, other := env.session(), env.session()
+	done := make(chan error, 1)
+	go func() { done <- s.Query(context.Background(), slowView, &recorder{}) }()
+	env.awaitCreating("big")
+	sql := `SELECT d.object, op.schedules > 0, op.busy_ms > 0, op.longest_ms > 0 AND op.longest_ms <= op.busy_ms
+		FROM freshet_internal.operators op JOIN freshet_internal.dataflows d ON d.id = op.dataflow_id
+		ORDER BY op.busy_ms DESC LIMIT 1`
+	env.awaitQuery(other, sql, "big,t,t,t")
+	env.exec(other, "DROP MATERIALIZED VIEW big")
+	if err := <-done; err == nil {
+		t.Fatal("the create of a dropped view succeeded")
+	}
+	if got := env.query(other, `SELECT count(*) FROM freshet_internal.operators op
+		JOIN freshet_internal.dataflows d ON d.id = op.dataflow_id WHERE d.object = 'big'`); got != "0" {
+		t.Fatalf("big's operators after the drop: %s", got)
+	}
+	env.settled()
+}

@@ -2,7 +2,9 @@ package dataflow
 
 import (
 	"context"
+	"sync"
 	"testing"
+	"time"
 )
 
 // TestClusterMemoryByDataflow: a dataflow's account is one across its
@@ -53,12 +55,35 @@ func TestClusterGraphs(t *testing.T) {
 	c := NewCluster(Config{Workers: 2})
 	defer c.Close()
 	ctx := context.Background()
+	var mu sync.Mutex
+	ins := map[int]*InputHandle[int]{}
+	var probe *Probe
 	id, err := c.Build(ctx, 0, func(b *Builder) {
-		_, s := NewInputHandle[int](b, "in")
-		s = Inspect(s, "look", func(uint64, int) {})
-		NewProbe(s)
+		in, s := NewInputHandle[int](b, "in")
+		s = Inspect(s, "look", func(uint64, int) { time.Sleep(2 * time.Millisecond) })
+		p := NewProbe(s)
+		mu.Lock()
+		ins[b.Index()] = in
+		if b.Index() == 0 {
+			probe = p
+		}
+		mu.Unlock()
 	})
 	if err != nil {
+		t.Fatal(err)
+	}
+	// One record on each worker: "look" runs on both, and each run takes
+	// at least the 2 ms it sleeps.
+	mu.Lock()
+	for _, in := range ins {
+		in.Send(0, 1)
+		in.Advance(1)
+	}
+	mu.Unlock()
+	if err := probe.WaitPast(ctx, 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Exec(ctx, func(int) bool { return true }); err != nil {
 		t.Fatal(err)
 	}
 	gs, err := c.Graphs(ctx, []ID{id, 999})
@@ -78,5 +103,9 @@ func TestClusterGraphs(t *testing.T) {
 	}
 	if len(g.Channels) < 1 || g.Channels[0].From != 0 || g.Channels[0].To != 1 || g.Channels[0].Pact != "pipeline" {
 		t.Fatalf("channels: %+v", g.Channels)
+	}
+	look := g.Operators[1]
+	if look.Schedules < 2 || look.Busy < 4*time.Millisecond || look.Longest < 2*time.Millisecond || look.Longest > look.Busy {
+		t.Fatalf("look's runs over both workers: %d, busy %v, longest %v", look.Schedules, look.Busy, look.Longest)
 	}
 }

@@ -2,7 +2,7 @@ package dataflow
 
 import (
 	"context"
-	"sync"
+	"time"
 )
 
 // OperatorInfo is one operator of a dataflow, for introspection.
@@ -15,6 +15,11 @@ type OperatorInfo struct {
 	// Queued counts the messages delivered to its inputs and not yet
 	// consumed, on the worker read.
 	Queued int
+	// Schedules counts its runs and Busy their time, over every worker;
+	// Longest is its longest single run on any worker: the time it held
+	// a worker that no other dataflow could use.
+	Schedules     int64
+	Busy, Longest time.Duration
 }
 
 // ChannelInfo is one channel of a dataflow: an output port feeding an
@@ -33,28 +38,54 @@ type Graph struct {
 	Channels  []ChannelInfo
 }
 
-// Graphs returns the graphs of the dataflows ids that run on worker 0;
-// one that does not is left out.
+// Graphs returns the graphs of the dataflows ids that run on worker 0,
+// with their operators' runs summed over every worker; one that does not
+// run on worker 0 is left out.
 func (c *Cluster) Graphs(ctx context.Context, ids []ID) (map[ID]Graph, error) {
 	out := make(map[ID]Graph, len(ids))
-	var mu sync.Mutex
+	runs := make([]map[ID][]OperatorInfo, len(c.workers))
 	err := c.Exec(ctx, func(w int) bool {
-		if w != 0 {
-			return true
-		}
+		mine := map[ID][]OperatorInfo{}
 		for _, id := range ids {
-			df := c.workers[0].live[id]
+			df := c.workers[w].live[id]
 			if df == nil {
 				continue
 			}
-			g := df.graph()
-			mu.Lock()
-			out[id] = g
-			mu.Unlock()
+			if w == 0 {
+				out[id] = df.graph()
+			} else {
+				mine[id] = df.runs()
+			}
 		}
+		runs[w] = mine
 		return true
 	})
-	return out, err
+	if err != nil {
+		return nil, err
+	}
+	// Exec has returned: every worker's part is written.
+	for id, g := range out {
+		for _, other := range runs[1:] {
+			for i, r := range other[id] {
+				if i < len(g.Operators) {
+					op := &g.Operators[i]
+					op.Schedules += r.Schedules
+					op.Busy += r.Busy
+					op.Longest = max(op.Longest, r.Longest)
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+// runs reads the dataflow's operators' runs on its worker.
+func (df *dataflow) runs() []OperatorInfo {
+	out := make([]OperatorInfo, len(df.ops))
+	for i, op := range df.ops {
+		out[i] = OperatorInfo{Index: op.index, Schedules: op.schedules, Busy: op.busy, Longest: op.longest}
+	}
+	return out
 }
 
 // graph reads the dataflow's graph; it runs on the dataflow's worker.
@@ -66,7 +97,8 @@ func (df *dataflow) graph() Graph {
 			queued += len(in.queue) - in.head
 		}
 		g.Operators = append(g.Operators, OperatorInfo{Index: op.index, Name: op.name,
-			Inputs: len(op.inputs), Outputs: len(op.outputs), Queued: queued})
+			Inputs: len(op.inputs), Outputs: len(op.outputs), Queued: queued,
+			Schedules: op.schedules, Busy: op.busy, Longest: op.longest})
 	}
 	for _, e := range df.edges {
 		pact := "pipeline"

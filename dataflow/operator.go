@@ -1,6 +1,9 @@
 package dataflow
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // Logic is an operator's behaviour. The runtime calls Schedule when the
 // operator is activated: a message arrived at an input, an input's
@@ -47,6 +50,11 @@ type Operator struct {
 	// activated reports whether the operator runs in this step's pass;
 	// again, whether it asked to run in the next one.
 	activated, again bool
+	// schedules counts the operator's runs on this worker, busy sums
+	// their time and longest is the longest of them, so that an
+	// operator that holds its worker can be found (OperatorInfo).
+	schedules     int64
+	busy, longest time.Duration
 }
 
 // Name returns the operator's name.

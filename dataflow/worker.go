@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // Worker is one worker's runtime: the dataflows built on it, the messages
@@ -394,10 +395,15 @@ func (w *Worker) schedule(df *dataflow, op *Operator) (ok bool) {
 	for i := range op.consumed {
 		op.consumed[i] = Done
 	}
+	start := time.Now()
 	op.logic.Schedule()
 	for _, out := range op.outputs {
 		out.buf.flushBuffers()
 	}
+	took := time.Since(start)
+	op.schedules++
+	op.busy += took
+	op.longest = max(op.longest, took)
 	for i := range op.consumed {
 		op.consumed[i] = Done
 	}
