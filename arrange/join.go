@@ -141,8 +141,17 @@ func (l *joinLogic) Schedule() {
 		if l.win == nil && !l.openWindow() {
 			return
 		}
+		// The fuel is spent a piece at a time, and the run also ends
+		// once it has held the worker for the cluster's slice.
 		var done bool
-		fuel, done = l.work(fuel)
+		for {
+			piece := min(fuel, joinPiece)
+			left, d := l.work(piece)
+			fuel -= piece - left
+			if done = d; done || fuel <= 0 || l.op.OutOfTime() {
+				break
+			}
+		}
 		l.flush()
 		if !done {
 			l.op.Activate()
@@ -151,6 +160,10 @@ func (l *joinLogic) Schedule() {
 		l.closeWindow()
 	}
 }
+
+// joinPiece is how much of its fuel a join spends between checks of
+// its run's time.
+const joinPiece = 4096
 
 // openWindow seals the marks below the inputs' frontier, if it passed
 // fOld, into a new window, and reports whether it did.

@@ -113,8 +113,10 @@ func (l *reduceLogic) Schedule() {
 		}
 		fNew := uint64(l.winF)
 		var ic, oc *CursorList
-		for c := l.win; c.KeyValid(); c.StepKey() {
-			if fuel <= 0 {
+		for c, n := l.win, 0; c.KeyValid(); c.StepKey() {
+			// The run also ends once it has held the worker for the
+			// cluster's slice, checked every 64 keys.
+			if n++; fuel <= 0 || n%64 == 0 && o.arr.op.OutOfTime() {
 				o.arr.op.Activate()
 				return
 			}

@@ -161,6 +161,10 @@ func (r *renderer) flattenTagged(a *arrange.Arranged, name string, mode flattenM
 // hydration), and other dataflows' operators run in between.
 var flattenFuel = 1 << 16
 
+// flattenPiece is how many updates flatten gives between checks of its
+// run's time (dataflow.Operator.OutOfTime).
+const flattenPiece = 1 << 12
+
 // flatten turns an arrangement into a collection of rows made by row.
 func flatten(a *arrange.Arranged, name string, row func(key, val []byte) []byte) dataflow.Stream[arrange.Update] {
 	b := a.Batches.Builder()
@@ -181,7 +185,7 @@ func flatten(a *arrange.Arranged, name string, row func(key, val []byte) []byte)
 			held *dataflow.Capability
 		)
 		return dataflow.ScheduleFunc(func() {
-			for fuel := flattenFuel; fuel > 0; {
+			for fuel := flattenFuel; fuel > 0 && !op.OutOfTime(); {
 				if cur == nil {
 					if len(left) == 0 {
 						if held != nil {
@@ -196,9 +200,10 @@ func flatten(a *arrange.Arranged, name string, row func(key, val []byte) []byte)
 					}
 					cur, size, left = left[0].Cursor(), left[0].Len(), left[1:]
 				}
-				res := make([]arrange.Update, 0, min(fuel, size))
-				for ; cur.KeyValid() && len(res) < fuel; cur.StepKey() {
-					for ; cur.ValValid() && len(res) < fuel; cur.StepVal() {
+				piece := min(fuel, flattenPiece)
+				res := make([]arrange.Update, 0, min(piece, size))
+				for ; cur.KeyValid() && len(res) < piece; cur.StepKey() {
+					for ; cur.ValValid() && len(res) < piece; cur.StepVal() {
 						r := row(cur.Key(), cur.Val())
 						cur.History(func(tm uint64, d int64) {
 							res = append(res, arrange.Update{Key: r, Time: tm, Diff: d})

@@ -271,3 +271,39 @@ func BenchmarkFreshnessBesideExpensiveView(b *testing.B) {
 	b.ReportMetric(float64(lat[len(lat)-1].Microseconds())/1000, "max-ms")
 	b.ReportMetric(float64(n), "expensive-writes")
 }
+
+// BenchmarkFreshnessBesideHydration is BenchmarkFreshnessBesideExpensiveView
+// while another session creates a materialized view over a 400M-row
+// cross join (slowView), whose hydration keeps both workers busy for
+// minutes: the freshness of an unrelated view then depends on how long
+// the hydrating operators hold a worker at a time (the cluster's slice).
+func BenchmarkFreshnessBesideHydration(b *testing.B) {
+	env := openSQL(b, b.TempDir())
+	defer func() { env.e.Close() }()
+	s, creator := env.session(), env.session()
+	env.exec(s, "CREATE TABLE small (k int, v int)")
+	env.exec(s, "CREATE MATERIALIZED VIEW small_sum AS SELECT k, sum(v) AS total FROM small GROUP BY k")
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- creator.Query(ctx, slowView, &recorder{}) }()
+	env.awaitCreating("big")
+	var lat []time.Duration
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		start := time.Now()
+		env.exec(s, fmt.Sprintf("INSERT INTO small VALUES (%d, 1)", i%10))
+		if got := env.query(s, fmt.Sprintf("SELECT total FROM small_sum WHERE k = %d", i%10)); got != fmt.Sprint(i/10+1) {
+			b.Fatalf("small_sum for %d: %s, want %d", i%10, got, i/10+1)
+		}
+		lat = append(lat, time.Since(start))
+	}
+	b.StopTimer()
+	cancel()
+	if err := <-done; err == nil {
+		b.Fatal("the cross join's create finished")
+	}
+	slices.Sort(lat)
+	b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
+	b.ReportMetric(float64(lat[(len(lat)*99)/100].Microseconds())/1000, "p99-ms")
+	b.ReportMetric(float64(lat[len(lat)-1].Microseconds())/1000, "max-ms")
+}

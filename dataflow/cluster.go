@@ -5,13 +5,24 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // Config configures a Cluster.
 type Config struct {
 	// Workers is the number of worker goroutines; zero means one per core.
 	Workers int
+	// Slice is how long one run of an operator should hold its worker:
+	// operators that work in fuelled slices (a join, an import's
+	// snapshot) also stop when Operator.OutOfTime says their run has
+	// taken this long. Zero means DefaultSlice; negative, no limit.
+	Slice time.Duration
 }
+
+// DefaultSlice is a cluster's Slice unless its Config says otherwise: a
+// few milliseconds, so that a dataflow with much to do costs every other
+// dataflow on its worker at most that much per step.
+const DefaultSlice = 5 * time.Millisecond
 
 // Cluster runs W workers, one goroutine each, over the in-process
 // allocator. It hands out dataflow ids (increasing, never reused) and
@@ -52,6 +63,12 @@ func NewCluster(cfg Config) *Cluster {
 	for i := 0; i < n; i++ {
 		w := NewWorker(i, alloc, c.failures.push)
 		w.accounts = c.accounts
+		switch {
+		case cfg.Slice == 0:
+			w.slice = DefaultSlice
+		case cfg.Slice > 0:
+			w.slice = cfg.Slice
+		}
 		wake := c.wakes[i]
 		w.wake = func() { c.wakeChan(wake) }
 		c.workers = append(c.workers, w)

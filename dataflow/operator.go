@@ -73,6 +73,18 @@ func (op *Operator) Dataflow() ID { return op.df.id }
 // this worker, for goroutines the operator starts.
 func (op *Operator) Context() context.Context { return op.df.ctx }
 
+// OutOfTime reports whether the operator's current run has held its
+// worker for the cluster's slice (Config.Slice). An operator that works
+// in fuelled slices checks it between pieces of work and, if so, keeps
+// its place, asks to run again and returns, as when its fuel runs out;
+// what it produces is the same, cut into more messages. A worker on its
+// own (tests, the simulator) has no slice: only fuel cuts runs there, so
+// they stay deterministic.
+func (op *Operator) OutOfTime() bool {
+	w := op.df.w
+	return w.slice > 0 && time.Since(w.runStart) >= w.slice
+}
+
 // Activate asks for the operator to be scheduled again in the next step.
 // It must be called on the worker's goroutine, typically from Schedule;
 // other goroutines use an Activator.

@@ -37,6 +37,10 @@ type Worker struct {
 	// afterStep, if set, is called at the end of every step (tests check
 	// the attention list's invariant with it).
 	afterStep func(w *Worker)
+	// slice, if positive, is how long an operator's run should last
+	// (Operator.OutOfTime); runStart is when the current run began.
+	slice    time.Duration
+	runStart time.Time
 
 	remote struct {
 		sync.Mutex
@@ -396,6 +400,7 @@ func (w *Worker) schedule(df *dataflow, op *Operator) (ok bool) {
 		op.consumed[i] = Done
 	}
 	start := time.Now()
+	w.runStart = start
 	op.logic.Schedule()
 	for _, out := range op.outputs {
 		out.buf.flushBuffers()

@@ -1,0 +1,77 @@
+package dataflow
+
+import (
+	"context"
+	"testing"
+	"time"
+)
+
+// TestOutOfTime: in a cluster, an operator's run is out of time once it
+// has held its worker for the configured slice, and a new run starts
+// afresh; a worker on its own (the simulator, hand-stepped tests) has no
+// slice, so only fuel cuts its runs.
+func TestOutOfTime(t *testing.T) {
+	const slice = 2 * time.Millisecond
+	c := NewCluster(Config{Workers: 1, Slice: slice})
+	defer c.Close()
+	ctx := context.Background()
+	type run struct {
+		atStart bool
+		took    time.Duration
+	}
+	runs := make(chan run, 4)
+	var in *InputHandle[int]
+	var probe *Probe
+	_, err := c.Build(ctx, 0, func(b *Builder) {
+		h, s := NewInputHandle[int](b, "in")
+		ob := b.NewOperator("busy")
+		input := NewInput(ob, s, Pipeline[int]())
+		ob.Build(func(op *Operator, _ []*Capability) Logic {
+			return ScheduleFunc(func() {
+				for {
+					if _, _, ok := input.Next(); !ok {
+						break
+					}
+					start := time.Now()
+					r := run{atStart: op.OutOfTime()}
+					for !op.OutOfTime() {
+						time.Sleep(100 * time.Microsecond)
+					}
+					r.took = time.Since(start)
+					runs <- r
+				}
+			})
+		})
+		in, probe = h, NewProbe(s)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 2 {
+		in.Send(uint64(i), i)
+		in.Advance(uint64(i + 1))
+		r := <-runs
+		if r.atStart || r.took < slice/2 {
+			t.Fatalf("run %d: out of time at its start %v, after %v (slice %v)", i, r.atStart, r.took, slice)
+		}
+	}
+	if err := probe.WaitPast(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+
+	w := NewWorker(0, NewProcessAllocator(1, nil), func(f Failure) { t.Fatal(f) })
+	var never *Operator
+	w.Enqueue(Command{ID: 1, Build: func(b *Builder) {
+		ob := b.NewOperator("idle")
+		ob.Build(func(op *Operator, _ []*Capability) Logic {
+			never = op
+			return ScheduleFunc(func() {})
+		})
+	}})
+	for w.Step() {
+	}
+	w.runStart = time.Now().Add(-time.Hour)
+	if never.OutOfTime() {
+		t.Fatal("a worker with no slice ran out of time")
+	}
+}
