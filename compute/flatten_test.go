@@ -81,3 +81,47 @@ func TestFlattenYields(t *testing.T) {
 		t.Fatalf("frontier %v after the input closed", f)
 	}
 }
+
+// TestFlattenDrainsQueuedBatches: a run that spends its fuel exactly at
+// the end of one message, with another queued behind it, asks to run
+// again, so the queued one is flattened too and the frontier passes it.
+func TestFlattenDrainsQueuedBatches(t *testing.T) {
+	const n = 16
+	old := flattenFuel
+	flattenFuel = n
+	t.Cleanup(func() { flattenFuel = old })
+	var in *dataflow.InputHandle[*arrange.Batch]
+	var probe *dataflow.Probe
+	got := 0
+	w := dataflow.NewWorker(0, dataflow.NewProcessAllocator(1, nil), func(f dataflow.Failure) { t.Fatal(f) })
+	w.Enqueue(dataflow.Command{ID: 1, Build: func(b *dataflow.Builder) {
+		h, s := dataflow.NewInputHandle[*arrange.Batch](b, "batches")
+		in = h
+		rows := flatten(&arrange.Arranged{Batches: s}, "flatten", func(key, _ []byte) []byte { return key })
+		probe = dataflow.NewProbe(dataflow.Inspect(rows, "count", func(uint64, arrange.Update) { got++ }))
+	}})
+	for w.Step() {
+	}
+	batch := func(tm uint64) *arrange.Batch {
+		var bl arrange.Builder
+		for i := range n {
+			bl.Push(fmt.Appendf(nil, "k%02d", i), nil, tm, 1)
+		}
+		return bl.Done(arrange.Description{Lower: tm, Upper: tm + 1})
+	}
+	// Both are queued before flatten runs, and nothing else comes to
+	// wake it: the input's frontier stays where it is.
+	in.Send(1, batch(1))
+	in.Send(2, batch(2))
+	for w.Step() {
+	}
+	if got != 2*n {
+		t.Fatalf("%d updates of %d flattened", got, 2*n)
+	}
+	in.Advance(3)
+	for w.Step() {
+	}
+	if passed, _ := probe.Passed(2); !passed {
+		t.Fatal("the frontier did not pass 2")
+	}
+}

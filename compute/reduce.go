@@ -185,7 +185,7 @@ func flatten(a *arrange.Arranged, name string, row func(key, val []byte) []byte)
 			held *dataflow.Capability
 		)
 		return dataflow.ScheduleFunc(func() {
-			for fuel := flattenFuel; fuel > 0 && !op.OutOfTime(); {
+			for fuel := flattenFuel; fuel > 0; {
 				if cur == nil {
 					if len(left) == 0 {
 						if held != nil {
@@ -219,13 +219,25 @@ func flatten(a *arrange.Arranged, name string, row func(key, val []byte) []byte)
 				fuel -= len(res)
 				acct.AddRead(int64(len(res)))
 				out.GiveSlice(t, res)
+				// Checked after a piece, so that every run gives one.
+				if op.OutOfTime() {
+					break
+				}
 			}
-			if cur != nil || len(left) > 0 {
+			switch {
+			case cur != nil || len(left) > 0:
 				if held == nil {
 					// The input's queue may reuse its slice.
 					held, left = op.Retain(0, t), slices.Clone(left)
 				}
 				op.Activate()
+			case held != nil:
+				// The message held over is done.
+				held.Release()
+				held = nil
+			}
+			if in.Pending() {
+				op.Activate() // the run ended with messages still queued
 			}
 		})
 	})

@@ -331,6 +331,12 @@ func decodeNumeric(tag byte, body []byte) (*apd.Decimal, error) {
 	case tagNumZero:
 		return new(apd.Decimal), nil
 	}
+	if tag != tagNumNeg && tag != tagNumPos {
+		return nil, errCorrupt("numeric key tag 0x%02x", tag)
+	}
+	if len(body) < 2 {
+		return nil, errCorrupt("numeric key of %d bytes", len(body))
+	}
 	neg := tag == tagNumNeg
 	get := func(i int) byte {
 		if neg {
@@ -342,6 +348,9 @@ func decodeNumeric(tag byte, body []byte) (*apd.Decimal, error) {
 	i := 0
 	switch m := get(0); m {
 	case expMarkLow, expMarkHigh:
+		if len(body) < 6 {
+			return nil, errCorrupt("numeric key of %d bytes", len(body))
+		}
 		var u uint32
 		for k := 1; k <= 4; k++ {
 			u = u<<8 | uint32(get(k))

@@ -256,6 +256,9 @@ func (dec *jsonbDecoder) value(top bool, depth int) (JSONB, error) {
 		s, err := dec.str()
 		return JSONB{Kind: JSONBString, Str: s}, err
 	case jkNumber:
+		if dec.i >= len(dec.b) || dec.b[dec.i] < tagNumNegInf || dec.b[dec.i] > tagNumNaN {
+			return JSONB{}, errCorrupt("jsonb number without a numeric key")
+		}
 		n, err := datumLen(dec.b[dec.i:])
 		if err != nil {
 			return JSONB{}, err
