@@ -13,42 +13,55 @@ import (
 	"freshet/sqlerr"
 )
 
-// copyFrom runs COPY table FROM STDIN in text format: one row per line,
-// columns separated by the delimiter, \N for NULL, backslash escapes;
-// all rows commit at one time.
+// copyFrom runs COPY table FROM STDIN in the text or binary format; all
+// rows commit at one time, or none if any fails.
 func (s *Session) copyFrom(ctx context.Context, st *planner.Copy, w pgwire.Writer) (result, error) {
-	if st.Options.Format != "text" && st.Options.Format != "" {
+	format := pgwire.CopyFormat{Columns: len(st.Columns)}
+	var bc *pgwire.BinaryCopy
+	switch st.Options.Format {
+	case "text", "":
+	case "binary":
+		oids := make([]uint32, len(st.Columns))
+		for i, ci := range st.Columns {
+			oids[i] = st.Table.Columns[ci].Type.OID()
+		}
+		var err error
+		if bc, err = pgwire.NewBinaryCopy(oids, true); err != nil {
+			return result{}, err
+		}
+		format.Binary = true
+	default:
 		return result{}, sqlerr.New(sqlerr.FeatureNotSupported, "COPY FROM with format %s is not supported", st.Options.Format)
 	}
-	r, err := w.CopyIn(pgwire.CopyFormat{Columns: len(st.Columns)})
+	r, err := w.CopyIn(format)
 	if err != nil {
 		return result{}, err
 	}
-	delim := st.Options.Delimiter
-	if delim == "" {
-		delim = "\t"
+	var src copySource
+	if bc != nil {
+		src = binaryCopySource{bc.NewReader(r)}
+	} else {
+		src = newTextCopySource(r, st.Options)
 	}
 	// A timestamptz field without an offset is read in the session's
 	// time zone.
 	zone := s.zone()
-	null := st.Options.Null
-	if st.Options.Null == "" {
-		null = `\N`
-	}
 	var writes []TableWrite
-	br := bufio.NewReader(r)
-	line := 0
 	for {
-		text, err := br.ReadString('\n')
-		if err != nil && err != io.EOF {
-			return result{}, err
-		}
-		text = strings.TrimSuffix(strings.TrimSuffix(text, "\n"), "\r")
-		if text == `\.` || (text == "" && err == io.EOF) {
+		fields, err := src.next()
+		if err == io.EOF {
 			break
 		}
-		line++
-		fields := strings.Split(text, delim)
+		line, col := src.where()
+		if err != nil {
+			if col >= 0 {
+				return result{}, copyError(err, "COPY %s, line %d, column %s", st.Table.Name.Name, line, st.Table.Columns[st.Columns[col]].Name)
+			}
+			if line > 0 {
+				return result{}, copyError(err, "COPY %s, line %d", st.Table.Name.Name, line)
+			}
+			return result{}, err
+		}
 		if len(fields) != len(st.Columns) {
 			return result{}, sqlerr.New(sqlerr.BadCopyFileFormat, "%s", copyFieldError(len(fields), len(st.Columns))).
 				WithDetail("COPY %s, line %d", st.Table.Name.Name, line)
@@ -69,14 +82,13 @@ func (s *Session) copyFrom(ctx context.Context, st *planner.Copy, w pgwire.Write
 		}
 		for fi, ci := range st.Columns {
 			col := st.Table.Columns[ci]
-			if fields[fi] == null {
+			if fields[fi] == nil {
 				row[ci] = repr.Null
 				continue
 			}
-			v, err := repr.ParseTextIn(col.Type, unescapeCopy(fields[fi]), zone)
+			v, err := repr.ParseTextIn(col.Type, string(fields[fi]), zone)
 			if err != nil {
-				return result{}, sqlerr.Wrapf(err, "", "%s", sqlerr.From(err).Message).
-					WithDetail("COPY %s, line %d, column %s", st.Table.Name.Name, line, col.Name)
+				return result{}, copyError(err, "COPY %s, line %d, column %s", st.Table.Name.Name, line, col.Name)
 			}
 			row[ci] = v
 		}
@@ -86,9 +98,6 @@ func (s *Session) copyFrom(ctx context.Context, st *planner.Copy, w pgwire.Write
 			}
 		}
 		writes = append(writes, TableWrite{Table: uint64(st.Table.ID), Row: repr.PackRow(row...), Diff: 1})
-		if err == io.EOF {
-			break
-		}
 	}
 	if s.tx.status == pgwire.TxInBlock {
 		if err := s.engine.checkBlockWrite(&s.tx.keys, s.tx.writes, writes); err != nil {
@@ -103,6 +112,77 @@ func (s *Session) copyFrom(ctx context.Context, st *planner.Copy, w pgwire.Write
 	}
 	return result{tag: fmt.Sprintf("COPY %d", len(writes))}, nil
 }
+
+// copyError returns err, with its SQLSTATE and message, and the place in
+// the COPY data where it happened as its detail (PostgreSQL's context).
+func copyError(err error, format string, args ...any) error {
+	return sqlerr.From(err).WithDetail(format, args...)
+}
+
+// copySource reads the rows of COPY FROM STDIN's data in one format.
+type copySource interface {
+	// next returns the next row's fields in text format, nil for NULL,
+	// and io.EOF after the last row.
+	next() ([][]byte, error)
+	// where returns the number of the row last read, from 1 (0 before
+	// the first), and the index of the field whose reading failed, or
+	// -1.
+	where() (line, field int)
+}
+
+// textCopySource reads COPY's text format: one row per line, fields
+// separated by the delimiter, the NULL string for NULL, backslash
+// escapes, and an optional end marker \. on a line of its own.
+type textCopySource struct {
+	br          *bufio.Reader
+	delim, null string
+	line        int
+	done        bool
+}
+
+func newTextCopySource(r io.Reader, opts planner.CopyOptions) *textCopySource {
+	src := &textCopySource{br: bufio.NewReader(r), delim: opts.Delimiter, null: opts.Null}
+	if src.delim == "" {
+		src.delim = "\t"
+	}
+	if src.null == "" {
+		src.null = `\N`
+	}
+	return src
+}
+
+func (t *textCopySource) next() ([][]byte, error) {
+	if t.done {
+		return nil, io.EOF
+	}
+	text, err := t.br.ReadString('\n')
+	if err != nil && err != io.EOF {
+		return nil, err
+	}
+	t.done = err == io.EOF
+	text = strings.TrimSuffix(strings.TrimSuffix(text, "\n"), "\r")
+	if text == `\.` || (text == "" && err == io.EOF) {
+		t.done = true
+		return nil, io.EOF
+	}
+	t.line++
+	parts := strings.Split(text, t.delim)
+	fields := make([][]byte, len(parts))
+	for i, p := range parts {
+		if p != t.null {
+			fields[i] = append([]byte{}, unescapeCopy(p)...)
+		}
+	}
+	return fields, nil
+}
+
+func (t *textCopySource) where() (int, int) { return t.line, -1 }
+
+// binaryCopySource reads COPY's binary format.
+type binaryCopySource struct{ r *pgwire.BinaryCopyReader }
+
+func (b binaryCopySource) next() ([][]byte, error) { return b.r.Next() }
+func (b binaryCopySource) where() (int, int)       { return b.r.Tuple(), b.r.Field() }
 
 func copyFieldError(got, want int) string {
 	if got < want {
@@ -159,6 +239,9 @@ func (s *Session) copyTo(ctx context.Context, st *planner.CopyTo, w pgwire.Write
 	if csv && (len(quote) != 1 || len(escape) != 1) {
 		return result{}, sqlerr.New(sqlerr.FeatureNotSupported, "COPY quote and escape must be a single one-byte character")
 	}
+	if opts.Format == "binary" {
+		return s.copyToBinary(ctx, st, w)
+	}
 	// The rows are written as the query produces them: a COPY of a
 	// table streams (selectRows).
 	query, err := s.selectRows(ctx, st.Query)
@@ -200,6 +283,44 @@ func (s *Session) copyTo(ctx context.Context, st *planner.CopyTo, w pgwire.Write
 		return err
 	})
 	if err != nil {
+		return result{}, err
+	}
+	return result{tag: fmt.Sprintf("COPY %d", n)}, nil
+}
+
+// copyToBinary runs COPY … TO STDOUT (FORMAT binary): the header with
+// the first row, a row per CopyData message, the trailer in the last.
+func (s *Session) copyToBinary(ctx context.Context, st *planner.CopyTo, w pgwire.Writer) (result, error) {
+	oids := make([]uint32, len(st.Query.Columns))
+	for i, c := range st.Query.Columns {
+		oids[i] = c.Type.OID()
+	}
+	bc, err := pgwire.NewBinaryCopy(oids, false)
+	if err != nil {
+		return result{}, err
+	}
+	query, err := s.selectRows(ctx, st.Query)
+	if err != nil {
+		return result{}, err
+	}
+	out, err := w.CopyOut(pgwire.CopyFormat{Binary: true, Columns: len(oids)})
+	if err != nil {
+		return result{}, err
+	}
+	buf := bc.AppendHeader(nil)
+	n, err := query.stream(ctx, func(vals [][]byte) error {
+		var err error
+		if buf, err = bc.AppendRow(buf, vals); err != nil {
+			return err
+		}
+		_, err = out.Write(buf)
+		buf = buf[:0]
+		return err
+	})
+	if err != nil {
+		return result{}, err
+	}
+	if _, err := out.Write(bc.AppendTrailer(buf)); err != nil {
 		return result{}, err
 	}
 	return result{tag: fmt.Sprintf("COPY %d", n)}, nil

@@ -23,6 +23,9 @@
 //   - Text and binary format: the two encodings of a value on the wire.
 //     Values cross the Session interface in text format only; pgwire
 //     converts to and from binary with pgx's pgtype (format.go).
+//   - Binary COPY: PostgreSQL's binary COPY format; BinaryCopy
+//     (copy_binary.go) frames its tuples and converts their values with
+//     format.go's conversions, for the session that runs the COPY.
 //
 // # Invariants
 //

@@ -210,7 +210,7 @@ func (f *formats) binaryToText(oid uint32, bin []byte) ([]byte, error) {
 	default:
 		t, ok := m.TypeForOID(oid)
 		if !ok || !t.Codec.FormatSupported(pgtype.BinaryFormatCode) {
-			return nil, sqlerr.New(sqlerr.UndefinedFunction, "no binary input function available for type %s", f.typeName(oid))
+			return nil, errNoBinaryInput(f.typeName(oid))
 		}
 		var v any
 		if v, err = t.Codec.DecodeValue(m, oid, pgtype.BinaryFormatCode, bin); err == nil {
@@ -228,6 +228,10 @@ func (f *formats) binaryToText(oid uint32, bin []byte) ([]byte, error) {
 
 func errNoBinaryOutput(typeName string) error {
 	return sqlerr.New(sqlerr.UndefinedFunction, "no binary output function available for type %s", typeName)
+}
+
+func errNoBinaryInput(typeName string) error {
+	return sqlerr.New(sqlerr.UndefinedFunction, "no binary input function available for type %s", typeName)
 }
 
 func errBadBinary(typeName string) error {

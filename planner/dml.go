@@ -449,10 +449,7 @@ func copyOptions(defs []*pg.Node) (CopyOptions, error) {
 		val := defElemString(d.Arg)
 		switch d.Defname {
 		case "format":
-			if val != "text" && val != "csv" {
-				if val == "binary" {
-					return o, unsupported("COPY in binary format")
-				}
+			if val != "text" && val != "csv" && val != "binary" {
 				return o, sqlerr.New(sqlerr.InvalidParameterValue, "COPY format %q not recognized", val)
 			}
 			o.Format = val
@@ -479,6 +476,23 @@ func copyOptions(defs []*pg.Node) (CopyOptions, error) {
 		default:
 			return o, unsupported("COPY option %s", d.Defname)
 		}
+	}
+	if o.Format == "binary" {
+		// The binary format has no delimiters, NULL strings or header
+		// line: PostgreSQL refuses them, each in its own words.
+		switch {
+		case set["delimiter"]:
+			return o, sqlerr.New(sqlerr.SyntaxError, "cannot specify DELIMITER in BINARY mode")
+		case set["null"]:
+			return o, sqlerr.New(sqlerr.SyntaxError, "cannot specify NULL in BINARY mode")
+		case set["header"]:
+			return o, sqlerr.New(sqlerr.FeatureNotSupported, "cannot specify HEADER in BINARY mode")
+		case set["quote"]:
+			return o, sqlerr.New(sqlerr.FeatureNotSupported, "COPY quote available only in CSV mode")
+		case set["escape"]:
+			return o, sqlerr.New(sqlerr.FeatureNotSupported, "COPY escape available only in CSV mode")
+		}
+		return o, nil
 	}
 	if !set["delimiter"] {
 		o.Delimiter = "\t"

@@ -182,7 +182,8 @@ type Copy struct {
 // CopyOptions are the options of COPY, with PostgreSQL's defaults
 // filled in for the format.
 type CopyOptions struct {
-	// Format is "text" or "csv".
+	// Format is "text", "csv" or "binary"; binary has no delimiter,
+	// NULL string, header, quote or escape.
 	Format    string
 	Delimiter string
 	Null      string
