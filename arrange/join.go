@@ -163,7 +163,7 @@ func (l *joinLogic) Schedule() {
 
 // joinPiece is how much of its fuel a join spends between checks of
 // its run's time.
-const joinPiece = 4096
+var joinPiece = 4096
 
 // openWindow seals the marks below the inputs' frontier, if it passed
 // fOld, into a new window, and reports whether it did.

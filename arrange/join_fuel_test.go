@@ -12,13 +12,33 @@ import (
 // more than F records, the join takes at least n²/F steps, and the output
 // is every pair exactly once. A retraction afterwards is sliced the same
 // way and cancels its pairs exactly.
-func TestJoinYields(t *testing.T) {
-	const n, fuel = 300, 1000
+func TestJoinYields(t *testing.T) { joinYields(t, 1000, false) }
+
+// TestJoinYieldsToTheSlice is TestJoinYields on a worker whose slice
+// ends every run after one piece of the fuel (dataflow.SlicePiece): no
+// step emits more than a piece, and the output is the same.
+func TestJoinYieldsToTheSlice(t *testing.T) {
+	defer func(p int) { joinPiece = p }(joinPiece)
+	joinPiece = 257
+	joinYields(t, 100_000, true)
+}
+
+// joinYields runs TestJoinYields with fuel; sliced sets the worker's
+// slice to SlicePiece, so that a run spends one joinPiece.
+func joinYields(t *testing.T, fuel int, sliced bool) {
+	const n = 300
 	withJoinFuel(t, fuel)
+	limit := fuel
+	if sliced {
+		limit = joinPiece
+	}
 	var ina, inb *dataflow.InputHandle[Update]
 	var stepOut int
 	got := map[string]int64{}
 	w := dataflow.NewWorker(0, dataflow.NewProcessAllocator(1, nil), func(f dataflow.Failure) { t.Fatal(f) })
+	if sliced {
+		w.SetSlice(dataflow.SlicePiece)
+	}
 	w.Enqueue(dataflow.Command{ID: 1, Build: func(b *dataflow.Builder) {
 		ha, sa := dataflow.NewInputHandle[Update](b, "a")
 		hb, sb := dataflow.NewInputHandle[Update](b, "b")
@@ -56,8 +76,8 @@ func TestJoinYields(t *testing.T) {
 	inb.Advance(1)
 	steps, most, total := settle()
 	t.Logf("hydration: %d records in %d steps, at most %d in one", total, steps, most)
-	if total != n*n || most > fuel || steps < n*n/fuel {
-		t.Fatalf("hydration: %d records (want %d) in %d steps, at most %d in one (fuel %d)", total, n*n, steps, most, fuel)
+	if total != n*n || most > limit || steps < n*n/limit {
+		t.Fatalf("hydration: %d records (want %d) in %d steps, at most %d in one (limit %d)", total, n*n, steps, most, limit)
 	}
 	// Retract every a at 1: n² records of -1.
 	for i := range n {
@@ -66,8 +86,8 @@ func TestJoinYields(t *testing.T) {
 	ina.Close()
 	inb.Close()
 	steps, most, total = settle()
-	if total != n*n || most > fuel || steps < n*n/fuel {
-		t.Fatalf("retraction: %d records (want %d) in %d steps, at most %d in one (fuel %d)", total, n*n, steps, most, fuel)
+	if total != n*n || most > limit || steps < n*n/limit {
+		t.Fatalf("retraction: %d records (want %d) in %d steps, at most %d in one (limit %d)", total, n*n, steps, most, limit)
 	}
 	if len(got) != 2*n*n {
 		t.Fatalf("%d distinct (pair, time), want %d", len(got), 2*n*n)

@@ -2,6 +2,7 @@ package compute
 
 import (
 	"encoding/binary"
+	"slices"
 
 	"freshet/arrange"
 	"freshet/dataflow"
@@ -169,6 +170,10 @@ func (r *renderer) accumulate(n expr.Reduce, plan accumulation) (Collection, err
 	return Collection{Rows: rows, Errs: dataflow.Concat(dataflow.Concat(in.Errs, keyErrs, "accumulate key errors"), errs, "accumulate errors")}, nil
 }
 
+// contributionsPiece is how many rows the contributions operator takes
+// between checks of its run's time.
+var contributionsPiece = 4096
+
 // accIndexLen is the length of an accumulator index, the val of a
 // contribution.
 const accIndexLen = 2
@@ -189,7 +194,7 @@ func (r *renderer) contributions(c Collection, types []repr.Type, keys []expr.Sc
 	in := dataflow.NewInput(ob, c.Rows, dataflow.Pipeline[arrange.Update]())
 	out, contribs := dataflow.NewOutput[arrange.Update](ob)
 	errOut, errs := dataflow.NewOutput[arrange.Update](ob)
-	ob.Build(func(_ *dataflow.Operator, caps []*dataflow.Capability) dataflow.Logic {
+	ob.Build(func(op *dataflow.Operator, caps []*dataflow.Capability) dataflow.Logic {
 		for _, c := range caps {
 			c.Release()
 		}
@@ -215,16 +220,33 @@ func (r *renderer) contributions(c Collection, types []repr.Type, keys []expr.Sc
 		if rawKeys {
 			reader = newColumnReader(types, nil, accCols...)
 		}
+		// A message is taken a piece at a time: the run ends once it has
+		// held the worker for the cluster's slice, and the rest of the
+		// message waits, with capabilities at its time, for the next.
+		var (
+			t    uint64
+			rest []arrange.Update
+			held []*dataflow.Capability
+		)
 		return dataflow.ScheduleFunc(func() {
 			for {
-				t, data, ok := in.Next()
-				if !ok {
-					return
+				if len(rest) == 0 {
+					for _, c := range held {
+						c.Release()
+					}
+					held = nil
+					var ok bool
+					if t, rest, ok = in.Next(); !ok {
+						return
+					}
+					continue
 				}
-				res := make([]arrange.Update, 0, len(data)*len(accs))
+				piece := rest[:min(len(rest), contributionsPiece)]
+				rest = rest[len(piece):]
+				res := make([]arrange.Update, 0, len(piece)*len(accs))
 				var bad []arrange.Update
 			rows:
-				for _, u := range data {
+				for _, u := range piece {
 					scratch = reader.decode(u.Key, scratch)
 					var key []byte
 					if rawKeys {
@@ -267,6 +289,15 @@ func (r *renderer) contributions(c Collection, types []repr.Type, keys []expr.Sc
 				}
 				out.GiveSlice(t, res)
 				errOut.GiveSlice(t, bad)
+				if len(rest) > 0 && op.OutOfTime() {
+					if held == nil {
+						// The input's queue may reuse its slice.
+						held = []*dataflow.Capability{op.Retain(0, t), op.Retain(1, t)}
+						rest = slices.Clone(rest)
+					}
+					op.Activate()
+					return
+				}
 			}
 		})
 	})

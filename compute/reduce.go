@@ -163,7 +163,7 @@ var flattenFuel = 1 << 16
 
 // flattenPiece is how many updates flatten gives between checks of its
 // run's time (dataflow.Operator.OutOfTime).
-const flattenPiece = 1 << 12
+var flattenPiece = 1 << 12
 
 // flatten turns an arrangement into a collection of rows made by row.
 func flatten(a *arrange.Arranged, name string, row func(key, val []byte) []byte) dataflow.Stream[arrange.Update] {

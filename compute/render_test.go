@@ -207,11 +207,31 @@ func TestRenderMatchesInterpret(t *testing.T) {
 	}
 }
 
-func renderOracle(t *testing.T, workers int, seed uint64) {
+// TestRenderMatchesInterpretSliced is TestRenderMatchesInterpret with
+// every worker's slice ending each sliced run after one piece, and
+// pieces of one row: every operator that keeps its place between runs
+// (flatten, the contributions to accumulations, the join, the reduce)
+// does so at every row, and the output is the same.
+func TestRenderMatchesInterpretSliced(t *testing.T) {
+	defer func(f, c int) { flattenPiece, contributionsPiece = f, c }(flattenPiece, contributionsPiece)
+	flattenPiece, contributionsPiece = 1, 1
+	for _, workers := range []int{1, 2} {
+		t.Run(fmt.Sprintf("W=%d", workers), func(t *testing.T) {
+			forSeeds(t, 150, func(t *testing.T, seed uint64) {
+				renderOracleWith(t, workers, seed, true)
+			})
+		})
+	}
+}
+
+func renderOracle(t *testing.T, workers int, seed uint64) { renderOracleWith(t, workers, seed, false) }
+
+func renderOracleWith(t *testing.T, workers int, seed uint64, sliced bool) {
 	rng := rand.New(rand.NewPCG(seed, 77))
 	plan := planGen{rng}.plan(4)
 	runOracle(t, rng, workers, plan, oracleInput{
-		times: 6, maxWrites: 6, retractOneIn: 3,
+		sliced: sliced,
+		times:  6, maxWrites: 6, retractOneIn: 3,
 		table: func() expr.GlobalID { return expr.GlobalID(1 + rng.IntN(2)) },
 		row: func() []repr.Datum {
 			var row []repr.Datum
@@ -232,6 +252,8 @@ func renderOracle(t *testing.T, workers int, seed uint64) {
 // one of the table's rows with probability 1/retractOneIn (when it has
 // one) and inserts a row drawn by row otherwise.
 type oracleInput struct {
+	// sliced ends every sliced run after one piece (dataflow.SlicePiece).
+	sliced                         bool
 	times, maxWrites, retractOneIn int
 	table                          func() expr.GlobalID
 	row                            func() []repr.Datum
@@ -246,6 +268,11 @@ func runOracle(t *testing.T, rng *rand.Rand, workers int, plan expr.Relation, in
 		t.Fatal(err)
 	}
 	sim := dataflow.NewSim(workers, rng.Uint64())
+	if in.sliced {
+		for _, w := range sim.Workers {
+			w.SetSlice(dataflow.SlicePiece)
+		}
+	}
 	inputs := make([]map[expr.GlobalID]*dataflow.InputHandle[arrange.Update], workers)
 	probes := make([]*dataflow.Probe, workers)
 	var got, gotErrs [][]arrange.Update

@@ -82,8 +82,18 @@ func (op *Operator) Context() context.Context { return op.df.ctx }
 // they stay deterministic.
 func (op *Operator) OutOfTime() bool {
 	w := op.df.w
-	return w.slice > 0 && time.Since(w.runStart) >= w.slice
+	return w.slice > 0 && (w.slice == SlicePiece || time.Since(w.runStart) >= w.slice)
 }
+
+// SlicePiece, as a worker's slice, ends every sliced run after its first
+// piece of work, whatever the time: tests use it to cross every place
+// where an operator keeps its position, deterministically.
+const SlicePiece time.Duration = 1
+
+// SetSlice sets how long an operator's run should hold the worker (see
+// Config.Slice); zero or less means no limit. A worker must not be
+// running when it is called.
+func (w *Worker) SetSlice(d time.Duration) { w.slice = max(d, 0) }
 
 // Activate asks for the operator to be scheduled again in the next step.
 // It must be called on the worker's goroutine, typically from Schedule;
