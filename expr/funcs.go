@@ -287,6 +287,14 @@ const (
 	JSONBStripNulls
 	JSONBPretty
 	JSONBSet
+	// The json operators and functions that read a json value's text
+	// (json_ops.go).
+	JSONGet
+	JSONGetText
+	JSONPath
+	JSONPathText
+	JSONTypeof
+	JSONArrayLength
 )
 
 var variadicNames = map[VariadicFunc]string{Coalesce: "coalesce", Greatest: "greatest", Least: "least",
@@ -320,6 +328,8 @@ var variadicNames = map[VariadicFunc]string{Coalesce: "coalesce", Greatest: "gre
 	JSONBContained: "<@", JSONBExists: "?", JSONBExistsAny: "?|", JSONBExistsAll: "?&", JSONBConcat: "||",
 	JSONBDelete: "-", JSONBBuildObject: "jsonb_build_object", JSONBBuildArray: "jsonb_build_array",
 	ToJSONB: "to_jsonb", JSONBTypeof: "jsonb_typeof", JSONBArrayLength: "jsonb_array_length",
-	JSONBStripNulls: "jsonb_strip_nulls", JSONBPretty: "jsonb_pretty", JSONBSet: "jsonb_set"}
+	JSONBStripNulls: "jsonb_strip_nulls", JSONBPretty: "jsonb_pretty", JSONBSet: "jsonb_set",
+	JSONGet: "->", JSONGetText: "->>", JSONPath: "#>", JSONPathText: "#>>", JSONTypeof: "json_typeof",
+	JSONArrayLength: "json_array_length"}
 
 func (f VariadicFunc) String() string { return variadicNames[f] }

@@ -385,6 +385,9 @@ func (c CallVariadic) Eval(row []repr.Datum) (repr.Datum, error) {
 	if c.Func.isJSONB() {
 		return c.evalJSONB(row)
 	}
+	if c.Func.isJSONOp() {
+		return c.evalJSONOp(row)
+	}
 	if c.Func.isZone() {
 		return c.evalZone(row)
 	}
@@ -513,6 +516,9 @@ func (c CallVariadic) Typ(input []ColumnType) ColumnType {
 	}
 	if c.Func.isJSONB() {
 		return c.jsonbTyp(input)
+	}
+	if c.Func.isJSONOp() {
+		return c.jsonOpTyp(input)
 	}
 	if c.Func.isBytea() {
 		return c.byteaTyp(input)

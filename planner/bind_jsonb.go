@@ -18,11 +18,22 @@ var jsonbOps = map[string]expr.VariadicFunc{
 
 var textArray = repr.ArrayOf(repr.Text)
 
-// bindJSONBOp binds op when it is a jsonb operator of these operands: ok
-// is false when it is not, and op is left to the other operators.
+// jsonOps are the operators of json (expr/json_ops.go), by the jsonb
+// operator they mirror.
+var jsonOps = map[expr.VariadicFunc]expr.VariadicFunc{
+	expr.JSONBGet: expr.JSONGet, expr.JSONBGetText: expr.JSONGetText,
+	expr.JSONBPath: expr.JSONPath, expr.JSONBPathText: expr.JSONPathText,
+}
+
+// bindJSONBOp binds op when it is a jsonb operator of these operands, or
+// one of json's: ok is false when it is not, and op is left to the other
+// operators.
 func (b *binder) bindJSONBOp(op string, l, r hscalar) (s hscalar, ok bool, err error) {
 	fn, known := jsonbOps[op]
 	lk, rk := l.typ().Type.Kind(), r.typ().Type.Kind()
+	if jf, isJSON := jsonOps[fn]; known && isJSON && lk == repr.KindJSON {
+		return b.bindJSONOp(op, jf, l, r)
+	}
 	isJSONB := func(k repr.Kind) bool { return k == repr.KindJSONB }
 	switch {
 	case !known:
@@ -65,12 +76,38 @@ func (b *binder) bindJSONBOp(op string, l, r hscalar) (s hscalar, ok bool, err e
 	return hVariadic{fn: fn, args: []hscalar{l, r}, t: t}, true, nil
 }
 
+// bindJSONOp binds json operator fn (->, ->>, #>, #>>) of json l and
+// key, index or path r.
+func (b *binder) bindJSONOp(op string, fn expr.VariadicFunc, l, r hscalar) (hscalar, bool, error) {
+	rk := r.typ().Type.Kind()
+	rt := textArray
+	if fn == expr.JSONGet || fn == expr.JSONGetText {
+		switch {
+		case rk == repr.KindUnknown || rk.IsString():
+			rt = repr.Text
+		case rk == repr.KindInt2 || rk == repr.KindInt4:
+			rt = repr.Int4
+		default:
+			return nil, true, errNoOperator(op, l.typ().Type, r.typ().Type)
+		}
+	}
+	r, err := b.coerceTo(r, rt)
+	if err != nil {
+		return nil, true, errNoOperator(op, l.typ().Type, r.typ().Type)
+	}
+	call := expr.CallVariadic{Func: fn, Args: []expr.Scalar{expr.Column{Index: 0}, expr.Column{Index: 1}}}
+	t := call.Typ([]expr.ColumnType{l.typ(), r.typ()})
+	return hVariadic{fn: fn, args: []hscalar{l, r}, t: t}, true, nil
+}
+
 // jsonbFuncs are the jsonb functions of one jsonb argument and more of
-// fixed types.
+// fixed types, and json_typeof and json_array_length.
 var jsonbFuncs = map[string]struct {
 	fn   expr.VariadicFunc
 	args []repr.Type
 }{
+	"json_typeof":        {expr.JSONTypeof, []repr.Type{repr.JSON}},
+	"json_array_length":  {expr.JSONArrayLength, []repr.Type{repr.JSON}},
 	"jsonb_typeof":       {expr.JSONBTypeof, []repr.Type{repr.JSONBType}},
 	"jsonb_array_length": {expr.JSONBArrayLength, []repr.Type{repr.JSONBType}},
 	"jsonb_strip_nulls":  {expr.JSONBStripNulls, []repr.Type{repr.JSONBType}},
