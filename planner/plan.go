@@ -278,7 +278,33 @@ func (p *planner) statement(n *pg.Node) (Statement, error) {
 	case *pg.Node_GrantRoleStmt:
 		return nil, unsupported("role membership (GRANT role TO role)")
 	}
-	return nil, unsupported("statement %s", strings.TrimSuffix(nodeName(n), "Stmt"))
+	node := strings.TrimSuffix(nodeName(n), "Stmt")
+	if name, ok := statementNames[node]; ok {
+		err := sqlerr.New(sqlerr.FeatureNotSupported, "%s is not supported", name)
+		if hint := statementHints[node]; hint != "" {
+			err = err.WithHint("%s", hint)
+		}
+		return nil, err
+	}
+	return nil, unsupported("statement %s", node)
+}
+
+// statementNames spell the statements that are refused as SQL, by
+// pg_query's node name.
+var statementNames = map[string]string{
+	"Listen": "LISTEN", "Unlisten": "UNLISTEN", "Notify": "NOTIFY", "Merge": "MERGE",
+	"CreateEnum": "CREATE TYPE … AS ENUM", "CompositeType": "CREATE TYPE … AS (…)",
+	"CreateRange": "CREATE TYPE … AS RANGE", "CreateDomain": "CREATE DOMAIN",
+	"CreateFunction": "CREATE FUNCTION", "CreateTrig": "CREATE TRIGGER", "CreateEventTrig": "CREATE EVENT TRIGGER",
+	"CreateExtension": "CREATE EXTENSION", "Do": "DO", "Call": "CALL", "CreateCast": "CREATE CAST",
+	"CreatePolicy": "CREATE POLICY", "CreateTableSpace": "CREATE TABLESPACE", "Cluster": "CLUSTER",
+	"Lock": "LOCK", "Reindex": "REINDEX", "Define": "CREATE AGGREGATE, OPERATOR or TYPE", "Rule": "CREATE RULE",
+}
+
+// statementHints point from a refused statement to what does its work.
+var statementHints = map[string]string{
+	"Listen": "SUBSCRIBE follows a table's or a view's changes as they commit.",
+	"Notify": "SUBSCRIBE follows a table's or a view's changes as they commit.",
 }
 
 // selectStmt plans a query read by a client: its ORDER BY, LIMIT and
