@@ -46,6 +46,10 @@ func pgClassRows(rs *rowSource, o *catalog.Object) [][]string {
 	}
 	var rows [][]string
 	owner, acl := sqlInt(roleOID(rs.c, o.OwnerName())), sqlTextArray(o.ACLItems())
+	persistence := "'p'"
+	if isTempSchema(o.Schema) {
+		persistence = "'t'"
+	}
 	row := func(oid uint64, name, kind string, am, natts int, hasIndex bool) {
 		filenode, replident := oid, "d"
 		if kind == "v" {
@@ -57,7 +61,7 @@ func pgClassRows(rs *rowSource, o *catalog.Object) [][]string {
 		rows = append(rows, []string{
 			sqlInt(oid), sqlText(name), sqlInt(schemaOID(rs.c, o.Database, o.Schema)), "0", "0", owner,
 			sqlInt(am), sqlInt(filenode), "0", "0", "-1", "0",
-			"0", sqlBool(hasIndex), "false", "'p'",
+			"0", sqlBool(hasIndex), "false", persistence,
 			sqlText(kind), sqlInt(natts), "0", sqlBool(kind == "v"),
 			"false", "false", "false", "false",
 			"true", sqlText(replident), "false", "0",

@@ -263,6 +263,10 @@ func Open(ctx context.Context, cfg Config, rebuild func(e *Engine, o *catalog.Ob
 		e.Close()
 		return nil, err
 	}
+	if err := e.dropLeftoverTemp(ctx); err != nil {
+		e.Close()
+		return nil, err
+	}
 	return e, nil
 }
 

@@ -21,7 +21,14 @@ import (
 // searchPath returns the schemas of the session's search_path, "$user"
 // replaced by the user's name, pg_catalog and pg_temp left out (the
 // built-ins are looked up first anyway).
-func (s *Session) searchPath() []string { return s.parsePath(s.settings["search_path"]) }
+func (s *Session) searchPath() []string {
+	path := s.parsePath(s.settings["search_path"])
+	if s.tempSchema != "" {
+		// The temporary schema is searched first, as in PostgreSQL.
+		path = append([]string{s.tempSchema}, path...)
+	}
+	return path
+}
 
 // parsePath reads a search_path value for the session (searchPath).
 func (s *Session) parsePath(v string) []string {
@@ -52,6 +59,13 @@ func (s *Session) lookup(c *catalog.Catalog, name planner.QualifiedName) (*catal
 
 // lookupIn is lookup through the schemas of path.
 func (s *Session) lookupIn(c *catalog.Catalog, name planner.QualifiedName, path []string) (*catalog.Object, error) {
+	if name.Schema == "pg_temp" {
+		// The session's temporary schema, by its alias.
+		if s.tempSchema == "" {
+			return nil, sqlerr.New(sqlerr.UndefinedTable, "relation %q does not exist", name.String())
+		}
+		name.Schema = s.tempSchema
+	}
 	if name.Schema != "" {
 		return c.Resolve(s.database, name.Schema, name.Name)
 	}
@@ -71,7 +85,8 @@ func (s *Session) schemaFor(c *catalog.Catalog, name planner.QualifiedName) (str
 		return name.Schema, nil
 	}
 	for _, schema := range s.searchPath() {
-		if c.SchemaNamed(s.database, schema) != nil {
+		// Only CREATE TEMPORARY creates in the temporary schema.
+		if !isTempSchema(schema) && c.SchemaNamed(s.database, schema) != nil {
 			return schema, nil
 		}
 	}
@@ -95,7 +110,7 @@ func (s *Session) currentSchema() repr.Datum {
 	var out repr.Datum
 	s.engine.Catalog(func(c *catalog.Catalog) error {
 		for _, schema := range s.searchPath() {
-			if c.SchemaNamed(s.database, schema) != nil {
+			if !isTempSchema(schema) && c.SchemaNamed(s.database, schema) != nil {
 				out = repr.NewText(schema)
 				return nil
 			}

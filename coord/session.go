@@ -24,8 +24,11 @@ type Session struct {
 	engine   *Engine
 	key      pgwire.CancelKey
 	database string
-	startup  pgwire.Startup
-	settings sessionSettings
+	// tempSchema is the session's temporary schema once it has one
+	// (temp.go).
+	tempSchema string
+	startup    pgwire.Startup
+	settings   sessionSettings
 
 	tx transaction
 
@@ -146,6 +149,9 @@ func (s *Session) TxStatus() pgwire.TxStatus { return s.tx.status }
 // Close implements pgwire.Session.
 func (s *Session) Close() {
 	s.endTx()
+	if err := s.dropTemp(context.Background()); err != nil {
+		s.engine.log.Warn("the session's temporary objects could not be dropped; the next start drops them", "schema", s.tempSchema, "error", err)
+	}
 	s.backend.forget(s.key)
 }
 
@@ -418,7 +424,7 @@ func (s *Session) execute(ctx context.Context, st planner.Statement, reads []pla
 		}
 		return result{tag: st.Command}, nil
 	case *planner.Discard:
-		return s.discard(st)
+		return s.discard(ctx, st)
 	case *planner.Begin:
 		if s.tx.implicit {
 			// BEGIN in a multi-statement message makes its implicit
@@ -735,6 +741,12 @@ func (s *Session) createTable(ctx context.Context, st *planner.CreateTable, w pg
 	if err := refuseSystemSchema(st.Name); err != nil {
 		return result{}, err
 	}
+	if st.Temp {
+		var err error
+		if st.Name, err = s.tempName(ctx, st.Name); err != nil {
+			return result{}, err
+		}
+	}
 	schema, err := s.creationSchema(st.Name)
 	if err != nil {
 		return result{}, err
@@ -768,6 +780,20 @@ func (s *Session) createTable(ctx context.Context, st *planner.CreateTable, w pg
 func (s *Session) createView(ctx context.Context, st *planner.CreateView, w pgwire.Writer) (result, error) {
 	if err := refuseSystemSchema(st.Name); err != nil {
 		return result{}, err
+	}
+	if _, readsTemp := s.readsTemp(st.Reads); readsTemp || st.Temp {
+		// A view over a temporary relation is temporary, as in
+		// PostgreSQL; a materialized view cannot be.
+		if st.Materialized {
+			return result{}, sqlerr.New(sqlerr.FeatureNotSupported, "materialized views must not use temporary tables or views")
+		}
+		if !st.Temp {
+			w.Notice(sqlerr.New(sqlerr.SuccessfulCompletion, "view %q will be a temporary view", st.Name.Name).WithSeverity(sqlerr.SeverityNotice))
+		}
+		var err error
+		if st.Name, err = s.tempName(ctx, st.Name); err != nil {
+			return result{}, err
+		}
 	}
 	if _, err := s.creationSchema(st.Name); err != nil {
 		return result{}, err

@@ -1,6 +1,7 @@
 package coord
 
 import (
+	"context"
 	"freshet/pgwire"
 	"freshet/planner"
 	"freshet/sqlerr"
@@ -124,16 +125,26 @@ func (s *Session) resetAll() {
 	}
 }
 
-// discard runs DISCARD: ALL resets the settings, closes the cursors and
-// deallocates PREPARE's statements; SEQUENCES forgets currval's and
-// lastval's values; Freshet has no cached plans or temporary tables for
-// the other forms to drop.
-func (s *Session) discard(st *planner.Discard) (result, error) {
-	if st.What == "ALL" {
-		// A multi-statement message is a block too, as in PostgreSQL.
-		if s.tx.status != pgwire.TxIdle {
+// discard runs DISCARD: ALL resets the settings, closes the cursors,
+// deallocates PREPARE's statements and drops the temporary tables; TEMP
+// drops the temporary tables (temp.go); SEQUENCES forgets currval's and
+// lastval's values; Freshet has no cached plans for PLANS to drop.
+func (s *Session) discard(ctx context.Context, st *planner.Discard) (result, error) {
+	if s.tx.status != pgwire.TxIdle {
+		switch st.What {
+		case "ALL":
+			// A multi-statement message is a block too, as in PostgreSQL.
 			return result{}, sqlerr.New(sqlerr.ActiveSQLTransaction, "DISCARD ALL cannot run inside a transaction block")
+		case "TEMP":
+			return result{}, sqlerr.New(sqlerr.FeatureNotSupported, "DISCARD TEMP in a transaction block is not supported")
 		}
+	}
+	if st.What == "ALL" || st.What == "TEMP" {
+		if err := s.dropTemp(ctx); err != nil {
+			return result{}, err
+		}
+	}
+	if st.What == "ALL" {
 		s.resetAll()
 		s.cursors, s.sqlPrepared = nil, nil
 	}

@@ -15,9 +15,11 @@ func qualifiedName(rv *pg.RangeVar) QualifiedName {
 }
 
 func (p *planner) createTable(cs *pg.CreateStmt) (Statement, error) {
+	temp, err := temporary(cs.Relation, cs.Oncommit)
+	if err != nil {
+		return nil, err
+	}
 	switch {
-	case cs.Relation.Relpersistence == "t":
-		return nil, unsupported("temporary tables")
 	case len(cs.InhRelations) > 0:
 		return nil, unsupported("INHERITS")
 	case cs.Partspec != nil || cs.Partbound != nil:
@@ -25,7 +27,7 @@ func (p *planner) createTable(cs *pg.CreateStmt) (Statement, error) {
 	case cs.OfTypename != nil:
 		return nil, unsupported("typed tables")
 	}
-	ct := &CreateTable{Name: qualifiedName(cs.Relation), IfNotExists: cs.IfNotExists}
+	ct := &CreateTable{Name: qualifiedName(cs.Relation), IfNotExists: cs.IfNotExists, Temp: temp}
 	index := map[string]int{}
 	// keys are the PRIMARY KEY and UNIQUE constraints in the order
 	// written, column and table constraints alike, as PostgreSQL takes
@@ -191,9 +193,32 @@ func deparse(n *pg.Node) (string, error) {
 	return pg.Deparse(&pg.ParseResult{Stmts: []*pg.RawStmt{{Stmt: n}}})
 }
 
+// temporary reports whether rel is created TEMPORARY: in the session's
+// temporary schema (pg_temp), with its rows kept across transactions
+// (ON COMMIT PRESERVE ROWS, the default). A temporary relation named in
+// a schema other than pg_temp fails as in PostgreSQL.
+func temporary(rel *pg.RangeVar, onCommit pg.OnCommitAction) (bool, error) {
+	temp := rel.Relpersistence == "t"
+	if !temp && rel.Schemaname == "pg_temp" {
+		temp = true
+	}
+	switch {
+	case !temp:
+		if onCommit != pg.OnCommitAction_ONCOMMIT_NOOP && onCommit != pg.OnCommitAction_ON_COMMIT_ACTION_UNDEFINED {
+			return false, sqlerr.New(sqlerr.InvalidTableDefinition, "ON COMMIT can only be used on temporary tables")
+		}
+	case rel.Schemaname != "" && rel.Schemaname != "pg_temp":
+		return false, sqlerr.New(sqlerr.InvalidTableDefinition, "cannot create temporary relation in non-temporary schema")
+	case onCommit == pg.OnCommitAction_ONCOMMIT_DELETE_ROWS || onCommit == pg.OnCommitAction_ONCOMMIT_DROP:
+		return false, unsupported("ON COMMIT DELETE ROWS and ON COMMIT DROP")
+	}
+	return temp, nil
+}
+
 func (p *planner) createView(vs *pg.ViewStmt) (Statement, error) {
-	if vs.View.Relpersistence == "t" {
-		return nil, unsupported("temporary views")
+	temp, err := temporary(vs.View, pg.OnCommitAction_ONCOMMIT_NOOP)
+	if err != nil {
+		return nil, err
 	}
 	if vs.WithCheckOption != pg.ViewCheckOption_NO_CHECK_OPTION && vs.WithCheckOption != pg.ViewCheckOption_VIEW_CHECK_OPTION_UNDEFINED {
 		return nil, unsupported("WITH CHECK OPTION")
@@ -207,7 +232,7 @@ func (p *planner) createView(vs *pg.ViewStmt) (Statement, error) {
 	if err != nil {
 		return nil, sqlerr.Wrap(err, sqlerr.InternalError)
 	}
-	return &CreateView{Name: qualifiedName(vs.View), Plan: plan, Columns: cols, OrReplace: vs.Replace, Query: query, Reads: *p.b.reads}, nil
+	return &CreateView{Name: qualifiedName(vs.View), Plan: plan, Columns: cols, OrReplace: vs.Replace, Query: query, Reads: *p.b.reads, Temp: temp}, nil
 }
 
 func (p *planner) createTableAs(c *pg.CreateTableAsStmt) (Statement, error) {
@@ -354,8 +379,9 @@ func (p *planner) createTableAsSelect(c *pg.CreateTableAsStmt) (Statement, error
 	if sel == nil || c.Objtype != pg.ObjectType_OBJECT_TABLE {
 		return nil, unsupported("this form of CREATE TABLE AS")
 	}
-	if c.Into.Rel.Relpersistence == "t" {
-		return nil, unsupported("temporary tables")
+	temp, err := temporary(c.Into.Rel, c.Into.OnCommit)
+	if err != nil {
+		return nil, err
 	}
 	q, err := p.selectStmt(sel)
 	if err != nil {
@@ -364,7 +390,7 @@ func (p *planner) createTableAsSelect(c *pg.CreateTableAsStmt) (Statement, error
 	if len(c.Into.ColNames) > len(q.Columns) {
 		return nil, sqlerr.New(sqlerr.SyntaxError, "too many column names were specified")
 	}
-	t := CreateTable{Name: qualifiedName(c.Into.Rel), IfNotExists: c.IfNotExists}
+	t := CreateTable{Name: qualifiedName(c.Into.Rel), IfNotExists: c.IfNotExists, Temp: temp}
 	for i, col := range q.Columns {
 		name := col.Name
 		if i < len(c.Into.ColNames) {

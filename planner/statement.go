@@ -57,6 +57,9 @@ type CreateTable struct {
 	// repeats an earlier one's columns is left out, as PostgreSQL does.
 	UniqueKeys  []UniqueKey
 	IfNotExists bool
+	// Temp makes the table in the session's temporary schema, dropped
+	// when the session ends (CREATE TEMPORARY TABLE, or pg_temp.name).
+	Temp bool
 }
 
 // UniqueKey is a PRIMARY KEY or UNIQUE constraint of CREATE TABLE: no
@@ -103,6 +106,9 @@ type CreateView struct {
 	Materialized bool
 	IfNotExists  bool
 	OrReplace    bool
+	// Temp makes the view in the session's temporary schema (CREATE
+	// TEMPORARY VIEW).
+	Temp bool
 	// Query is the defining query as SQL, for the catalog to keep and to
 	// return as Relation.SQL.
 	Query string
