@@ -48,7 +48,7 @@ func (r *Registry) Import(b *dataflow.Builder, id GlobalID, name string) (*Arran
 	e.importers[b.ID()]++
 	r.mu.Unlock()
 
-	src := &importSource{shard: s, lease: lease, start: start}
+	src := &importSource{shard: s, lease: lease, start: start, importer: b.ID()}
 	// Replay and registration happen in the same build step, so the
 	// batches that follow start exactly where the replay ends.
 	replay, err := replayBatch(lease, start, s.trace.Upper())
@@ -110,10 +110,11 @@ type pendingBatch struct {
 // importSource forwards an exporter's batches into an importing dataflow.
 // It holds one capability, at the time up to which it has forwarded.
 type importSource struct {
-	shard   *shard
-	lease   *Handle
-	start   uint64
-	pending []pendingBatch
+	shard    *shard
+	lease    *Handle
+	start    uint64
+	importer dataflow.ID
+	pending  []pendingBatch
 	// acct counts the snapshot's records to read; catchingUp says the
 	// snapshot is not all forwarded yet (see dataflow.Account).
 	acct       *dataflow.Account

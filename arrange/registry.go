@@ -358,6 +358,29 @@ func (r *Registry) Completed(id GlobalID) bool {
 	return true
 }
 
+// ImportSinces returns, for each dataflow importing id on worker, the
+// since of the lease its import holds there. It must run on that
+// worker's goroutine (Cluster.Exec), which owns the import sources.
+func (r *Registry) ImportSinces(id GlobalID, worker int) map[dataflow.ID]uint64 {
+	r.mu.Lock()
+	e := r.mu.exports[id]
+	var s *shard
+	if e != nil {
+		s = e.shards[worker]
+	}
+	r.mu.Unlock()
+	out := map[dataflow.ID]uint64{}
+	if s == nil {
+		return out
+	}
+	for _, l := range s.listeners {
+		if since, err := l.lease.Since(); err == nil {
+			out[l.importer] = since
+		}
+	}
+	return out
+}
+
 // Trace returns worker's shard of export id, for a reader that runs on
 // that worker's goroutine between steps (a peek) and reads it at once.
 // It fails with ErrNoExport for an unknown or retired id and with

@@ -88,6 +88,18 @@ func (s *Spine) SetSince(since uint64) { s.since = max(s.since, since) }
 // Work returns the total fuel spent merging so far.
 func (s *Spine) Work() int64 { return s.work }
 
+// Pending returns the merge work still to do: the input updates the
+// merges in progress have not yet merged.
+func (s *Spine) Pending() int64 {
+	var n int64
+	for i := range s.levels {
+		if m := s.levels[i].merge; m != nil && !m.done() {
+			n += m.remaining()
+		}
+	}
+	return n
+}
+
 // Batches appends the batches readers see to dst, oldest first, and
 // returns it. A merge in progress shows as its two inputs.
 func (s *Spine) Batches(dst []*Batch) []*Batch {

@@ -309,3 +309,36 @@ func dumpSpine(s *Spine) string {
 	}
 	return sb.String()
 }
+
+// TestSpinePending: the merge work still to do is what the merges in
+// progress have not merged: none while batches of different sizes wait
+// on their levels, some once Exert starts a merge and spends a little on
+// it, less after it spends more, and none once everything is merged.
+func TestSpinePending(t *testing.T) {
+	s := NewSpine(1)
+	for i := range 4 {
+		var b Builder
+		for j := range 1000 << (2 * (3 - i)) {
+			b.Push([]byte{byte(j >> 16), byte(j >> 8), byte(j)}, nil, uint64(i), 1)
+		}
+		if err := s.Insert(b.Done(Description{Lower: uint64(i), Upper: uint64(i + 1)})); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if p := s.Pending(); p != 0 {
+		t.Fatalf("pending %d with no merge started", p)
+	}
+	s.Exert(1)
+	started := s.Pending()
+	if started <= 0 {
+		t.Fatalf("pending %d after Exert started a merge", started)
+	}
+	s.Exert(started / 2)
+	if p := s.Pending(); p <= 0 || p >= started {
+		t.Fatalf("pending %d after spending half of %d", p, started)
+	}
+	s.MergeAll()
+	if p := s.Pending(); p != 0 {
+		t.Fatalf("pending %d after MergeAll", p)
+	}
+}

@@ -96,6 +96,10 @@ func (t *Trace) Len() int { return t.spine.Len() }
 // BatchCount returns the number of batches a reader sees.
 func (t *Trace) BatchCount() int { return t.spine.BatchCount() }
 
+// MergePending returns the merge work the trace's spine has still to do,
+// in input updates (Spine.Pending).
+func (t *Trace) MergePending() int64 { return t.spine.Pending() }
+
 // Bytes returns the heap bytes the trace's batches and merges hold.
 func (t *Trace) Bytes() int64 { return t.spine.Bytes() }
 

@@ -56,11 +56,13 @@ var internalViews = map[string]internalView{
 		col("id", repr.Int8, false), col("object_id", repr.Int8, true), col("object", repr.Text, true),
 		col("kind", repr.Text, false), col("state", repr.Text, false), col("workers", repr.Int4, false),
 		col("memory_bytes", repr.Int8, false), col("statement", repr.Text, true),
+		col("created_at", repr.TimestampTZ, true),
 	}, rows: (*engineState).internalDataflows},
 	"arrangements": {columns: []planner.RelationColumn{
 		col("object_id", repr.Int8, false), col("object", repr.Text, false), col("worker", repr.Int4, false),
 		col("records", repr.Int8, false), col("batches", repr.Int4, false), col("bytes", repr.Int8, false),
 		col("leases", repr.Int4, false), col("since", repr.Numeric, false), col("upper", repr.Numeric, false),
+		col("merge_pending", repr.Int8, false),
 	}, rows: (*engineState).internalArrangements},
 	"frontiers": {columns: []planner.RelationColumn{
 		col("object_id", repr.Int8, false), col("object", repr.Text, false),
@@ -83,7 +85,7 @@ var internalViews = map[string]internalView{
 	}, rows: (*engineState).internalExports},
 	"imports": {columns: []planner.RelationColumn{
 		col("dataflow_id", repr.Int8, false), col("importer_id", repr.Int8, true), col("importer", repr.Text, true),
-		col("object_id", repr.Int8, false), col("object", repr.Text, false),
+		col("object_id", repr.Int8, false), col("object", repr.Text, false), col("lease_since", repr.Numeric, true),
 	}, rows: (*engineState).internalImports},
 	"sessions": {columns: []planner.RelationColumn{
 		col("pid", repr.Int4, false), col("datname", repr.Text, false), col("user", repr.Text, false),
@@ -127,6 +129,8 @@ type engineState struct {
 	// to read at its build (dataflow.Cluster.Reading).
 	reading map[dataflow.ID][2]int64
 	reads   []readInfo
+	// built is when each dataflow was built.
+	built map[dataflow.ID]time.Time
 	// sessions are the clients' sessions, by process id.
 	sessions []sessionInfo
 	fed      uint64
@@ -151,8 +155,10 @@ type readInfo struct {
 
 type traceInfo struct {
 	records, batches, leases int
-	bytes                    int64
+	bytes, mergePending      int64
 	since, upper             uint64
+	// importers are the since of each importing dataflow's lease.
+	importers map[dataflow.ID]uint64
 }
 
 // traceTotals are an exported arrangement's figures over its shards.
@@ -202,6 +208,7 @@ func (e *Engine) introspect(ctx context.Context) *engineState {
 	}
 	st.failed = e.failedSnapshot()
 	st.memory = e.cluster.MemoryByDataflow()
+	st.built = e.cluster.Built()
 	st.reading = map[dataflow.ID][2]int64{}
 	for _, d := range st.dataflows {
 		read, toRead, _ := e.cluster.Reading(d)
@@ -234,7 +241,8 @@ func (e *Engine) introspect(ctx context.Context) *engineState {
 				continue
 			}
 			local[id] = traceInfo{records: tr.Len(), batches: tr.BatchCount(), leases: tr.Leases(),
-				bytes: tr.SharedBytes(), since: tr.Since(), upper: tr.Upper()}
+				bytes: tr.SharedBytes(), mergePending: tr.MergePending(), since: tr.Since(), upper: tr.Upper(),
+				importers: e.reg.ImportSinces(arrange.GlobalID(id), w)}
 		}
 		mu.Lock()
 		for id, ti := range local {
@@ -339,7 +347,7 @@ func (st *engineState) internalDataflows() []dbRow {
 			continue
 		}
 		rows = append(rows, dbRow{o.Database, []string{sqlInt(uint64(d)), sqlInt(o.ID), sqlText(o.Name), sqlText(o.Kind.String()),
-			sqlText(st.objectState(o)), workers, sqlInt(st.memory[d]), sqlNull}})
+			sqlText(st.objectState(o)), workers, sqlInt(st.memory[d]), sqlNull, st.builtAt(d)}})
 	}
 	for _, r := range st.reads {
 		kind, state := r.kind, "running"
@@ -354,9 +362,19 @@ func (st *engineState) internalDataflows() []dbRow {
 			what = sqlText(r.what)
 		}
 		rows = append(rows, dbRow{"", []string{sqlInt(uint64(r.dataflow)), sqlNull, sqlNull, sqlText(kind), sqlText(state),
-			workers, sqlInt(st.memory[r.dataflow]), what}})
+			workers, sqlInt(st.memory[r.dataflow]), what, st.builtAt(r.dataflow)}})
 	}
 	return rows
+}
+
+// builtAt is when dataflow d was built, as a timestamptz literal; NULL
+// if it has ended.
+func (st *engineState) builtAt(d dataflow.ID) string {
+	t, ok := st.built[d]
+	if !ok {
+		return sqlNull
+	}
+	return sqlMillis(uint64(t.UnixMilli()))
 }
 
 func (st *engineState) internalArrangements() []dbRow {
@@ -364,7 +382,8 @@ func (st *engineState) internalArrangements() []dbRow {
 	for _, o := range st.visible() {
 		for w, ti := range st.traces[o.ID] {
 			rows = append(rows, dbRow{o.Database, []string{sqlInt(o.ID), sqlText(o.Name), strconv.Itoa(w), sqlInt(ti.records),
-				sqlInt(ti.batches), sqlInt(ti.bytes), sqlInt(ti.leases), sqlTime(ti.since), sqlTime(ti.upper)}})
+				sqlInt(ti.batches), sqlInt(ti.bytes), sqlInt(ti.leases), sqlTime(ti.since), sqlTime(ti.upper),
+				sqlInt(ti.mergePending)}})
 		}
 	}
 	return rows
@@ -590,7 +609,19 @@ func (st *engineState) internalImports() []dbRow {
 			if im := byDataflow[d]; im != nil {
 				importerID, importer = sqlInt(im.ID), sqlText(im.Name)
 			}
-			rows = append(rows, dbRow{o.Database, []string{sqlInt(uint64(d)), importerID, importer, sqlInt(o.ID), sqlText(o.Name)}})
+			// The lease's since, the least over the workers: how far the
+			// importer lets the arrangement compact.
+			since, seen := uint64(0), false
+			for _, ti := range st.traces[o.ID] {
+				if s, ok := ti.importers[d]; ok && (!seen || s < since) {
+					since, seen = s, true
+				}
+			}
+			leaseSince := sqlNull
+			if seen {
+				leaseSince = sqlTime(since)
+			}
+			rows = append(rows, dbRow{o.Database, []string{sqlInt(uint64(d)), importerID, importer, sqlInt(o.ID), sqlText(o.Name), leaseSince}})
 		}
 	}
 	return rows

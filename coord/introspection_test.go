@@ -57,6 +57,16 @@ func TestIntrospection(t *testing.T) {
 	if got := env.query(s, "SELECT importer, object FROM freshet_internal.imports ORDER BY 1"); got != "m,t m_g,m" {
 		t.Fatalf("imports: %s", got)
 	}
+	// Each import's lease, and how far it lets the arrangement compact:
+	// no further than the arrangement's own frontier.
+	if got := env.query(s, `SELECT i.importer, i.lease_since <= a.upper FROM freshet_internal.imports i
+		JOIN (SELECT object_id, min(upper) AS upper FROM freshet_internal.arrangements GROUP BY object_id) a ON a.object_id = i.object_id`); got != "m,t m_g,t" {
+		t.Fatalf("imports' leases: %s", got)
+	}
+	if got := env.query(s, `SELECT bool_and(merge_pending >= 0), bool_and(created_at <= now()) FROM freshet_internal.arrangements a
+		JOIN freshet_internal.dataflows d ON d.object_id = a.object_id`); got != "t,t" {
+		t.Fatalf("merge work and build times: %s", got)
+	}
 	if got := env.query(s, "SELECT object, importers FROM freshet_internal.exports ORDER BY 1"); got != "m,1 m_g,0 t,1" {
 		t.Fatalf("exports: %s", got)
 	}

@@ -3,6 +3,7 @@ package dataflow
 import (
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // Account is the memory a dataflow holds: the bytes of its arranged and
@@ -97,6 +98,8 @@ type sharedAccount struct {
 	// open counts the workers on which the dataflow is built and has not
 	// ended.
 	open int
+	// built is when the first worker built the dataflow.
+	built time.Time
 }
 
 func newAccounts() *accounts { return &accounts{byID: make(map[ID]*sharedAccount)} }
@@ -110,7 +113,7 @@ func (as *accounts) open(id ID) *Account {
 	defer as.mu.Unlock()
 	a := as.byID[id]
 	if a == nil {
-		a = &sharedAccount{}
+		a = &sharedAccount{built: time.Now()}
 		as.byID[id] = a
 	}
 	a.open++
@@ -152,6 +155,17 @@ func (as *accounts) reading(id ID) (read, toRead, catchingUp int64) {
 		return read, toRead, a.CatchingUp()
 	}
 	return 0, 0, 0
+}
+
+// built returns when every open account's dataflow was built.
+func (as *accounts) builtAt() map[ID]time.Time {
+	as.mu.Lock()
+	defer as.mu.Unlock()
+	m := make(map[ID]time.Time, len(as.byID))
+	for id, a := range as.byID {
+		m[id] = a.built
+	}
+	return m
 }
 
 // all returns every open account's bytes.

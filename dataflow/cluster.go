@@ -141,6 +141,10 @@ func (c *Cluster) Memory(id ID) int64 { return c.accounts.bytes(id) }
 // ended on every worker.
 func (c *Cluster) MemoryByDataflow() map[ID]int64 { return c.accounts.all() }
 
+// Built returns when each dataflow not yet ended everywhere was built
+// (on its first worker).
+func (c *Cluster) Built() map[ID]time.Time { return c.accounts.builtAt() }
+
 // Reading returns the records dataflow id has read of its imports, the
 // records they have to read, and how many imports are still catching up
 // to its start (see Account); zeros for a dataflow that has ended
