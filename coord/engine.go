@@ -170,6 +170,11 @@ type Engine struct {
 	backends   []*Backend
 	// seqs are the sequences' positions (sequences.go).
 	seqs sequences
+	// altered maps each table that ALTER TABLE changed since the engine
+	// started to the time of its last rewrite (0 for a change of the
+	// catalog only): writes to it are checked against its shape, and
+	// reads at earlier times refused (alter.go). Guarded by mu.
+	altered map[uint64]uint64
 }
 
 // table is a table's dataflow: one input per worker.
@@ -822,6 +827,10 @@ func (e *Engine) Write(ctx context.Context, writes []TableWrite) (_ uint64, err 
 	if err := e.mu.acquire(ctx); err != nil {
 		return 0, err
 	}
+	if err := e.checkShapesLocked(writes); err != nil {
+		e.mu.Unlock()
+		return 0, err
+	}
 	keys, err := e.admitLocked(writes)
 	if err != nil {
 		e.mu.Unlock()
@@ -1033,6 +1042,12 @@ func (e *Engine) Read(ctx context.Context, plan expr.Relation, ts uint64) (expr.
 		if err != nil {
 			return nil, err
 		}
+	}
+	e.mu.Lock()
+	err := e.checkReadShapesLocked(plan, ts)
+	e.mu.Unlock()
+	if err != nil {
+		return nil, err
 	}
 	deps := dependencies(plan)
 	rows, err := e.read(ctx, plan, deps, ts)

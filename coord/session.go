@@ -32,6 +32,9 @@ type Session struct {
 	activity activity
 	// seqs are the values currval and lastval give.
 	seqs sessionSequences
+	// widths are set only in the session that plans a stored
+	// materialized view again (Rebuild): its catalog.Object.Widths.
+	widths map[uint64]int
 	// cursors are the session's open cursors, by name.
 	cursors map[string]*cursor
 	// sqlPrepared are the statements of PREPARE, by name.
@@ -349,6 +352,8 @@ func (s *Session) execute(ctx context.Context, st planner.Statement, reads []pla
 		return s.drop(ctx, st, w)
 	case *planner.Rename:
 		return s.rename(ctx, st, w)
+	case *planner.AlterTable:
+		return s.alterTable(ctx, st, w)
 	case *planner.Comment:
 		return s.comment(ctx, st)
 	case *planner.CreateRole:

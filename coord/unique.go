@@ -396,6 +396,9 @@ type blockKeys struct {
 func (e *Engine) checkBlockWrite(bk *blockKeys, prior, writes []TableWrite) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	if err := e.checkShapesLocked(writes); err != nil {
+		return err
+	}
 	for {
 		keys := e.keysOfLocked(writes)
 		if keys == nil {
