@@ -49,7 +49,8 @@ func (s *Session) alterTable(ctx context.Context, st *planner.AlterTable, w pgwi
 		return result{}, sqlerr.New(sqlerr.UndefinedTable, "relation %q does not exist", st.Name.Name)
 	}
 	if t.Kind != catalog.Table {
-		return result{}, sqlerr.New(sqlerr.WrongObjectType, "%q is not a table", t.Name)
+		return result{}, sqlerr.New(sqlerr.WrongObjectType, "ALTER action %s cannot be performed on relation %q", actionName(st.Actions[0].Kind), t.Name).
+			WithDetail("This operation is not supported for %ss.", t.Kind)
 	}
 	if s.tx.status == pgwire.TxInBlock && slices.ContainsFunc(s.tx.writes, func(w TableWrite) bool { return w.Table == t.ID }) {
 		return result{}, sqlerr.New(sqlerr.FeatureNotSupported, "ALTER TABLE of a table written earlier in the same transaction block is not supported")
@@ -316,32 +317,33 @@ func (s *Session) planAlter(c *catalog.Catalog, o *catalog.Object, st *planner.A
 		}
 		return out
 	}
-	// Views over the table keep the columns they saw: record the
-	// width each had when the first column after them was added.
-	if len(t.Columns) > len(o.Columns) {
-		for _, d := range c.Dependents(o.ID) {
-			if d.Kind != catalog.View && d.Kind != catalog.MaterializedView {
-				continue
-			}
-			if _, ok := d.Widths[o.ID]; ok {
-				continue
-			}
-			v := *d
-			v.Widths = maps.Clone(d.Widths)
-			if v.Widths == nil {
-				v.Widths = map[uint64]int{}
-			}
-			v.Widths[o.ID] = len(o.Columns)
-			a.also = append(a.also, &v)
-		}
-	}
+	a.also = append(a.also, viewWidths(c, o, len(t.Columns))...)
 	return a, nil
 }
 
+// seesColumns returns how many leading columns of table id view d
+// reads at most: the width it recorded when columns were added after
+// it, or every column (a large number) for a dependent that recorded
+// none or is not a view.
+func seesColumns(d *catalog.Object, id uint64) int {
+	if w, ok := d.Widths[id]; ok && (d.Kind == catalog.View || d.Kind == catalog.MaterializedView) {
+		return w
+	}
+	return int(^uint(0) >> 1)
+}
+
+// actionName is PostgreSQL's name for an action in its errors.
+func actionName(k planner.AlterKind) string {
+	return map[planner.AlterKind]string{planner.AlterAddColumn: "ADD COLUMN", planner.AlterDropColumn: "DROP COLUMN",
+		planner.AlterSetDefault: "ALTER COLUMN ... SET DEFAULT", planner.AlterDropDefault: "ALTER COLUMN ... DROP DEFAULT",
+		planner.AlterSetNotNull: "SET NOT NULL", planner.AlterDropNotNull: "DROP NOT NULL"}[k]
+}
+
 // dropColumnAllowed refuses DROP COLUMN of column i of t: with 2BP01 if
-// anything but t's own sequences depends on t (which columns a view
-// reads is not recorded, so any dependent counts), with 0A000 for a
-// serial or identity column and for t's last column.
+// anything but t's own sequences depends on t, unless it is a view made
+// before column i was added (which columns a view reads is not recorded
+// otherwise, so any other dependent counts), with 0A000 for a serial or
+// identity column and for t's last column.
 func dropColumnAllowed(c *catalog.Catalog, t *catalog.Object, i int) error {
 	var lines []string
 	serial := false
@@ -349,6 +351,9 @@ func dropColumnAllowed(c *catalog.Catalog, t *catalog.Object, i int) error {
 		switch {
 		case d.Kind == catalog.Sequence && d.On == t.ID:
 			serial = serial || (d.Seq != nil && d.Seq.Column == i+1)
+		case seesColumns(d, t.ID) <= i:
+			// A view made before the column was added does not read
+			// it: its plans read the rows' first columns only.
 		default:
 			lines = append(lines, fmt.Sprintf("%s %s depends on table %s", d.Kind, d.Name, t.Name))
 		}
@@ -394,4 +399,50 @@ func dropKeyColumn(keys []catalog.UniqueKey, i int) []catalog.UniqueKey {
 func identityError(t *catalog.Object, i int) error {
 	return sqlerr.New(sqlerr.SyntaxError, "column %q of relation %q is an identity column", t.Columns[i].Name, t.Name).
 		WithHint("Use ALTER TABLE ... ALTER COLUMN ... DROP IDENTITY instead.")
+}
+
+// viewWidths returns the views over table o whose record of the width
+// they see changes when o's columns become n, so changed. A view sees
+// the columns it saw when it was made, a prefix of the table's: the
+// columns of a view with no record are o's columns now, and it records
+// their number once columns are added after them; a DROP COLUMN of
+// columns past a view's width (all a view can be spared, see
+// dropColumnAllowed) leaves that width, and a width that is the whole
+// table's again is no longer recorded.
+func viewWidths(c *catalog.Catalog, o *catalog.Object, n int) []*catalog.Object {
+	var out []*catalog.Object
+	for _, d := range c.Dependents(o.ID) {
+		if d.Kind != catalog.View && d.Kind != catalog.MaterializedView {
+			continue
+		}
+		old, had := d.Widths[o.ID]
+		w := len(o.Columns)
+		if had {
+			w = old
+		}
+		if w >= n {
+			if !had {
+				continue
+			}
+			v := *d
+			v.Widths = maps.Clone(d.Widths)
+			delete(v.Widths, o.ID)
+			if len(v.Widths) == 0 {
+				v.Widths = nil
+			}
+			out = append(out, &v)
+			continue
+		}
+		if had && old == w {
+			continue
+		}
+		v := *d
+		v.Widths = maps.Clone(d.Widths)
+		if v.Widths == nil {
+			v.Widths = map[uint64]int{}
+		}
+		v.Widths[o.ID] = w
+		out = append(out, &v)
+	}
+	return out
 }

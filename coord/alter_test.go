@@ -3,6 +3,8 @@ package coord
 import (
 	"testing"
 
+	"freshet/catalog"
+
 	"freshet/sqlerr"
 )
 
@@ -87,6 +89,46 @@ func TestAlterAddColumn(t *testing.T) {
 	}
 	env.fails(s, "INSERT INTO t (a, b) VALUES (2, 'dup')", sqlerr.UniqueViolation,
 		`duplicate key value violates unique constraint "t_pkey"`, "Key (a)=(2) already exists.")
+
+	// The views made before c, d and e were added do not read them, so
+	// those columns can be dropped under them; m2, made after, reads
+	// them all.
+	env.failsWith(s, "ALTER TABLE t DROP COLUMN e", sqlerr.DependentObjectsStillExist, "cannot drop column e of table t")
+	env.exec(s, "DROP MATERIALIZED VIEW m2")
+	env.exec(s, "ALTER TABLE t DROP COLUMN e, DROP COLUMN d")
+	env.failsWith(s, "ALTER TABLE t DROP COLUMN b", sqlerr.DependentObjectsStillExist, "cannot drop column b of table t")
+	env.exec(s, "INSERT INTO t VALUES (12, 'z', 1)")
+	after := func(when string) {
+		t.Helper()
+		check := func(sql, want string) {
+			t.Helper()
+			if got := env.query(s, sql); got != want {
+				t.Fatalf("%s: %s: %s, want %s", when, sql, got, want)
+			}
+		}
+		check("SELECT * FROM t WHERE a > 9", "10,z,7 11,z,7 12,z,1")
+		check("SELECT * FROM v WHERE a > 9", "10,z,k 11,z,k 12,z,k")
+		check("SELECT * FROM m WHERE a > 9", "10,z,100 11,z,110 12,z,120")
+		check("SELECT * FROM g WHERE b = 'z'", "z,3,33")
+	}
+	after("after DROP COLUMN under older views")
+	env.restart()
+	s = env.session()
+	after("after DROP COLUMN and a restart")
+	// Dropping c too leaves the views seeing the whole table again.
+	env.exec(s, "ALTER TABLE t DROP COLUMN c")
+	env.e.Catalog(func(c *catalog.Catalog) error {
+		for _, o := range c.Objects() {
+			if o.Widths != nil {
+				t.Errorf("%s keeps widths %v over a table it sees whole", o.Name, o.Widths)
+			}
+		}
+		return nil
+	})
+	env.exec(s, "ALTER TABLE t ADD COLUMN f int DEFAULT 1")
+	if got := env.query(s, "SELECT * FROM v WHERE a = 12"); got != "12,z,k" {
+		t.Fatalf("v after DROP and ADD: %s", got)
+	}
 }
 
 // TestAlterAddColumnErrors checks ADD COLUMN's refusals and skips.
