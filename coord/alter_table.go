@@ -274,7 +274,7 @@ func (s *Session) planAlter(c *catalog.Catalog, o *catalog.Object, st *planner.A
 			t.Columns[i].Default, defaults[i] = planned[k].String(), planned[k]
 		case planner.AlterDropDefault:
 			if t.Columns[i].Identity != 0 {
-				return nil, identityError(&t, i)
+				return nil, identityError(&t, i).WithHint("Use ALTER TABLE ... ALTER COLUMN ... DROP IDENTITY instead.")
 			}
 			t.Columns[i].Default, defaults[i] = "", nil
 		case planner.AlterSetNotNull:
@@ -286,7 +286,7 @@ func (s *Session) planAlter(c *catalog.Catalog, o *catalog.Object, st *planner.A
 				return nil, sqlerr.New(sqlerr.InvalidTableDefinition, "column %q is in a primary key", t.Columns[i].Name)
 			}
 			if t.Columns[i].Identity != 0 {
-				return nil, sqlerr.New(sqlerr.InvalidTableDefinition, "column %q of relation %q is an identity column", t.Columns[i].Name, t.Name)
+				return nil, identityError(&t, i)
 			}
 			t.Columns[i].NotNull = false
 		}
@@ -394,11 +394,10 @@ func dropKeyColumn(keys []catalog.UniqueKey, i int) []catalog.UniqueKey {
 	return out
 }
 
-// identityError is PostgreSQL's refusal of a default change on an
-// identity column.
-func identityError(t *catalog.Object, i int) error {
-	return sqlerr.New(sqlerr.SyntaxError, "column %q of relation %q is an identity column", t.Columns[i].Name, t.Name).
-		WithHint("Use ALTER TABLE ... ALTER COLUMN ... DROP IDENTITY instead.")
+// identityError is PostgreSQL's refusal of a change of an identity
+// column's default or NOT NULL.
+func identityError(t *catalog.Object, i int) *sqlerr.Error {
+	return sqlerr.New(sqlerr.SyntaxError, "column %q of relation %q is an identity column", t.Columns[i].Name, t.Name)
 }
 
 // viewWidths returns the views over table o whose record of the width

@@ -288,3 +288,19 @@ func TestAlterInBlock(t *testing.T) {
 		t.Fatalf("rows after a rolled-back block's ALTER: %s", got)
 	}
 }
+
+// TestAlterIdentity checks PostgreSQL's refusals for an identity
+// column's default and NOT NULL.
+func TestAlterIdentity(t *testing.T) {
+	env := openSQL(t, t.TempDir())
+	defer func() { env.e.Close() }()
+	s := env.session()
+	env.exec(s, "CREATE TABLE ti (id int GENERATED ALWAYS AS IDENTITY, x int)")
+	for _, sql := range []string{"ALTER TABLE ti ALTER id SET DEFAULT 1", "ALTER TABLE ti ALTER id DROP DEFAULT", "ALTER TABLE ti ALTER id DROP NOT NULL"} {
+		env.failsWith(s, sql, sqlerr.SyntaxError, `column "id" of relation "ti" is an identity column`)
+	}
+	env.exec(s, "INSERT INTO ti (x) VALUES (5)")
+	if got := env.query(s, "SELECT * FROM ti"); got != "1,5" {
+		t.Fatalf("rows: %s", got)
+	}
+}
