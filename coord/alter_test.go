@@ -304,3 +304,27 @@ func TestAlterIdentity(t *testing.T) {
 		t.Fatalf("rows: %s", got)
 	}
 }
+
+// TestAlterReplaceView replaces a view made before a column was added:
+// the new definition sees the table as it is, before and after a
+// restart.
+func TestAlterReplaceView(t *testing.T) {
+	env := openSQL(t, t.TempDir())
+	defer func() { env.e.Close() }()
+	s := env.session()
+	env.exec(s, "CREATE TABLE t (a int)")
+	env.exec(s, "INSERT INTO t VALUES (1)")
+	env.exec(s, "CREATE VIEW v AS SELECT * FROM t")
+	env.exec(s, "ALTER TABLE t ADD COLUMN b int DEFAULT 2")
+	if got := env.query(s, "SELECT * FROM v"); got != "1" {
+		t.Fatalf("v before the replace: %s", got)
+	}
+	env.exec(s, "CREATE OR REPLACE VIEW v AS SELECT * FROM t")
+	for _, when := range []string{"after the replace", "after a restart"} {
+		if got := env.query(s, "SELECT * FROM v"); got != "1,2" {
+			t.Fatalf("v %s: %s", when, got)
+		}
+		env.restart()
+		s = env.session()
+	}
+}
