@@ -43,9 +43,8 @@ type PlanAlter func(c *catalog.Catalog) (*alteration, error)
 // AlterTable carries out an ALTER TABLE that plan works out, as one step
 // against one catalog version, all or nothing.
 //
-// Under the engine's lock it waits until no write to the table is in
-// flight, reads the table's rows from its log and maps each to its new
-// shape. A change of shape is one write at one new timestamp: the
+// Under the engine's lock it waits until no write is in flight, reads
+// the table's rows from its log and maps each to its new shape. A change of shape is one write at one new timestamp: the
 // table's catalog record, and its log replaced by the new rows, in one
 // durable storage transaction; the table's dataflow is then fed the
 // retraction of every old row and the addition of every new one at that
@@ -66,7 +65,11 @@ func (e *Engine) AlterTable(ctx context.Context, plan PlanAlter) error {
 		}
 		// A write that took its timestamp before this change was
 		// planned against the old shape and must be in the log first.
-		if !e.pendingWriteTo([]*catalog.Object{a.old}) {
+		// Waiting for every write in flight, not only the table's, also
+		// means that the rewrite is fed as soon as it is durable, with
+		// the lock held throughout: no statement plans against the new
+		// columns while reads still see the time before them.
+		if len(e.pending) == 0 {
 			break
 		}
 		e.fedCond.Wait()
@@ -144,8 +147,9 @@ func (e *Engine) AlterTable(ctx context.Context, plan PlanAlter) error {
 		e.applyAlterLocked(a, add, ts)
 	}
 	e.feedDurableLocked()
-	for !p.fed {
-		e.fedCond.Wait()
+	if !p.fed {
+		// No write was in flight and the lock was held since.
+		return sqlerr.AssertionFailedf("the rewrite of table %s was not fed", a.old.Name)
 	}
 	if p.err != nil {
 		return p.err
@@ -165,12 +169,15 @@ func (e *Engine) applyAlterLocked(a *alteration, rows []TableWrite, ts uint64) {
 		}
 	}
 	e.defaults[a.table.ID] = a.defaults
-	if e.altered == nil {
-		e.altered = map[uint64]uint64{}
+	if e.shapes == nil {
+		e.shapes, e.altered = map[uint64]uint64{}, map[uint64]uint64{}
 	}
-	// Writes to the table are checked against its shape from now on,
-	// and reads at times before the last reshaping refused.
-	e.altered[a.table.ID] = max(e.altered[a.table.ID], ts)
+	// Writes planned before are refused from now on, and after a
+	// rewrite, reads at times before it.
+	e.shapes[a.table.ID]++
+	if rows != nil {
+		e.altered[a.table.ID] = ts
+	}
 	defs := e.cat.UniqueKeys(a.table.ID)
 	if len(defs) == 0 {
 		e.setKeysLocked(a.table.ID, nil)
@@ -199,34 +206,26 @@ func (e *Engine) applyAlterLocked(a *alteration, rows []TableWrite, ts uint64) {
 	e.setKeysLocked(a.table.ID, tk)
 }
 
-// checkShapesLocked refuses writes to a table altered since this engine
-// started whose rows do not have the table's shape: they were planned
-// before the ALTER TABLE (in a transaction block, or between a
-// statement's planning and its write), against columns that changed.
+// checkShapesLocked refuses writes planned against another shape of
+// their table than its current one: before an ALTER TABLE that has
+// since changed it (in a transaction block, or between a statement's
+// planning and its write). Such rows may have the table's width and
+// types and still put values in the wrong columns (ADD one column, DROP
+// another), so the shape generation is compared, not the rows.
 func (e *Engine) checkShapesLocked(writes []TableWrite) error {
-	if len(e.altered) == 0 {
+	if len(e.shapes) == 0 {
 		return nil
 	}
-	var ds []repr.Datum
 	for _, w := range writes {
-		if _, ok := e.altered[w.Table]; !ok {
+		if w.Shape == e.shapes[w.Table] {
 			continue
 		}
-		t := e.cat.Get(w.Table)
-		if t == nil {
-			continue // the write fails as one to a dropped table
+		name := "?"
+		if t := e.cat.Get(w.Table); t != nil {
+			name = t.Name
 		}
-		var err error
-		ds, err = w.Row.DecodeInto(ds, columnTypes(t.Columns))
-		for i := 0; err == nil && i < len(ds); i++ {
-			if t.Columns[i].NotNull && ds[i].IsNull() {
-				err = sqlerr.New(sqlerr.NotNullViolation, "null value in column %q", t.Columns[i].Name)
-			}
-		}
-		if err != nil {
-			return sqlerr.New(sqlerr.SerializationFailure, "could not serialize access: table %q was altered after this statement was planned", t.Name).
-				WithHint("Run the statement (or transaction) again.")
-		}
+		return sqlerr.New(sqlerr.SerializationFailure, "could not serialize access: table %q was altered after this statement was planned", name).
+			WithHint("Run the statement (or transaction) again.")
 	}
 	return nil
 }

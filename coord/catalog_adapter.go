@@ -107,7 +107,7 @@ func (sc sessionCatalog) ResolveRelation(name planner.QualifiedName) (planner.Re
 		rel = planner.Relation{ID: expr.GlobalID(o.ID), Name: planner.QualifiedName{Database: db, Schema: schema, Name: o.Name}, SQL: o.SQL}
 		switch o.Kind {
 		case catalog.Table:
-			rel.Kind = planner.KindTable
+			rel.Kind, rel.Shape = planner.KindTable, s.engine.shapes[o.ID]
 			for _, k := range c.UniqueKeys(o.ID) {
 				rel.UniqueKeys = append(rel.UniqueKeys, planner.RelationKey{Name: k.Name, Columns: k.Columns})
 			}

@@ -170,11 +170,15 @@ type Engine struct {
 	backends   []*Backend
 	// seqs are the sequences' positions (sequences.go).
 	seqs sequences
-	// altered maps each table that ALTER TABLE changed since the engine
-	// started to the time of its last rewrite (0 for a change of the
-	// catalog only): writes to it are checked against its shape, and
-	// reads at earlier times refused (alter.go). Guarded by mu.
+	// altered maps each table whose rows ALTER TABLE rewrote since the
+	// engine started to the time of the last rewrite: reads at earlier
+	// times are refused (alter.go). Guarded by mu.
 	altered map[uint64]uint64
+	// shapes maps each table that ALTER TABLE changed since the engine
+	// started to its shape generation, one more at each change; absent
+	// is zero. Writes carry the generation they were planned against
+	// (TableWrite.Shape). Guarded by mu.
+	shapes map[uint64]uint64
 }
 
 // table is a table's dataflow: one input per worker.
@@ -797,6 +801,11 @@ type TableWrite struct {
 	Table uint64
 	Row   repr.Row
 	Diff  int64
+	// Shape is the table's shape generation the row was made for
+	// (planner.Target.Shape); a write of another generation than the
+	// table's is refused with 40001 (checkShapesLocked). Zero for a
+	// table never altered since the engine started.
+	Shape uint64
 }
 
 // Write commits a write transaction: one timestamp for all its changes,
@@ -832,6 +841,15 @@ func (e *Engine) Write(ctx context.Context, writes []TableWrite) (_ uint64, err 
 		return 0, err
 	}
 	keys, err := e.admitLocked(writes)
+	// admitLocked may let go of the lock, and an ALTER TABLE may change
+	// a table's shape meanwhile: the writes are checked again, and a
+	// stale row's failure is reported as what it is.
+	if serr := e.checkShapesLocked(writes); serr != nil {
+		if err == nil {
+			settleLocked(keys, false)
+		}
+		err = serr
+	}
 	if err != nil {
 		e.mu.Unlock()
 		return 0, err

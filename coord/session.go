@@ -955,13 +955,13 @@ func (s *Session) writeRows(ctx context.Context, t planner.Target, plan expr.Rel
 		}
 		switch {
 		case split == 0:
-			writes = append(writes, TableWrite{Table: uint64(t.ID), Row: repr.PackRow(r.Datums...), Diff: r.Diff})
+			writes = append(writes, TableWrite{Table: uint64(t.ID), Row: repr.PackRow(r.Datums...), Diff: r.Diff, Shape: t.Shape})
 		case split < 0:
-			writes = append(writes, TableWrite{Table: uint64(t.ID), Row: repr.PackRow(r.Datums...), Diff: -r.Diff})
+			writes = append(writes, TableWrite{Table: uint64(t.ID), Row: repr.PackRow(r.Datums...), Diff: -r.Diff, Shape: t.Shape})
 		default:
 			writes = append(writes,
-				TableWrite{Table: uint64(t.ID), Row: repr.PackRow(r.Datums[:split]...), Diff: -r.Diff},
-				TableWrite{Table: uint64(t.ID), Row: repr.PackRow(r.Datums[split:]...), Diff: r.Diff})
+				TableWrite{Table: uint64(t.ID), Row: repr.PackRow(r.Datums[:split]...), Diff: -r.Diff, Shape: t.Shape},
+				TableWrite{Table: uint64(t.ID), Row: repr.PackRow(r.Datums[split:]...), Diff: r.Diff, Shape: t.Shape})
 		}
 		n += r.Diff
 	}

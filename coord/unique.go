@@ -418,6 +418,10 @@ func (e *Engine) checkBlockWrite(bk *blockKeys, prior, writes []TableWrite) erro
 		}
 		e.mu.Lock()
 		if err != nil {
+			// Rows of a shape an ALTER TABLE changed meanwhile.
+			if serr := e.checkShapesLocked(writes); serr != nil {
+				return serr
+			}
 			return err
 		}
 		if e.keysEpoch != epoch {
