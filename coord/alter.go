@@ -44,9 +44,10 @@ type PlanAlter func(c *catalog.Catalog) (*alteration, error)
 // against one catalog version, all or nothing.
 //
 // Under the engine's lock it waits until no write is in flight, reads
-// the table's rows from its log and maps each to its new shape. A change of shape is one write at one new timestamp: the
-// table's catalog record, and its log replaced by the new rows, in one
-// durable storage transaction; the table's dataflow is then fed the
+// the table's rows from its log and maps each to its new shape. A
+// change of shape is one write at one new timestamp: the table's
+// catalog record, and its log replaced by the new rows, in one durable
+// storage transaction; the table's dataflow is then fed the
 // retraction of every old row and the addition of every new one at that
 // timestamp. Dataflows built before the change read the rows cut to the
 // width they know (compute's Source), so over an added column the pairs
@@ -128,8 +129,8 @@ func (e *Engine) AlterTable(ctx context.Context, plan PlanAlter) error {
 	if err != nil {
 		return err
 	}
-	// The rewrite joins the writes in flight, to be fed in timestamp
-	// order after those that took earlier times.
+	// The rewrite goes through the queue of writes (empty, as waited
+	// for above), so that it is fed as any write is.
 	p := &pendingWrite{ts: ts, writes: append(retract, add...)}
 	e.pending = append(e.pending, p)
 	txn := &storage.Txn{DropTables: []uint64{a.old.ID}, Time: ts}
