@@ -58,6 +58,11 @@ func (e *Engine) AlterTable(ctx context.Context, plan PlanAlter) error {
 		return err
 	}
 	defer e.mu.Unlock()
+	e.quiescing++
+	defer func() {
+		e.quiescing--
+		e.fedCond.Broadcast()
+	}()
 	var a *alteration
 	for {
 		var err error

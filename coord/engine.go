@@ -179,6 +179,11 @@ type Engine struct {
 	// is zero. Writes carry the generation they were planned against
 	// (TableWrite.Shape). Guarded by mu.
 	shapes map[uint64]uint64
+	// quiescing counts the ALTER TABLEs waiting for the writes in flight
+	// to drain: while it is not zero, new writes wait before taking a
+	// timestamp, so that a steady stream of them cannot keep the ALTER
+	// waiting. Guarded by mu; changes are broadcast on fedCond.
+	quiescing int
 }
 
 // table is a table's dataflow: one input per worker.
@@ -835,6 +840,9 @@ func (e *Engine) Write(ctx context.Context, writes []TableWrite) (_ uint64, err 
 	}
 	if err := e.mu.acquire(ctx); err != nil {
 		return 0, err
+	}
+	for e.quiescing > 0 {
+		e.fedCond.Wait()
 	}
 	if err := e.checkShapesLocked(writes); err != nil {
 		e.mu.Unlock()
