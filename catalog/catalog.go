@@ -475,3 +475,43 @@ func (c *Catalog) Rename(o *Object) error {
 	c.objects[o.ID] = o
 	return nil
 }
+
+// PlanDropDependents works out what ALTER TABLE … DROP COLUMN … CASCADE
+// removes beside the column: every object that depends on table t,
+// directly or through another, dependents first, but not t and not the
+// sequences t owns. The notice names the views and materialized views,
+// as PostgreSQL's does; indexes go silently. It returns nil when t has
+// no dependents.
+func (c *Catalog) PlanDropDependents(t *Object) *DropPlan {
+	var order []*Object
+	visited := map[uint64]bool{t.ID: true}
+	var visit func(o *Object)
+	visit = func(o *Object) {
+		if visited[o.ID] {
+			return
+		}
+		visited[o.ID] = true
+		for _, d := range c.Dependents(o.ID) {
+			visit(d)
+		}
+		order = append(order, o)
+	}
+	for _, d := range c.Dependents(t.ID) {
+		if d.Kind == Sequence && d.On == t.ID {
+			continue
+		}
+		visit(d)
+	}
+	if len(order) == 0 {
+		return nil
+	}
+	plan := &DropPlan{Objects: order}
+	var cascades []string
+	for i := len(order) - 1; i >= 0; i-- {
+		if o := order[i]; o.Kind != Index {
+			cascades = append(cascades, fmt.Sprintf("drop cascades to %s %s", o.Kind, o.Name))
+		}
+	}
+	plan.noteCascades(cascades)
+	return plan
+}

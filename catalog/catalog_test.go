@@ -102,10 +102,21 @@ func TestEncodeDecodeLoad(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	v, err := c.Create(&Object{Kind: View, Name: "v", Database: DefaultDatabase, Schema: DefaultSchema, SQL: "SELECT * FROM t",
+		DependsOn: []uint64{o.ID}, Widths: map[uint64]int{o.ID: 3}})
+	if err != nil {
+		t.Fatal(err)
+	}
 	c2 := roundTrip(t, c)
 	got, err := c2.Resolve(DefaultDatabase, DefaultSchema, "t")
 	if err != nil {
 		t.Fatal(err)
+	}
+	if w := c2.Get(v.ID).Widths; len(w) != 1 || w[o.ID] != 3 {
+		t.Fatalf("view widths %v, want %d: 3", w, o.ID)
+	}
+	if w := got.Widths; w != nil {
+		t.Fatalf("table widths %v, want none", w)
 	}
 	for i, col := range got.Columns {
 		if col.Type.String() != o.Columns[i].Type.String() || col.NotNull != o.Columns[i].NotNull || col.Default != o.Columns[i].Default {

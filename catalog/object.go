@@ -130,6 +130,14 @@ type Object struct {
 	Seq *SequenceOptions
 	// Comment is the object's COMMENT ON text, "" for none.
 	Comment string
+	// Widths are, for a view or materialized view, the number of
+	// columns of each table it reads that its definition sees: set when
+	// ALTER TABLE … ADD COLUMN widens a table the view already read, so
+	// that the definition, planned again, keeps the column list it had
+	// (PostgreSQL expands * when a view is created). A table absent
+	// from Widths is seen whole. Invariant: each width is at least 1
+	// and less than the table's column count.
+	Widths map[uint64]int
 }
 
 // UniqueKey is a set of a table's columns in which no two rows may hold
@@ -191,6 +199,9 @@ type storedObject struct {
 	ACL     *[]storedGrant   `json:"acl,omitempty"`
 	Seq     *SequenceOptions `json:"sequence,omitempty"`
 	Comment string           `json:"comment,omitempty"`
+	// Widths is absent for views that see every column of what they
+	// read.
+	Widths map[uint64]int `json:"widths,omitempty"`
 }
 
 type storedGrant struct {
@@ -218,7 +229,7 @@ type storedColumn struct {
 func Encode(o *Object) []byte {
 	s := storedObject{ID: o.ID, Kind: o.Kind, Name: o.Name, Database: o.Database, Schema: o.Schema,
 		SQL: o.SQL, DependsOn: o.DependsOn, On: o.On, Unique: o.Unique, KeyColumns: o.KeyColumns, TimeZone: o.TimeZone, SearchPath: o.SearchPath,
-		Login: o.Login, Superuser: o.Superuser, Password: o.Password, Owner: o.Owner, Seq: o.Seq, Comment: o.Comment}
+		Login: o.Login, Superuser: o.Superuser, Password: o.Password, Owner: o.Owner, Seq: o.Seq, Comment: o.Comment, Widths: o.Widths}
 	if o.ACL != nil {
 		acl := make([]storedGrant, len(o.ACL))
 		for i, g := range o.ACL {
@@ -251,7 +262,7 @@ func Decode(b []byte) (*Object, error) {
 	}
 	o := &Object{ID: s.ID, Kind: s.Kind, Name: s.Name, Database: s.Database, Schema: s.Schema,
 		SQL: s.SQL, DependsOn: s.DependsOn, On: s.On, Unique: s.Unique, KeyColumns: s.KeyColumns, TimeZone: s.TimeZone, SearchPath: s.SearchPath,
-		Login: s.Login, Superuser: s.Superuser, Password: s.Password, Owner: s.Owner, Seq: s.Seq, Comment: s.Comment}
+		Login: s.Login, Superuser: s.Superuser, Password: s.Password, Owner: s.Owner, Seq: s.Seq, Comment: s.Comment, Widths: s.Widths}
 	if s.ACL != nil {
 		o.ACL = make([]Grant, len(*s.ACL))
 		for i, g := range *s.ACL {

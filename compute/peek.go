@@ -45,7 +45,7 @@ func (p Peek) Rows(row []byte, dst [][]repr.Datum) ([][]repr.Datum, error) {
 	for i, t := range p.Get.Types {
 		types[i] = t.Type
 	}
-	ds := decode(row, types, nil)
+	ds := decode(repr.Row(row).Prefix(len(types)), types, nil)
 	out, err := applySteps(p.steps, [][]repr.Datum{ds})
 	if err != nil {
 		return dst, err

@@ -17,8 +17,10 @@ type Collection struct {
 }
 
 // Source returns the collection a Get reads, built in the dataflow being
-// rendered.
-type Source func(b *dataflow.Builder, id expr.GlobalID) (Collection, error)
+// rendered, as rows of width columns: a table may hold wider rows than a
+// plan made before columns were added to it reads, and those rows are
+// cut to their first width columns (repr.Row.Prefix).
+type Source func(b *dataflow.Builder, id expr.GlobalID, width int) (Collection, error)
 
 // Render builds plan into the dataflow b builds and returns its output.
 // It runs inside the build function, once on every worker.
@@ -26,7 +28,7 @@ func Render(b *dataflow.Builder, plan expr.Relation, source Source) (Collection,
 	if err := expr.Check(plan); err != nil {
 		return Collection{}, err
 	}
-	r := &renderer{b: b, source: source, locals: map[expr.LocalID]Collection{}, gets: map[expr.GlobalID]Collection{}}
+	r := &renderer{b: b, source: source, locals: map[expr.LocalID]Collection{}, gets: map[getKey]Collection{}}
 	return r.render(plan)
 }
 
@@ -34,8 +36,15 @@ type renderer struct {
 	b      *dataflow.Builder
 	source Source
 	locals map[expr.LocalID]Collection
-	// gets shares one source per global id within a dataflow.
-	gets map[expr.GlobalID]Collection
+	// gets shares one source per global id and width within a
+	// dataflow.
+	gets map[getKey]Collection
+}
+
+// getKey is a Get's collection and the width it reads it at.
+type getKey struct {
+	id    expr.GlobalID
+	width int
 }
 
 func (r *renderer) render(plan expr.Relation) (Collection, error) {
@@ -43,14 +52,15 @@ func (r *renderer) render(plan expr.Relation) (Collection, error) {
 	case expr.Constant:
 		return r.constant(n), nil
 	case expr.Get:
-		if c, ok := r.gets[n.ID]; ok {
+		k := getKey{n.ID, len(n.Types)}
+		if c, ok := r.gets[k]; ok {
 			return c, nil
 		}
-		c, err := r.source(r.b, n.ID)
+		c, err := r.source(r.b, n.ID, len(n.Types))
 		if err != nil {
 			return Collection{}, err
 		}
-		r.gets[n.ID] = c
+		r.gets[k] = c
 		return c, nil
 	case expr.LocalGet:
 		c, ok := r.locals[n.ID]

@@ -282,7 +282,7 @@ func runOracle(t *testing.T, rng *rand.Rand, workers int, plan expr.Relation, in
 	sim.Build(0, func(b *dataflow.Builder) {
 		w := b.Index()
 		inputs[w] = map[expr.GlobalID]*dataflow.InputHandle[arrange.Update]{}
-		source := func(b *dataflow.Builder, id expr.GlobalID) (Collection, error) {
+		source := func(b *dataflow.Builder, id expr.GlobalID, _ int) (Collection, error) {
 			h, s := dataflow.NewInputHandle[arrange.Update](b, fmt.Sprintf("table %d", id))
 			inputs[w][id] = h
 			return Collection{Rows: s, Errs: empty(b)}, nil

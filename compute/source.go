@@ -7,6 +7,7 @@ import (
 	"freshet/arrange"
 	"freshet/dataflow"
 	"freshet/expr"
+	"freshet/repr"
 )
 
 // ErrorsID returns the global id under which the errors of collection id
@@ -20,14 +21,14 @@ func ErrorsID(id expr.GlobalID) arrange.GlobalID { return arrange.GlobalID(id) |
 // arrangements hold each row as the val under its index key (ExportIndex);
 // other exports hold the row as the key.
 func ImportedSource(reg *arrange.Registry, keyed func(expr.GlobalID) bool) Source {
-	return func(b *dataflow.Builder, id expr.GlobalID) (Collection, error) {
+	return func(b *dataflow.Builder, id expr.GlobalID, width int) (Collection, error) {
 		rows, err := reg.Import(b, arrange.GlobalID(id), fmt.Sprintf("import %d", id))
 		if err != nil {
 			return Collection{}, err
 		}
-		row := func(key, _ []byte) []byte { return key }
+		row := func(key, _ []byte) []byte { return repr.Row(key).Prefix(width) }
 		if keyed != nil && keyed(id) {
-			row = func(_, val []byte) []byte { return val }
+			row = func(_, val []byte) []byte { return repr.Row(val).Prefix(width) }
 		}
 		c := Collection{Rows: flatten(rows, fmt.Sprintf("rows of %d", id), row)}
 		errs, err := reg.Import(b, ErrorsID(id), fmt.Sprintf("import errors %d", id))
@@ -56,7 +57,7 @@ func Export(b *dataflow.Builder, reg *arrange.Registry, c Collection, id expr.Gl
 // (Key = packed keys, Val = row) and exports the arrangement under id:
 // an index that later dataflows can import instead of arranging again.
 func ExportIndex(b *dataflow.Builder, reg *arrange.Registry, on expr.Relation, keys []expr.Scalar, source Source, id expr.GlobalID) error {
-	r := &renderer{b: b, source: source, locals: map[expr.LocalID]Collection{}, gets: map[expr.GlobalID]Collection{}}
+	r := &renderer{b: b, source: source, locals: map[expr.LocalID]Collection{}, gets: map[getKey]Collection{}}
 	c, err := r.render(on)
 	if err != nil {
 		return err

@@ -47,7 +47,7 @@ func BenchmarkFreshness(b *testing.B) {
 			}
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				ts, err := e.Write(ctx, []TableWrite{{tb.ID, row(7, 1), 1}})
+				ts, err := e.Write(ctx, []TableWrite{{Table: tb.ID, Row: row(7, 1), Diff: 1}})
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -76,7 +76,7 @@ func BenchmarkWrite(b *testing.B) {
 	}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if _, err := e.Write(ctx, []TableWrite{{tb.ID, row(int32(i), 1), 1}}); err != nil {
+		if _, err := e.Write(ctx, []TableWrite{{Table: tb.ID, Row: row(int32(i), 1), Diff: 1}}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -104,7 +104,7 @@ func BenchmarkWriteUnique(b *testing.B) {
 			for i := 0; i < rows; i += batch {
 				ws := make([]TableWrite, 0, batch)
 				for j := i; j < min(i+batch, rows); j++ {
-					ws = append(ws, TableWrite{tb.ID, row(int32(j), 1), 1})
+					ws = append(ws, TableWrite{Table: tb.ID, Row: row(int32(j), 1), Diff: 1})
 				}
 				if _, err := e.Write(ctx, ws); err != nil {
 					b.Fatal(err)
@@ -112,7 +112,7 @@ func BenchmarkWriteUnique(b *testing.B) {
 			}
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				if _, err := e.Write(ctx, []TableWrite{{tb.ID, row(int32(rows+i), 1), 1}}); err != nil {
+				if _, err := e.Write(ctx, []TableWrite{{Table: tb.ID, Row: row(int32(rows+i), 1), Diff: 1}}); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -165,7 +165,7 @@ func BenchmarkDropLatency(b *testing.B) {
 						default:
 						}
 						start := time.Now()
-						if _, err := e.Write(ctx, []TableWrite{{other.ID, row(n, 1), 1}}); err != nil {
+						if _, err := e.Write(ctx, []TableWrite{{Table: other.ID, Row: row(n, 1), Diff: 1}}); err != nil {
 							panic(err)
 						}
 						w = max(w, time.Since(start))
@@ -200,7 +200,7 @@ func loadRows(b *testing.B, e *Engine, tb *catalog.Object, rows int) {
 	for i := 0; i < rows; i += batch {
 		ws := make([]TableWrite, 0, batch)
 		for j := i; j < min(i+batch, rows); j++ {
-			ws = append(ws, TableWrite{tb.ID, row(int32(j%1000), int32(j)), 1})
+			ws = append(ws, TableWrite{Table: tb.ID, Row: row(int32(j%1000), int32(j)), Diff: 1})
 		}
 		if _, err := e.Write(context.Background(), ws); err != nil {
 			b.Fatal(err)

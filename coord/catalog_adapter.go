@@ -1,6 +1,8 @@
 package coord
 
 import (
+	"slices"
+
 	"freshet/catalog"
 	"freshet/expr"
 	"freshet/planner"
@@ -25,15 +27,20 @@ type sessionCatalog struct {
 	// path, when set, is the search path names resolve in instead of the
 	// session's: a view's own, while its definition is planned.
 	path []string
+	// widths, while a stored view definition is planned, are the widths
+	// of the tables it reads as the view saw them (catalog.Object.Widths):
+	// columns added since are left out.
+	widths map[uint64]int
 }
 
 // ForView implements planner.ViewCatalog: a view's definition resolves
 // its names in the search path it was created with.
 func (sc sessionCatalog) ForView(r planner.Relation) planner.Catalog {
 	var path string
+	sc.widths = nil
 	sc.s.engine.Catalog(func(c *catalog.Catalog) error {
 		if o := c.Get(uint64(r.ID)); o != nil {
-			path = o.SearchPath
+			path, sc.widths = o.SearchPath, o.Widths
 		}
 		return nil
 	})
@@ -58,7 +65,7 @@ func (s *Session) planningCatalog(generated *bool, reads *[]planner.Read) planne
 	return sessionCatalog{s: s, generated: generated, reads: reads}
 }
 
-func (s *Session) catalog() planner.Catalog { return sessionCatalog{s: s} }
+func (s *Session) catalog() planner.Catalog { return sessionCatalog{s: s, widths: s.widths} }
 
 // recordingCatalog is the session's catalog, reporting through
 // generated whether the plan read a generated relation.
@@ -100,7 +107,7 @@ func (sc sessionCatalog) ResolveRelation(name planner.QualifiedName) (planner.Re
 		rel = planner.Relation{ID: expr.GlobalID(o.ID), Name: planner.QualifiedName{Database: db, Schema: schema, Name: o.Name}, SQL: o.SQL}
 		switch o.Kind {
 		case catalog.Table:
-			rel.Kind = planner.KindTable
+			rel.Kind, rel.Shape = planner.KindTable, s.engine.shapes[o.ID]
 			for _, k := range c.UniqueKeys(o.ID) {
 				rel.UniqueKeys = append(rel.UniqueKeys, planner.RelationKey{Name: k.Name, Columns: k.Columns})
 			}
@@ -115,7 +122,20 @@ func (sc sessionCatalog) ResolveRelation(name planner.QualifiedName) (planner.Re
 			rel.Kind = planner.KindMaterializedView
 		}
 		types := o.ColumnTypes()
-		for i, col := range o.Columns {
+		cols := o.Columns
+		if w, ok := sc.widths[o.ID]; ok && o.Kind == catalog.Table && w < len(cols) {
+			// The view was created before the columns after w were
+			// added: it does not see them, nor keys that use them.
+			cols = cols[:w]
+			keys := rel.UniqueKeys[:0:0]
+			for _, k := range rel.UniqueKeys {
+				if slices.Max(k.Columns) < w {
+					keys = append(keys, k)
+				}
+			}
+			rel.UniqueKeys = keys
+		}
+		for i, col := range cols {
 			rc := planner.RelationColumn{Name: col.Name, Type: types[i], Identity: col.Identity}
 			if d := s.engine.columnDefault(o.ID, i); d != nil {
 				rc.Default = d

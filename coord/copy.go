@@ -97,7 +97,7 @@ func (s *Session) copyFrom(ctx context.Context, st *planner.Copy, w pgwire.Write
 				return result{}, sqlerr.New(sqlerr.NotNullViolation, "null value in column %q of relation %q violates not-null constraint", c.Name, st.Table.Name.Name)
 			}
 		}
-		writes = append(writes, TableWrite{Table: uint64(st.Table.ID), Row: repr.PackRow(row...), Diff: 1})
+		writes = append(writes, TableWrite{Table: uint64(st.Table.ID), Row: repr.PackRow(row...), Diff: 1, Shape: st.Table.Shape})
 	}
 	if s.tx.status == pgwire.TxInBlock {
 		if err := s.engine.checkBlockWrite(&s.tx.keys, s.tx.writes, writes); err != nil {

@@ -170,6 +170,20 @@ type Engine struct {
 	backends   []*Backend
 	// seqs are the sequences' positions (sequences.go).
 	seqs sequences
+	// altered maps each table whose rows ALTER TABLE rewrote since the
+	// engine started to the time of the last rewrite: reads at earlier
+	// times are refused (alter.go). Guarded by mu.
+	altered map[uint64]uint64
+	// shapes maps each table that ALTER TABLE changed since the engine
+	// started to its shape generation, one more at each change; absent
+	// is zero. Writes carry the generation they were planned against
+	// (TableWrite.Shape). Guarded by mu.
+	shapes map[uint64]uint64
+	// quiescing counts the ALTER TABLEs waiting for the writes in flight
+	// to drain: while it is not zero, new writes wait before taking a
+	// timestamp, so that a steady stream of them cannot keep the ALTER
+	// waiting. Guarded by mu; changes are broadcast on fedCond.
+	quiescing int
 }
 
 // table is a table's dataflow: one input per worker.
@@ -796,6 +810,11 @@ type TableWrite struct {
 	Table uint64
 	Row   repr.Row
 	Diff  int64
+	// Shape is the table's shape generation the row was made for
+	// (planner.Target.Shape); a write of another generation than the
+	// table's is refused with 40001 (checkShapesLocked). Zero for a
+	// table never altered since the engine started.
+	Shape uint64
 }
 
 // Write commits a write transaction: one timestamp for all its changes,
@@ -826,7 +845,23 @@ func (e *Engine) Write(ctx context.Context, writes []TableWrite) (_ uint64, err 
 	if err := e.mu.acquire(ctx); err != nil {
 		return 0, err
 	}
+	for e.quiescing > 0 {
+		e.fedCond.Wait()
+	}
+	if err := e.checkShapesLocked(writes); err != nil {
+		e.mu.Unlock()
+		return 0, err
+	}
 	keys, err := e.admitLocked(writes)
+	// admitLocked may let go of the lock, and an ALTER TABLE may change
+	// a table's shape meanwhile: the writes are checked again, and a
+	// stale row's failure is reported as what it is.
+	if serr := e.checkShapesLocked(writes); serr != nil {
+		if err == nil {
+			settleLocked(keys, false)
+		}
+		err = serr
+	}
 	if err != nil {
 		e.mu.Unlock()
 		return 0, err
@@ -1037,6 +1072,12 @@ func (e *Engine) Read(ctx context.Context, plan expr.Relation, ts uint64) (expr.
 		if err != nil {
 			return nil, err
 		}
+	}
+	e.mu.Lock()
+	err := e.checkReadShapesLocked(plan, ts)
+	e.mu.Unlock()
+	if err != nil {
+		return nil, err
 	}
 	deps := dependencies(plan)
 	rows, err := e.read(ctx, plan, deps, ts)

@@ -58,7 +58,7 @@ func TestEngineTablesViewsRestart(t *testing.T) {
 	if err := e.CreateTable(ctx, tb, nil); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.Write(ctx, []TableWrite{{tb.ID, row(1, 10), 1}, {tb.ID, row(1, 5), 1}, {tb.ID, row(2, 7), 1}}); err != nil {
+	if _, err := e.Write(ctx, []TableWrite{{Table: tb.ID, Row: row(1, 10), Diff: 1}, {Table: tb.ID, Row: row(1, 5), Diff: 1}, {Table: tb.ID, Row: row(2, 7), Diff: 1}}); err != nil {
 		t.Fatal(err)
 	}
 	mv := &catalog.Object{Kind: catalog.MaterializedView, Name: "m", Database: catalog.DefaultDatabase, Schema: catalog.DefaultSchema,
@@ -77,7 +77,7 @@ func TestEngineTablesViewsRestart(t *testing.T) {
 		t.Fatalf("view: %s", got)
 	}
 	// A write shows up in the view at once: the next read sees it.
-	if _, err := e.Write(ctx, []TableWrite{{tb.ID, row(1, 10), -1}, {tb.ID, row(3, 1), 1}}); err != nil {
+	if _, err := e.Write(ctx, []TableWrite{{Table: tb.ID, Row: row(1, 10), Diff: -1}, {Table: tb.ID, Row: row(3, 1), Diff: 1}}); err != nil {
 		t.Fatal(err)
 	}
 	if got := readMV(e); got != "(1,5)x1 (2,7)x1 (3,1)x1 " {
@@ -106,7 +106,7 @@ func TestEngineTablesViewsRestart(t *testing.T) {
 	if got := readMV(e); got != "(1,5)x1 (2,7)x1 (3,1)x1 " {
 		t.Fatalf("view after restart: %s", got)
 	}
-	if _, err := e.Write(ctx, []TableWrite{{tb.ID, row(2, 1), 1}}); err != nil {
+	if _, err := e.Write(ctx, []TableWrite{{Table: tb.ID, Row: row(2, 1), Diff: 1}}); err != nil {
 		t.Fatal(err)
 	}
 	if got := readMV(e); got != "(1,5)x1 (2,8)x1 (3,1)x1 " {
@@ -131,7 +131,7 @@ func TestEngineReadErrorsAndCancel(t *testing.T) {
 	if err := e.CreateTable(ctx, tb, nil); err != nil {
 		t.Fatal(err)
 	}
-	e.Write(ctx, []TableWrite{{tb.ID, row(0, 1), 1}})
+	e.Write(ctx, []TableWrite{{Table: tb.ID, Row: row(0, 1), Diff: 1}})
 	div := expr.Map{Input: expr.Get{ID: expr.GlobalID(tb.ID), Types: tb.ColumnTypes()},
 		Scalars: []expr.Scalar{expr.CallBinary{Func: expr.Div, Left: expr.Column{Index: 1}, Right: expr.Column{Index: 0}}}}
 	if _, err := e.Read(ctx, div, e.ReadTime()); sqlerr.Code(err) != sqlerr.DivisionByZero {
@@ -161,7 +161,7 @@ func TestDropEndsReadsInFlight(t *testing.T) {
 	if err := e.CreateTable(ctx, tb, nil); err != nil {
 		t.Fatal(err)
 	}
-	e.Write(ctx, []TableWrite{{tb.ID, row(1, 1), 1}})
+	e.Write(ctx, []TableWrite{{Table: tb.ID, Row: row(1, 1), Diff: 1}})
 	// A read at a time no write has reached yet waits for it.
 	started := make(chan struct{})
 	result := make(chan error, 1)
@@ -212,7 +212,7 @@ func TestConcurrentWritesGroupCommit(t *testing.T) {
 	for w := 0; w < writers; w++ {
 		go func(w int) {
 			for i := 0; i < each; i++ {
-				ts, err := e.Write(ctx, []TableWrite{{tb.ID, row(int32(w), int32(i)), 1}})
+				ts, err := e.Write(ctx, []TableWrite{{Table: tb.ID, Row: row(int32(w), int32(i)), Diff: 1}})
 				if err != nil {
 					errs <- err
 					return
@@ -287,10 +287,10 @@ func TestPeekMatchesDataflow(t *testing.T) {
 	for round := 0; round < 6; round++ {
 		var ws []TableWrite
 		for i := 0; i < 8; i++ {
-			ws = append(ws, TableWrite{tb.ID, row(int32((round*3+i)%5), int32(i)), 1})
+			ws = append(ws, TableWrite{Table: tb.ID, Row: row(int32((round*3+i)%5), int32(i)), Diff: 1})
 		}
 		if round > 0 {
-			ws = append(ws, TableWrite{tb.ID, row(int32((round*3-3)%5), 0), -1})
+			ws = append(ws, TableWrite{Table: tb.ID, Row: row(int32((round*3-3)%5), 0), Diff: -1})
 		}
 		if _, err := e.Write(ctx, ws); err != nil {
 			t.Fatal(err)
@@ -328,7 +328,7 @@ func TestObjectIDsNotReusedAfterRestart(t *testing.T) {
 	if err := e.CreateTable(ctx, tb, nil); err != nil {
 		t.Fatal(err)
 	}
-	e.Write(ctx, []TableWrite{{tb.ID, row(1, 1), 1}})
+	e.Write(ctx, []TableWrite{{Table: tb.ID, Row: row(1, 1), Diff: 1}})
 	if _, err := e.Drop(ctx, func(c *catalog.Catalog) (*catalog.DropPlan, error) { return c.PlanDrop(catalog.Table, tb, false) }); err != nil {
 		t.Fatal(err)
 	}
@@ -366,7 +366,7 @@ func TestTracesCompact(t *testing.T) {
 	if err := e.CreateTable(ctx, tb, nil); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.Write(ctx, []TableWrite{{tb.ID, row(9, 9), 1}}); err != nil {
+	if _, err := e.Write(ctx, []TableWrite{{Table: tb.ID, Row: row(9, 9), Diff: 1}}); err != nil {
 		t.Fatal(err)
 	}
 	held, release := e.AcquireRead()
@@ -375,12 +375,12 @@ func TestTracesCompact(t *testing.T) {
 		if i%2 == 1 {
 			diff = -1
 		}
-		if _, err := e.Write(ctx, []TableWrite{{tb.ID, row(1, 1), diff}}); err != nil {
+		if _, err := e.Write(ctx, []TableWrite{{Table: tb.ID, Row: row(1, 1), Diff: diff}}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	// Settle so every worker has applied the latest compaction.
-	e.Write(ctx, []TableWrite{{tb.ID, row(2, 2), 1}})
+	e.Write(ctx, []TableWrite{{Table: tb.ID, Row: row(2, 2), Diff: 1}})
 	get := expr.Get{ID: expr.GlobalID(tb.ID), Types: tb.ColumnTypes()}
 	sinceAndLen := func() (since uint64, updates int) {
 		var mu sync.Mutex
@@ -418,9 +418,9 @@ func TestTracesCompact(t *testing.T) {
 		t.Fatalf("read at the held time: %s %v", show(got), err)
 	}
 	release()
-	e.Write(ctx, []TableWrite{{tb.ID, row(3, 3), 1}})
+	e.Write(ctx, []TableWrite{{Table: tb.ID, Row: row(3, 3), Diff: 1}})
 	clock += 2 * compactionEvery
-	e.Write(ctx, []TableWrite{{tb.ID, row(4, 4), 1}})
+	e.Write(ctx, []TableWrite{{Table: tb.ID, Row: row(4, 4), Diff: 1}})
 	// Compaction is applied by each worker's arrange operator when it
 	// next runs, which the write only schedules: wait for it (a bound on
 	// a hang, not a measure of speed).

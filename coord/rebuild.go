@@ -18,7 +18,7 @@ import (
 // SQL, and a table's column defaults from theirs.
 func Rebuild(ctx context.Context) func(e *Engine, o *catalog.Object) error {
 	return func(e *Engine, o *catalog.Object) error {
-		s := &Session{engine: e, database: o.Database, settings: settingsIn(o.TimeZone)}
+		s := &Session{engine: e, database: o.Database, settings: settingsIn(o.TimeZone), widths: o.Widths}
 		if o.SearchPath != "" {
 			s.settings["search_path"] = o.SearchPath
 		}

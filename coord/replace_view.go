@@ -68,6 +68,9 @@ func (s *Session) replaceView(ctx context.Context, o *catalog.Object, name plann
 		}
 		r := *old
 		r.SQL, r.DependsOn, r.SearchPath = o.SQL, o.DependsOn, o.SearchPath
+		// The new query was planned over the tables as they are now: it
+		// sees all their columns (ALTER TABLE … ADD COLUMN).
+		r.Widths = nil
 		r.Columns = slices.Clone(o.Columns)
 		for i := range old.Columns {
 			r.Columns[i].Comment = old.Columns[i].Comment

@@ -35,6 +35,9 @@ type Session struct {
 	activity activity
 	// seqs are the values currval and lastval give.
 	seqs sessionSequences
+	// widths are set only in the session that plans a stored
+	// materialized view again (Rebuild): its catalog.Object.Widths.
+	widths map[uint64]int
 	// cursors are the session's open cursors, by name.
 	cursors map[string]*cursor
 	// sqlPrepared are the statements of PREPARE, by name.
@@ -355,6 +358,8 @@ func (s *Session) execute(ctx context.Context, st planner.Statement, reads []pla
 		return s.drop(ctx, st, w)
 	case *planner.Rename:
 		return s.rename(ctx, st, w)
+	case *planner.AlterTable:
+		return s.alterTable(ctx, st, w)
 	case *planner.Comment:
 		return s.comment(ctx, st)
 	case *planner.CreateRole:
@@ -976,13 +981,13 @@ func (s *Session) writeRows(ctx context.Context, t planner.Target, plan expr.Rel
 		}
 		switch {
 		case split == 0:
-			writes = append(writes, TableWrite{Table: uint64(t.ID), Row: repr.PackRow(r.Datums...), Diff: r.Diff})
+			writes = append(writes, TableWrite{Table: uint64(t.ID), Row: repr.PackRow(r.Datums...), Diff: r.Diff, Shape: t.Shape})
 		case split < 0:
-			writes = append(writes, TableWrite{Table: uint64(t.ID), Row: repr.PackRow(r.Datums...), Diff: -r.Diff})
+			writes = append(writes, TableWrite{Table: uint64(t.ID), Row: repr.PackRow(r.Datums...), Diff: -r.Diff, Shape: t.Shape})
 		default:
 			writes = append(writes,
-				TableWrite{Table: uint64(t.ID), Row: repr.PackRow(r.Datums[:split]...), Diff: -r.Diff},
-				TableWrite{Table: uint64(t.ID), Row: repr.PackRow(r.Datums[split:]...), Diff: r.Diff})
+				TableWrite{Table: uint64(t.ID), Row: repr.PackRow(r.Datums[:split]...), Diff: -r.Diff, Shape: t.Shape},
+				TableWrite{Table: uint64(t.ID), Row: repr.PackRow(r.Datums[split:]...), Diff: r.Diff, Shape: t.Shape})
 		}
 		n += r.Diff
 	}

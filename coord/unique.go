@@ -396,6 +396,9 @@ type blockKeys struct {
 func (e *Engine) checkBlockWrite(bk *blockKeys, prior, writes []TableWrite) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	if err := e.checkShapesLocked(writes); err != nil {
+		return err
+	}
 	for {
 		keys := e.keysOfLocked(writes)
 		if keys == nil {
@@ -415,6 +418,10 @@ func (e *Engine) checkBlockWrite(bk *blockKeys, prior, writes []TableWrite) erro
 		}
 		e.mu.Lock()
 		if err != nil {
+			// Rows of a shape an ALTER TABLE changed meanwhile.
+			if serr := e.checkShapesLocked(writes); serr != nil {
+				return serr
+			}
 			return err
 		}
 		if e.keysEpoch != epoch {

@@ -414,7 +414,7 @@ func TestUniqueFailedCommit(t *testing.T) {
 	before := env.committedCounts("t")
 	canceled, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := env.e.Write(canceled, []TableWrite{{id, repr.PackRow(repr.NewInt4(2)), 1}}); sqlerr.Code(err) != sqlerr.QueryCanceled {
+	if _, err := env.e.Write(canceled, []TableWrite{{Table: id, Row: repr.PackRow(repr.NewInt4(2)), Diff: 1}}); sqlerr.Code(err) != sqlerr.QueryCanceled {
 		t.Fatalf("canceled write: %v", err)
 	}
 	if got := env.committedCounts("t"); got != before {

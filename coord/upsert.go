@@ -138,7 +138,7 @@ func (s *Session) upsert(ctx context.Context, st *planner.Insert) (result, error
 				take(row)
 			case conflict == nil:
 				take(row)
-				writes = append(writes, TableWrite{Table: uint64(t.ID), Row: repr.PackRow(row...), Diff: 1})
+				writes = append(writes, TableWrite{Table: uint64(t.ID), Row: repr.PackRow(row...), Diff: 1, Shape: t.Shape})
 				out = append(out, row)
 			default:
 				both := append(slices.Clone(conflict), row...)
@@ -163,8 +163,8 @@ func (s *Session) upsert(ctx context.Context, st *planner.Insert) (result, error
 					}
 				}
 				writes = append(writes,
-					TableWrite{Table: uint64(t.ID), Row: repr.PackRow(conflict...), Diff: -1},
-					TableWrite{Table: uint64(t.ID), Row: repr.PackRow(next...), Diff: 1})
+					TableWrite{Table: uint64(t.ID), Row: repr.PackRow(conflict...), Diff: -1, Shape: t.Shape},
+					TableWrite{Table: uint64(t.ID), Row: repr.PackRow(next...), Diff: 1, Shape: t.Shape})
 				out = append(out, next)
 			}
 		}

@@ -128,6 +128,10 @@ type Relation struct {
 	// UniqueKeys are a table's unique keys (PRIMARY KEY, UNIQUE, unique
 	// indexes), for ON CONFLICT.
 	UniqueKeys []RelationKey
+	// Shape is a table's shape generation, which every ALTER TABLE of it
+	// changes: writes planned against one shape are refused under
+	// another (Target.Shape).
+	Shape uint64
 }
 
 // RelationColumn is one column of a relation.

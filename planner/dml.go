@@ -30,7 +30,7 @@ func (p *planner) target(rv *pg.RangeVar, verb string) (Target, Relation, error)
 	default:
 		return Target{}, r, errorAt(sqlerr.New(sqlerr.WrongObjectType, "cannot %s %s %q", verb, r.Kind, rv.Relname), p.b.sql, rv.Location)
 	}
-	t := Target{ID: r.ID, Name: r.Name}
+	t := Target{ID: r.ID, Name: r.Name, Shape: r.Shape}
 	for _, c := range r.Columns {
 		t.Columns = append(t.Columns, Column{Name: c.Name, Type: c.Type.Type, Nullable: c.Type.Nullable})
 	}

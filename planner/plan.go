@@ -229,6 +229,8 @@ func (p *planner) statement(n *pg.Node) (Statement, error) {
 		return p.drop(x.DropStmt)
 	case *pg.Node_RenameStmt:
 		return p.rename(x.RenameStmt)
+	case *pg.Node_AlterTableStmt:
+		return p.alterTable(x.AlterTableStmt)
 	case *pg.Node_CommentStmt:
 		return p.comment(x.CommentStmt)
 	case *pg.Node_CreatedbStmt:

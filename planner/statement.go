@@ -140,6 +140,9 @@ type Target struct {
 	ID      expr.GlobalID
 	Name    QualifiedName
 	Columns []Column
+	// Shape is the table's shape generation when the statement was
+	// planned (Relation.Shape).
+	Shape uint64
 }
 
 // Insert is INSERT. Plan produces the rows to insert, whole rows in the

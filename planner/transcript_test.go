@@ -405,6 +405,24 @@ func renderStatement(s Statement) string {
 		fmt.Fprintf(&b, "copy to stdout %+v\n%s", s.Options, renderStatement(s.Query))
 	case *Drop:
 		fmt.Fprintf(&b, "drop %s %v if_exists=%v cascade=%v", s.Kind, s.Names, s.IfExists, s.Cascade)
+	case *AlterTable:
+		fmt.Fprintf(&b, "alter table %s if_exists=%v", s.Name, s.IfExists)
+		for _, a := range s.Actions {
+			switch a.Kind {
+			case AlterAddColumn:
+				fmt.Fprintf(&b, "\n  add column %s %s not_null=%v default=%v if_not_exists=%v", a.Column, a.Def.Type, a.Def.NotNull, a.Def.Default, a.IfNotExists)
+			case AlterDropColumn:
+				fmt.Fprintf(&b, "\n  drop column %s if_exists=%v cascade=%v", a.Column, a.IfExists, a.Cascade)
+			case AlterSetDefault:
+				fmt.Fprintf(&b, "\n  alter column %s set default %s", a.Column, a.DefaultSQL)
+			case AlterDropDefault:
+				fmt.Fprintf(&b, "\n  alter column %s drop default", a.Column)
+			case AlterSetNotNull:
+				fmt.Fprintf(&b, "\n  alter column %s set not null", a.Column)
+			case AlterDropNotNull:
+				fmt.Fprintf(&b, "\n  alter column %s drop not null", a.Column)
+			}
+		}
 	case *CreateDatabase:
 		fmt.Fprintf(&b, "create database %s", s.Name)
 	case *DropDatabase:

@@ -194,3 +194,24 @@ func hashBytes(b []byte) uint64 {
 	h ^= h >> 32
 	return h
 }
+
+// Prefix returns the row of r's first n datums. A table that gained
+// columns (ALTER TABLE … ADD COLUMN) holds rows wider than the plans
+// made before the change read: those plans take each row's prefix, the
+// columns they know, which the encoding makes a prefix of the bytes.
+// A row of n datums or fewer is returned whole; a corrupt row is
+// returned whole too, for decoding to report.
+func (r Row) Prefix(n int) Row {
+	rest := []byte(r)
+	for i := 0; i < n; i++ {
+		if len(rest) == 0 {
+			return r
+		}
+		l, err := datumLen(rest)
+		if err != nil {
+			return r
+		}
+		rest = rest[l:]
+	}
+	return r[: len(r)-len(rest) : len(r)-len(rest)]
+}

@@ -412,3 +412,18 @@ func mustParse(t testing.TB, typ Type, s string) Datum {
 	}
 	return d
 }
+
+func TestRowPrefix(t *testing.T) {
+	full := PackRow(NewInt8(1), NewText("ab"), Null, NewInt8(-7))
+	for n, want := range []Row{
+		PackRow(),
+		PackRow(NewInt8(1)),
+		PackRow(NewInt8(1), NewText("ab")),
+		PackRow(NewInt8(1), NewText("ab"), Null),
+		full, full, full,
+	} {
+		if got := full.Prefix(n); !got.Equal(want) {
+			t.Errorf("Prefix(%d) = %v, want %v", n, got, want)
+		}
+	}
+}

@@ -20,6 +20,8 @@
 //     table's contents at t.
 //   - Txn: one atomic, durable change: catalog puts and deletes, settings,
 //     table drops and every update of one write transaction at one time.
+//     A table both dropped and written in one Txn has its log replaced
+//     by the Txn's updates (ALTER TABLE's rewrite of every row).
 //   - Group: the Txns the committer commits in one pebble batch and one
 //     sync. A group succeeds or fails as a whole.
 //   - Seq: a number the committer gives each update so that keys never

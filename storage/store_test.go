@@ -3,8 +3,10 @@ package storage
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/cockroachdb/pebble/v2"
@@ -161,7 +163,6 @@ func TestInvalidTxns(t *testing.T) {
 	}{
 		{"zero diff", Txn{Time: 1, Writes: []TableWrite{{Table: 1, Row: row, Diff: 1}, {Table: 2, Row: row}}}},
 		{"reserved time", Txn{Time: math.MaxUint64, Writes: []TableWrite{{Table: 1, Row: row, Diff: 1}}}},
-		{"drop and write", Txn{DropTables: []uint64{1}, Time: 1, Writes: []TableWrite{{Table: 1, Row: row, Diff: 1}}}},
 		{"put twice", Txn{Catalog: []CatalogRecord{{ID: 4}, {ID: 4}}}},
 		{"put and delete", Txn{Catalog: []CatalogRecord{{ID: 4}}, DeleteCatalog: []uint64{4}}},
 		{"empty setting name", Txn{Meta: []MetaRecord{{Key: ""}}}},
@@ -222,6 +223,42 @@ func TestAtomicDDL(t *testing.T) {
 	}
 	if present := checkTxns(t, s, nil); len(present) != 0 {
 		t.Errorf("dropped tables still hold times %v", present)
+	}
+}
+
+// TestReplaceLog checks that a Txn that drops a table and writes it
+// leaves the table's log holding exactly the Txn's writes, with the
+// catalog record beside them, across a reopen: ALTER TABLE's rewrite.
+func TestReplaceLog(t *testing.T) {
+	fs := vfs.NewMem()
+	s := openMem(t, fs)
+	ctx := context.Background()
+	if err := s.Write(ctx, 3, []TableWrite{{Table: 5, Row: []byte("a"), Diff: 1}, {Table: 5, Row: []byte("b"), Diff: 2}, {Table: 6, Row: []byte("c"), Diff: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Commit(ctx, &Txn{DropTables: []uint64{5}, Catalog: []CatalogRecord{{ID: 5, Value: []byte("wider")}}, Time: 4,
+		Writes: []TableWrite{{Table: 5, Row: []byte("a1"), Diff: 1}, {Table: 5, Row: []byte("b1"), Diff: 2}}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s = openMem(t, fs)
+	defer s.Close()
+	var got []string
+	for _, id := range []uint64{5, 6} {
+		if err := s.ScanTable(id, func(ts uint64, row []byte, diff int64) error {
+			got = append(got, fmt.Sprintf("%d:%d:%s:%d", id, ts, row, diff))
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if want := "5:4:a1:1 5:4:b1:2 6:3:c:1"; strings.Join(got, " ") != want {
+		t.Errorf("logs %q, want %q", strings.Join(got, " "), want)
+	}
+	if recs, err := s.LoadCatalog(); err != nil || len(recs) != 1 || string(recs[0].Value) != "wider" {
+		t.Errorf("catalog: %+v, %v", recs, err)
 	}
 }
 

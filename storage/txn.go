@@ -12,7 +12,9 @@ import (
 // order (drops, catalog deletes, catalog puts, settings, updates). The
 // zero value changes nothing.
 type Txn struct {
-	// DropTables are tables whose whole update log is deleted.
+	// DropTables are tables whose whole update log is deleted. A table
+	// that is also written in Writes has its log replaced: the log holds
+	// exactly those writes afterwards (ALTER TABLE rewrites every row so).
 	DropTables []uint64
 	// DeleteCatalog are catalog records to delete; absent ids are no-ops.
 	DeleteCatalog []uint64
@@ -26,7 +28,7 @@ type Txn struct {
 	// is reserved as the empty frontier.
 	Time uint64
 	// Writes are the updates of one write transaction, all at Time.
-	// Invariant: no Diff is zero, and no Table is in DropTables.
+	// Invariant: no Diff is zero.
 	Writes []TableWrite
 }
 
@@ -64,16 +66,9 @@ func (t *Txn) validate() error {
 	if len(t.Writes) > 0 && t.Time == math.MaxUint64 {
 		return invalidf("time %d is reserved and cannot be written", t.Time)
 	}
-	dropped := make(map[uint64]bool, len(t.DropTables))
-	for _, id := range t.DropTables {
-		dropped[id] = true
-	}
 	for _, w := range t.Writes {
 		if w.Diff == 0 {
 			return invalidf("update of table %d at time %d has diff 0", w.Table, t.Time)
-		}
-		if dropped[w.Table] {
-			return invalidf("table %d is both dropped and written in one transaction", w.Table)
 		}
 	}
 	seen := make(map[uint64]bool, len(t.Catalog)+len(t.DeleteCatalog))

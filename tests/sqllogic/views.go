@@ -108,12 +108,18 @@ func words(sql string, n int) []string {
 	return f
 }
 
-// dropsRelation reports whether sql is DROP TABLE, DROP VIEW or DROP
-// MATERIALIZED VIEW.
+// dropsRelation reports whether sql is DROP TABLE, DROP VIEW, DROP
+// MATERIALIZED VIEW or ALTER TABLE. ALTER TABLE counts as a drop because
+// it may change the columns a query reads: a view of a query with * made
+// before ADD COLUMN keeps its columns while the query, run again, gets
+// the new one, and DROP COLUMN refuses a table that views read.
 func dropsRelation(sql string) bool {
 	w := words(sql, 3)
-	if len(w) < 2 || w[0] != "DROP" {
+	if len(w) < 2 || (w[0] != "DROP" && w[0] != "ALTER") {
 		return false
+	}
+	if w[0] == "ALTER" {
+		return w[1] == "TABLE"
 	}
 	return w[1] == "TABLE" || w[1] == "VIEW" || len(w) == 3 && w[1] == "MATERIALIZED" && w[2] == "VIEW"
 }
