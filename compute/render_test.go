@@ -386,13 +386,17 @@ func render(m map[string]int64) string {
 // ts, with a random frame for the frame family.
 func (g planGen) windowCall(ts []expr.ColumnType) expr.WindowCall {
 	col := g.rng.IntN(len(ts))
+	one, two := repr.NewInt8(1), repr.NewInt8(2)
 	frames := []expr.Frame{
 		expr.DefaultFrame,
-		{Rows: true, Start: expr.UnboundedPreceding, End: expr.CurrentRow},
-		{Rows: true, Start: expr.OffsetPreceding, StartOffset: 1, End: expr.OffsetFollowing, EndOffset: 1},
-		{Rows: true, Start: expr.OffsetPreceding, StartOffset: 2, End: expr.CurrentRow},
+		{Mode: expr.FrameRows, Start: expr.UnboundedPreceding, End: expr.CurrentRow},
+		{Mode: expr.FrameRows, Start: expr.OffsetPreceding, StartOffset: one, End: expr.OffsetFollowing, EndOffset: one},
+		{Mode: expr.FrameRows, Start: expr.OffsetPreceding, StartOffset: two, End: expr.CurrentRow},
 		{Start: expr.CurrentRow, End: expr.UnboundedFollowing},
-		{Rows: true, Start: expr.OffsetFollowing, StartOffset: 1, End: expr.UnboundedFollowing},
+		{Mode: expr.FrameRows, Start: expr.OffsetFollowing, StartOffset: one, End: expr.UnboundedFollowing},
+		{Mode: expr.FrameGroups, Start: expr.OffsetPreceding, StartOffset: one, End: expr.CurrentRow, Exclude: expr.ExcludeCurrentRow},
+		{Mode: expr.FrameRows, Start: expr.UnboundedPreceding, End: expr.UnboundedFollowing, Exclude: expr.ExcludeTies},
+		{Start: expr.UnboundedPreceding, End: expr.CurrentRow, Exclude: expr.ExcludeGroup},
 	}
 	frame := frames[g.rng.IntN(len(frames))]
 	switch g.rng.IntN(9) {

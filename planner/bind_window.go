@@ -524,33 +524,36 @@ func (b *binder) windowFrame(w *pg.WindowDef) (expr.Frame, error) {
 	case opts&frameExclude != 0:
 		return expr.Frame{}, unsupported("frame exclusion (EXCLUDE)")
 	}
-	f := expr.Frame{Rows: opts&frameRows != 0}
-	offset := func(n *pg.Node, which string) (int64, error) {
-		if !f.Rows {
-			return 0, unsupported("RANGE frames with an offset")
+	f := expr.Frame{Mode: expr.FrameRange}
+	if opts&frameRows != 0 {
+		f.Mode = expr.FrameRows
+	}
+	offset := func(n *pg.Node, which string) (repr.Datum, error) {
+		if f.Mode != expr.FrameRows {
+			return repr.Null, unsupported("RANGE frames with an offset")
 		}
 		s, err := b.bindExpr(n, &exprCtx{clause: "window frame"})
 		if err != nil {
-			return 0, err
+			return repr.Null, err
 		}
 		s, ok, err := b.coerce(s, repr.Int8, repr.CastImplicit)
 		if err == nil && ok {
 			s, err = foldScalar(s)
 		}
 		if err != nil {
-			return 0, err
+			return repr.Null, err
 		}
 		l, isLit := s.(hLiteral)
 		if !ok || !isLit {
-			return 0, unsupported("frame offsets that are not integer constants")
+			return repr.Null, unsupported("frame offsets that are not integer constants")
 		}
 		if l.v.IsNull() {
-			return 0, sqlerr.New(sqlerr.NullValueNotAllowed, "frame %s offset must not be null", which)
+			return repr.Null, sqlerr.New(sqlerr.NullValueNotAllowed, "frame %s offset must not be null", which)
 		}
 		if l.v.Int() < 0 {
-			return 0, sqlerr.New(sqlerr.InvalidPrecedingOrFollowingSize, "frame %s offset must not be negative", which)
+			return repr.Null, sqlerr.New(sqlerr.InvalidPrecedingOrFollowingSize, "frame %s offset must not be negative", which)
 		}
-		return l.v.Int(), nil
+		return repr.NewInt8(l.v.Int()), nil
 	}
 	var err error
 	switch {
