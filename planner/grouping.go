@@ -249,10 +249,9 @@ func (g *grouping) aggregate(a hAgg) (hscalar, error) {
 // argument (FILTER applied) is arg, from the primitive aggregates it
 // needs (expr's aggregate functions); prim returns the column of the
 // primitive aggregate fn of an argument, adding it if it is new. A
-// Reduce (grouping.aggregate) and a window (bindWindowCall) share it, so
+// Reduce (grouping.aggregate) and a window (bindWindowAgg) share it, so
 // an aggregate means the same in both.
-func aggregateValue(a hAgg, arg hscalar, prim func(fn expr.AggregateFunc, arg hscalar) hColumn) (hscalar, error) {
-	colOf := prim
+func aggregateValue(a hAgg, arg hscalar, colOf func(fn expr.AggregateFunc, arg hscalar) hColumn) (hscalar, error) {
 	col := func(fn expr.AggregateFunc) hColumn { return colOf(fn, arg) }
 	switch a.name {
 	case "count":
