@@ -324,7 +324,13 @@ func inRange(val, base, offset repr.Datum, sub, less bool, zone *repr.Zone) (boo
 		}
 		return c >= 0
 	}
-	switch k := base.Kind(); {
+	k := base.Kind()
+	if ok := offset.Kind().IsInt() && k.IsInt() || offset.Kind().IsFloat() && k.IsFloat() ||
+		offset.Kind() == repr.KindNumeric && k == repr.KindNumeric ||
+		offset.Kind() == repr.KindInterval && (k == repr.KindInterval || k == repr.KindDate || k == repr.KindTimestamp || k == repr.KindTimestampTZ); !ok {
+		return false, sqlerr.AssertionFailedf("RANGE offset of type %s over %s", offset.Kind(), k)
+	}
+	switch {
 	case k.IsInt():
 		o := offset.Int()
 		if o < 0 {

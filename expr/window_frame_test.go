@@ -322,6 +322,7 @@ func TestWindowRangeOffsets(t *testing.T) {
 		{name: "negative int, only NULLs", keys: []repr.Datum{repr.Null, repr.Null}, off: repr.NewInt4(-1), counts: "2 2"},
 		{name: "NaN float", keys: []repr.Datum{f8(1)}, off: f8(math.NaN()), err: "22013"},
 		{name: "NaN numeric", keys: []repr.Datum{num("1")}, off: num("NaN"), err: "22013"},
+		{name: "offset of another type", keys: []repr.Datum{repr.NewInt4(1)}, off: iv("1 day"), err: "XX000"},
 		{name: "negative interval", keys: []repr.Datum{date("2024-01-01")}, off: iv("-1 day"), err: "22013"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
