@@ -358,3 +358,35 @@ func TestWindowRangeOffsets(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkWindowFrames computes sum over a partition of 10,000 rows
+// with frames that keep their start (one step a row), slide (the
+// frame's size a row) and exclude rows (recomputed every row).
+func BenchmarkWindowFrames(b *testing.B) {
+	r := rand.New(rand.NewPCG(1, 0))
+	rows := make([]Row, 10000)
+	for i := range rows {
+		rows[i] = Row{Datums: []repr.Datum{repr.NewInt4(int32(r.IntN(5000))), repr.NewInt4(int32(r.IntN(100)))}, Diff: 1}
+	}
+	ten := repr.NewInt8(10)
+	for _, bc := range []struct {
+		name string
+		f    Frame
+	}{
+		{"default", DefaultFrame},
+		{"rows_10_preceding", Frame{Mode: FrameRows, Start: OffsetPreceding, StartOffset: ten, End: CurrentRow}},
+		{"range_10_preceding", Frame{Start: OffsetPreceding, StartOffset: repr.NewInt4(10), End: CurrentRow}},
+		{"groups_10_preceding", Frame{Mode: FrameGroups, Start: OffsetPreceding, StartOffset: ten, End: CurrentRow}},
+		{"rows_10_preceding_exclude_current_row", Frame{Mode: FrameRows, Start: OffsetPreceding, StartOffset: ten, End: CurrentRow, Exclude: ExcludeCurrentRow}},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			w := Window{Order: []ColumnOrder{{Column: 0}}, Funcs: []WindowCall{
+				{Func: WindowAgg, Agg: Sum, Args: []int{1}, Frame: bc.f, Type: ColumnType{Type: repr.Int8, Nullable: true}}}}
+			for b.Loop() {
+				if _, err := WindowPartition(w, rows); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
