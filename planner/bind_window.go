@@ -723,6 +723,11 @@ func rangeOffsetType(col, off repr.Type) (repr.Type, error) {
 	case repr.KindDate, repr.KindTimestamp, repr.KindTimestampTZ, repr.KindInterval:
 		candidates = []repr.Type{repr.Interval}
 	default:
+		if col.Kind() == repr.KindVarchar {
+			// PostgreSQL names the operator class's type: varchar
+			// sorts with text's.
+			col = repr.Text
+		}
 		return repr.Type{}, sqlerr.New(sqlerr.FeatureNotSupported, "RANGE with offset PRECEDING/FOLLOWING is not supported for column type %s", typeName(col))
 	}
 	preferred := off
