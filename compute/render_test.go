@@ -179,7 +179,7 @@ func (g planGen) plan(depth int) expr.Relation {
 		order := []expr.ColumnOrder{{Column: g.rng.IntN(len(ts)), Desc: desc, NullsFirst: desc}}
 		var funcs []expr.WindowCall
 		for range 1 + g.rng.IntN(3) {
-			funcs = append(funcs, g.windowCall(ts))
+			funcs = append(funcs, g.windowCall(ts, ts[order[0].Column].Type))
 		}
 		return expr.Window{Input: in, PartitionBy: part, Order: order, Funcs: funcs}
 	}
@@ -410,16 +410,25 @@ func render(m map[string]int64) string {
 }
 
 // windowCall makes a random window function call over columns of types
-// ts, with a random frame for the frame family.
-func (g planGen) windowCall(ts []expr.ColumnType) expr.WindowCall {
+// ts, with a random frame for the frame family; RANGE offsets when the
+// window is ordered by an integer column (of type order).
+func (g planGen) windowCall(ts []expr.ColumnType, order repr.Type) expr.WindowCall {
 	col := g.rng.IntN(len(ts))
+	one, two := repr.NewInt8(1), repr.NewInt8(2)
 	frames := []expr.Frame{
 		expr.DefaultFrame,
-		{Rows: true, Start: expr.UnboundedPreceding, End: expr.CurrentRow},
-		{Rows: true, Start: expr.OffsetPreceding, StartOffset: 1, End: expr.OffsetFollowing, EndOffset: 1},
-		{Rows: true, Start: expr.OffsetPreceding, StartOffset: 2, End: expr.CurrentRow},
+		{Mode: expr.FrameRows, Start: expr.UnboundedPreceding, End: expr.CurrentRow},
+		{Mode: expr.FrameRows, Start: expr.OffsetPreceding, StartOffset: one, End: expr.OffsetFollowing, EndOffset: one},
+		{Mode: expr.FrameRows, Start: expr.OffsetPreceding, StartOffset: two, End: expr.CurrentRow},
 		{Start: expr.CurrentRow, End: expr.UnboundedFollowing},
-		{Rows: true, Start: expr.OffsetFollowing, StartOffset: 1, End: expr.UnboundedFollowing},
+		{Mode: expr.FrameRows, Start: expr.OffsetFollowing, StartOffset: one, End: expr.UnboundedFollowing},
+		{Mode: expr.FrameGroups, Start: expr.OffsetPreceding, StartOffset: one, End: expr.CurrentRow, Exclude: expr.ExcludeCurrentRow},
+		{Mode: expr.FrameRows, Start: expr.UnboundedPreceding, End: expr.UnboundedFollowing, Exclude: expr.ExcludeTies},
+		{Start: expr.UnboundedPreceding, End: expr.CurrentRow, Exclude: expr.ExcludeGroup},
+	}
+	if order.Kind().IsInt() {
+		frames = append(frames, expr.Frame{Start: expr.OffsetPreceding, StartOffset: one, End: expr.OffsetFollowing, EndOffset: two, Exclude: expr.ExcludeTies},
+			expr.Frame{Start: expr.OffsetFollowing, StartOffset: one, End: expr.UnboundedFollowing})
 	}
 	frame := frames[g.rng.IntN(len(frames))]
 	switch g.rng.IntN(9) {

@@ -45,8 +45,12 @@ const (
 	FirstValue
 	LastValue
 	NthValue
-	// WindowAgg is Agg (count, sum, min or max) of Args[0] over the
-	// row's frame.
+	// WindowAgg is Agg of Args[0] over the row's frame, the frame's
+	// rows taken in the window's order: Count, Sum, Min, Max,
+	// StringAgg (joined with Delimiter) or ArrayAgg. The planner builds
+	// the other aggregates from these, as it does for a Reduce. Args[1],
+	// when there is one, is a FILTER: rows where it is not TRUE are
+	// left out (array_agg would keep a NULL in their place).
 	WindowAgg
 )
 
@@ -56,62 +60,16 @@ var windowNames = map[WindowFunc]string{RowNumber: "row_number", Rank: "rank", D
 
 func (f WindowFunc) String() string { return windowNames[f] }
 
-// FrameBound is one end of a window frame.
-type FrameBound uint8
-
-// The frame bounds. Offsets count rows (ROWS frames only).
-const (
-	UnboundedPreceding FrameBound = iota + 1
-	OffsetPreceding
-	CurrentRow
-	OffsetFollowing
-	UnboundedFollowing
-)
-
-// Frame is the rows of its partition a window function of the frame
-// family (FirstValue, LastValue, NthValue, WindowAgg) sees from a row.
-// In RANGE mode (Rows false) CURRENT ROW takes in the row's peers, the
-// rows that tie with it in the order; without an order every row of the
-// partition is a peer. The default, RANGE BETWEEN UNBOUNDED PRECEDING AND
-// CURRENT ROW, is DefaultFrame.
-type Frame struct {
-	Rows                   bool
-	Start, End             FrameBound
-	StartOffset, EndOffset int64
-}
-
-// DefaultFrame is the frame of a window definition that names none.
-var DefaultFrame = Frame{Start: UnboundedPreceding, End: CurrentRow}
-
-func (f Frame) String() string {
-	bound := func(b FrameBound, off int64) string {
-		switch b {
-		case UnboundedPreceding:
-			return "UNBOUNDED PRECEDING"
-		case OffsetPreceding:
-			return fmt.Sprintf("%d PRECEDING", off)
-		case CurrentRow:
-			return "CURRENT ROW"
-		case OffsetFollowing:
-			return fmt.Sprintf("%d FOLLOWING", off)
-		}
-		return "UNBOUNDED FOLLOWING"
-	}
-	mode := "RANGE"
-	if f.Rows {
-		mode = "ROWS"
-	}
-	return fmt.Sprintf("%s BETWEEN %s AND %s", mode, bound(f.Start, f.StartOffset), bound(f.End, f.EndOffset))
-}
-
 // WindowCall is one function call of a Window.
 type WindowCall struct {
 	Func WindowFunc
 	// Args are columns of the Window's input, as each function above
 	// reads them.
 	Args []int
-	// Agg is the aggregate of a WindowAgg call: Count, Sum, Min or Max.
+	// Agg is the aggregate of a WindowAgg call.
 	Agg AggregateFunc
+	// Delimiter separates the values of a StringAgg; unused otherwise.
+	Delimiter string
 	// Frame is the frame of the frame family; others ignore it.
 	Frame Frame
 	// Type is the call's result type.
@@ -134,7 +92,7 @@ func (c WindowCall) String() string {
 	b.WriteString(")")
 	switch c.Func {
 	case FirstValue, LastValue, NthValue, WindowAgg:
-		if c.Frame != DefaultFrame {
+		if !c.Frame.IsDefault() {
 			fmt.Fprintf(&b, " %s", c.Frame)
 		}
 	}
@@ -170,9 +128,10 @@ func (w Window) Children() []Relation { return []Relation{w.Input} }
 // whose arguments are out of range (ntile's or nth_value's count not
 // above zero) fails the partition.
 //
-// Frame aggregates cost a step per row while the frame's start stays
-// put (UNBOUNDED PRECEDING, the default) and the frame's width per row
-// when it slides.
+// A frame aggregate costs a step per row while its frame keeps its first
+// row and grows or keeps its last (UNBOUNDED PRECEDING, the default), and
+// otherwise the frame's size per row: it is recomputed over the frame
+// when the frame's start moves or rows are excluded from it (EXCLUDE).
 func WindowPartition(w Window, rows []Row) ([]Row, error) {
 	var sorted []Row
 	for _, r := range rows {
@@ -208,7 +167,7 @@ func WindowPartition(w Window, rows []Row) ([]Row, error) {
 	}
 	values := make([][]repr.Datum, len(w.Funcs))
 	for f, c := range w.Funcs {
-		vs, err := windowValues(c, all, peerStart, peerEnd, dense)
+		vs, err := windowValues(c, w.Order, all, peerStart, peerEnd, dense)
 		if err != nil {
 			return nil, err
 		}
@@ -226,7 +185,7 @@ func WindowPartition(w Window, rows []Row) ([]Row, error) {
 }
 
 // windowValues computes one call's value for every row of a partition.
-func windowValues(c WindowCall, all [][]repr.Datum, peerStart, peerEnd []int, dense []int64) ([]repr.Datum, error) {
+func windowValues(c WindowCall, order []ColumnOrder, all [][]repr.Datum, peerStart, peerEnd []int, dense []int64) ([]repr.Datum, error) {
 	n := len(all)
 	out := make([]repr.Datum, n)
 	arg := func(i, a int) repr.Datum {
@@ -308,44 +267,81 @@ func windowValues(c WindowCall, all [][]repr.Datum, peerStart, peerEnd []int, de
 			}
 		}
 	case FirstValue, LastValue, NthValue, WindowAgg:
-		acc := windowAcc{agg: c.Agg, t: c.Type.Type}
-		accLo, accHi := 0, -1 // the rows acc holds
+		if n == 0 {
+			return out, nil
+		}
+		fr, err := newFramer(c.Frame, order, all, peerStart, peerEnd)
+		if err != nil {
+			return nil, err
+		}
+		acc := newWindowAcc(c)
+		addRow := func(k int) error {
+			if len(c.Args) > 1 {
+				if keep := all[k][c.Args[1]]; keep.IsNull() || !keep.Bool() {
+					return nil
+				}
+			}
+			return acc.add(all[k][c.Args[0]])
+		}
+		// held is the run of rows acc holds, when holds.
+		var held run
+		holds := false
+		var runs []run
 		for i := range all {
-			lo, hi := frameOf(c.Frame, i, n, peerStart[i], peerEnd[i])
+			if runs, err = fr.frame(i, runs); err != nil {
+				return nil, err
+			}
+			out[i] = repr.Null
 			switch c.Func {
 			case FirstValue:
-				out[i] = repr.Null
-				if lo <= hi {
-					out[i] = all[lo][c.Args[0]]
+				if len(runs) > 0 {
+					out[i] = all[runs[0].lo][c.Args[0]]
 				}
 			case LastValue:
-				out[i] = repr.Null
-				if lo <= hi {
-					out[i] = all[hi][c.Args[0]]
+				if len(runs) > 0 {
+					out[i] = all[runs[len(runs)-1].hi][c.Args[0]]
 				}
 			case NthValue:
 				k := arg(i, 1)
-				out[i] = repr.Null
 				if k.IsNull() {
 					continue
 				}
 				if k.Int() <= 0 {
 					return nil, sqlerr.New(sqlerr.InvalidArgumentForNthValue, "argument of nth_value must be greater than zero")
 				}
-				if j := int64(lo) + k.Int() - 1; j <= int64(hi) {
-					out[i] = all[j][c.Args[0]]
+				// The k-th row of the frame, counting across its runs.
+				left := k.Int() - 1
+				for _, r := range runs {
+					if size := int64(r.hi - r.lo + 1); left >= size {
+						left -= size
+						continue
+					}
+					out[i] = all[r.lo+int(left)][c.Args[0]]
+					break
 				}
 			case WindowAgg:
-				// The accumulation goes on while the frame's start
-				// stays and its end does not go back; otherwise it
-				// starts over at the frame.
-				if lo != accLo || hi < accHi {
-					acc = windowAcc{agg: c.Agg, t: c.Type.Type}
-					accLo, accHi = lo, lo-1
+				// The accumulation goes on while the frame is one run
+				// that starts where acc's does and does not end before
+				// it; otherwise it starts over over the frame's rows.
+				switch {
+				case len(runs) == 1 && holds && runs[0].lo == held.lo && runs[0].hi >= held.hi:
+				case len(runs) == 1:
+					acc, held, holds = newWindowAcc(c), run{runs[0].lo, runs[0].lo - 1}, true
+				default:
+					acc, holds = newWindowAcc(c), false
+					for _, r := range runs {
+						for k := r.lo; k <= r.hi; k++ {
+							if err := addRow(k); err != nil {
+								return nil, err
+							}
+						}
+					}
 				}
-				for ; accHi < hi; accHi++ {
-					if err := acc.add(all[accHi+1][c.Args[0]]); err != nil {
-						return nil, err
+				if holds {
+					for ; held.hi < runs[0].hi; held.hi++ {
+						if err := addRow(held.hi + 1); err != nil {
+							return nil, err
+						}
 					}
 				}
 				out[i] = acc.value()
@@ -355,79 +351,6 @@ func windowValues(c WindowCall, all [][]repr.Datum, peerStart, peerEnd []int, de
 		return nil, sqlerr.AssertionFailedf("unknown window function %d", c.Func)
 	}
 	return out, nil
-}
-
-// frameOf returns the first and last row of row i's frame in a partition
-// of n rows; the frame is empty when the first is after the last.
-func frameOf(f Frame, i, n, peerStart, peerEnd int) (lo, hi int) {
-	bound := func(b FrameBound, off int64, start bool) int {
-		switch b {
-		case UnboundedPreceding:
-			return 0
-		case OffsetPreceding:
-			return int(max(int64(i)-off, -1))
-		case OffsetFollowing:
-			return int(min(int64(i)+off, int64(n)))
-		case UnboundedFollowing:
-			return n - 1
-		}
-		switch {
-		case f.Rows:
-			return i
-		case start:
-			return peerStart
-		}
-		return peerEnd
-	}
-	lo, hi = bound(f.Start, f.StartOffset, true), bound(f.End, f.EndOffset, false)
-	return max(lo, 0), min(hi, n-1)
-}
-
-// windowAcc accumulates an aggregate over a frame's rows in order.
-type windowAcc struct {
-	agg   AggregateFunc
-	t     repr.Type
-	count int64
-	v     repr.Datum
-}
-
-func (a *windowAcc) add(v repr.Datum) error {
-	if v.IsNull() {
-		return nil
-	}
-	a.count++
-	switch a.agg {
-	case Sum:
-		x, err := repr.Cast(v, a.t)
-		if err != nil {
-			return err
-		}
-		if a.count == 1 {
-			a.v = x
-			return nil
-		}
-		a.v, err = repr.Add(a.v, x)
-		return err
-	case Min, Max:
-		if a.count == 1 {
-			a.v = v
-			return nil
-		}
-		if c := sqlCompare(v, a.v); (a.agg == Min && c < 0) || (a.agg == Max && c > 0) {
-			a.v = v
-		}
-	}
-	return nil
-}
-
-func (a *windowAcc) value() repr.Datum {
-	if a.agg == Count {
-		return repr.NewInt8(a.count)
-	}
-	if a.count == 0 {
-		return repr.Null
-	}
-	return a.v
 }
 
 // window interprets a Window.

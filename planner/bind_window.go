@@ -17,9 +17,10 @@ var windowFuncs = map[string]expr.WindowFunc{"row_number": expr.RowNumber, "rank
 	"percent_rank": expr.PercentRank, "cume_dist": expr.CumeDist, "ntile": expr.Ntile, "lag": expr.Lag, "lead": expr.Lead,
 	"first_value": expr.FirstValue, "last_value": expr.LastValue, "nth_value": expr.NthValue}
 
-// windowAggs are the aggregates that run as window functions; avg is sum
-// over count.
-var windowAggs = map[string]expr.AggregateFunc{"count": expr.Count, "sum": expr.Sum, "min": expr.Min, "max": expr.Max, "avg": expr.Sum}
+// isWindowAgg reports whether an aggregate runs as a window function:
+// every aggregate but the ordered-set ones, which PostgreSQL refuses
+// OVER a window.
+func isWindowAgg(name string) bool { return aggregateNames[name] && !orderedSetNames[name] }
 
 // selectListWindows returns the window function calls of a select list
 // and ORDER BY at this query level (not inside subqueries).
@@ -89,8 +90,8 @@ type windowSpec struct {
 // ORDER BY, grouped by their window definition; bind binds each
 // expression of a definition or argument in the query's scope. Named
 // windows (WINDOW w AS (...), OVER w, OVER (w ORDER BY ...)) resolve to
-// their definitions. Frames are ROWS with constant offsets, or RANGE
-// without offsets; not GROUPS or EXCLUDE.
+// their definitions. Frames are ROWS, RANGE or GROUPS with constant
+// offsets, and any EXCLUDE.
 func (b *binder) planWindows(stmt *pg.SelectStmt, bind func(*pg.Node) (hscalar, error)) ([]windowSpec, error) {
 	var sortNodes []*pg.Node
 	for _, n := range stmt.SortClause {
@@ -111,10 +112,10 @@ func (b *binder) planWindows(stmt *pg.SelectStmt, bind func(*pg.Node) (hscalar, 
 			return nil, errorAt(err, b.sql, fc.Location)
 		}
 		_, isWindow := windowFuncs[name]
-		_, isAgg := windowAggs[name]
+		isAgg := isWindowAgg(name)
 		switch {
-		case !isWindow && !isAgg && aggregateNames[name]:
-			return nil, errorAt(unsupported("aggregate %s as a window function", name), b.sql, fc.Location)
+		case orderedSetNames[name]:
+			return nil, errorAt(sqlerr.New(sqlerr.FeatureNotSupported, "OVER is not supported for ordered-set aggregate %s", name), b.sql, fc.Location)
 		case !isWindow && !isAgg:
 			return nil, errorAt(unsupported("window function %s", name), b.sql, fc.Location)
 		case fc.AggDistinct:
@@ -178,7 +179,7 @@ func (b *binder) planWindows(stmt *pg.SelectStmt, bind func(*pg.Node) (hscalar, 
 				return nil, sqlerr.New(sqlerr.IndeterminateDatatype, "could not determine the type of a window's PARTITION BY or ORDER BY expression")
 			}
 		}
-		frame, err := b.windowFrame(w)
+		frame, err := b.windowFrame(w, spec.orderExprs)
 		if err != nil {
 			return nil, err
 		}
@@ -187,9 +188,11 @@ func (b *binder) planWindows(stmt *pg.SelectStmt, bind func(*pg.Node) (hscalar, 
 			if err != nil {
 				return nil, errorAt(err, b.sql, fc.Location)
 			}
-			for _, a := range c.args {
-				if hasSubquery(a) {
-					return nil, errorAt(unsupported("subqueries in window function arguments"), b.sql, fc.Location)
+			for _, p := range c.prims {
+				for _, a := range p.args {
+					if hasSubquery(a) {
+						return nil, errorAt(unsupported("subqueries in window function arguments"), b.sql, fc.Location)
+					}
 				}
 			}
 			spec.calls = append(spec.calls, c)
@@ -207,10 +210,14 @@ func applyWindows(rel hrel, specs []windowSpec) (hrel, map[*pg.FuncCall]hscalar)
 	out := map[*pg.FuncCall]hscalar{}
 	for _, spec := range specs {
 		exprs := append(append([]hscalar(nil), spec.parts...), spec.orderExprs...)
-		first := make([]int, len(spec.calls))
+		// first[j][k] is the first of the expressions of call j's k-th
+		// primitive call's arguments.
+		first := make([][]int, len(spec.calls))
 		for j, c := range spec.calls {
-			first[j] = len(exprs)
-			exprs = append(exprs, c.args...)
+			for _, p := range c.prims {
+				first[j] = append(first[j], len(exprs))
+				exprs = append(exprs, p.args...)
+			}
 		}
 		width := len(rel.types())
 		var cols []int
@@ -223,33 +230,21 @@ func applyWindows(rel hrel, specs []windowSpec) (hrel, map[*pg.FuncCall]hscalar)
 		}
 		var funcs []expr.WindowCall
 		for j, c := range spec.calls {
-			call := c.call
-			call.Args = nil
-			for k := range c.args {
-				call.Args = append(call.Args, cols[first[j]+k])
-			}
-			funcs = append(funcs, call)
-			if c.avg {
-				// avg is sum over count, in numeric (float8 for floats).
-				cnt := call
-				cnt.Agg, cnt.Type = expr.Count, expr.ColumnType{Type: repr.Int8}
-				funcs = append(funcs, cnt)
+			for k, p := range c.prims {
+				call := p.call
+				call.Args = nil
+				for a := range p.args {
+					call.Args = append(call.Args, cols[first[j][k]+a])
+				}
+				funcs = append(funcs, call)
 			}
 		}
 		at := len(rel.types())
 		rel = hWindow{input: rel, partition: cols[:nParts], order: orders, funcs: funcs}
 		for j, fc := range spec.fcs {
 			c := spec.calls[j]
-			if !c.avg {
-				out[fc] = hColumn{level: 0, index: at, t: c.call.Type}
-				at++
-				continue
-			}
-			t := c.avgType()
-			sum := hColumn{level: 0, index: at, t: c.call.Type}
-			cnt := hColumn{level: 0, index: at + 1, t: expr.ColumnType{Type: repr.Int8}}
-			out[fc] = hBinary{fn: expr.Div, left: hCast{arg: sum, to: t.Type}, right: hCast{arg: cnt, to: t.Type}, t: t}
-			at += 2
+			out[fc] = c.over(at)
+			at += len(c.prims)
 		}
 	}
 	return rel, out
@@ -268,18 +263,25 @@ func (r hWindowRef) typ() expr.ColumnType { return r.t }
 
 // resultType is the type of the scalar a call reads.
 func (c windowCall) resultType() expr.ColumnType {
-	if c.avg {
-		return c.avgType()
+	if c.value != nil {
+		return c.value.typ()
 	}
-	return c.call.Type
+	return c.prims[0].call.Type
 }
 
-// avgType is the type of an avg: numeric, float8 for floats.
-func (c windowCall) avgType() expr.ColumnType {
-	if c.args[0].typ().Type.Kind().IsFloat() {
-		return expr.ColumnType{Type: repr.Float8, Nullable: true}
+// over returns the scalar that reads the call from a Window whose
+// output has the call's primitive calls' columns from column at on.
+func (c windowCall) over(at int) hscalar {
+	if c.value == nil {
+		return hColumn{level: 0, index: at, t: c.prims[0].call.Type}
 	}
-	return expr.ColumnType{Type: repr.Numeric, Nullable: true}
+	s, _ := mapScalarRefs(c.value, 0, func(col hColumn, depth int) (hscalar, error) {
+		if col.level == depth {
+			col.index += at
+		}
+		return col, nil
+	})
+	return s
 }
 
 // replaceWindowRefs puts each call's scalar (cols) in place of its
@@ -299,13 +301,23 @@ func replaceWindowRefs(s hscalar, cols map[*pg.FuncCall]hscalar) hscalar {
 	return withScalarChildren(s, ncs)
 }
 
-// windowCall is a window function call being bound: the call, its
-// argument expressions (their columns are filled in once mapped), and
-// whether it is an avg (a sum, then a count of the same argument).
+// windowCall is a window function call being bound: the window
+// function calls that compute it, and how.
 type windowCall struct {
+	// prims are the calls a Window computes for it: the call itself, or
+	// for an aggregate the primitive aggregates (expr's) it is made of,
+	// as a Reduce would make it (aggregateValue).
+	prims []windowPrim
+	// value computes the call from its prims' values, column k being
+	// prims[k]'s; nil when the call is its one prim.
+	value hscalar
+}
+
+// windowPrim is one call of a Window with its argument expressions
+// (their columns are filled in once mapped).
+type windowPrim struct {
 	call expr.WindowCall
 	args []hscalar
-	avg  bool
 }
 
 // bindWindowCall binds a window function call's arguments and result
@@ -344,34 +356,8 @@ func (b *binder) bindWindowCall(fc *pg.FuncCall, frame expr.Frame, bind func(*pg
 		}
 		return nil
 	}
-	if agg, ok := windowAggs[name]; ok {
-		if fc.AggStar {
-			args = []hscalar{hLiteral{v: repr.NewBool(true), t: repr.Bool}}
-		} else if len(args) != 1 {
-			return wrong()
-		} else {
-			a, err := b.aggregateArg(name, args[0])
-			if err != nil {
-				return windowCall{}, err
-			}
-			args[0] = a
-		}
-		if fc.AggFilter != nil {
-			p, err := bind(fc.AggFilter)
-			if err != nil {
-				return windowCall{}, err
-			}
-			if p, err = b.coerceBool(p, "FILTER"); err != nil {
-				return windowCall{}, err
-			}
-			args[0] = filtered(args[0], p)
-		}
-		t := aggResultType(hAgg{name: name, arg: args[0]})
-		if name == "avg" {
-			t = aggregateType(expr.Sum, args[0].typ().Type).Type
-		}
-		return windowCall{call: expr.WindowCall{Func: expr.WindowAgg, Agg: agg, Frame: frame,
-			Type: expr.ColumnType{Type: t, Nullable: name != "count"}}, args: args, avg: name == "avg"}, nil
+	if isWindowAgg(name) {
+		return b.bindWindowAgg(name, fc, args, frame, bind)
 	}
 	f := windowFuncs[name]
 	call := expr.WindowCall{Func: f, Frame: frame}
@@ -431,7 +417,80 @@ func (b *binder) bindWindowCall(fc *pg.FuncCall, frame expr.Frame, bind func(*pg
 		}
 		call.Type = expr.ColumnType{Type: args[0].typ().Type, Nullable: true}
 	}
-	return windowCall{call: call, args: args}, nil
+	return windowCall{prims: []windowPrim{{call: call, args: args}}}, nil
+}
+
+// bindWindowAgg binds aggregate name OVER a window, its arguments args:
+// the primitive aggregates of the call, over frame, and the scalar over
+// them, as aggregateValue makes it for a Reduce.
+func (b *binder) bindWindowAgg(name string, fc *pg.FuncCall, args []hscalar, frame expr.Frame, bind func(*pg.Node) (hscalar, error)) (windowCall, error) {
+	agg := hAgg{name: name, loc: fc.Location}
+	switch {
+	case fc.AggStar:
+		args = []hscalar{hLiteral{v: repr.NewBool(true), t: repr.Bool}}
+	case name == "string_agg" && len(args) == 2:
+		delim, err := b.aggregateArg(name, args[1])
+		if err != nil {
+			return windowCall{}, err
+		}
+		lit, ok := delim.(hLiteral)
+		if !ok {
+			return windowCall{}, unsupported("string_agg with a delimiter that is not a constant")
+		}
+		if !lit.v.IsNull() {
+			agg.delim = repr.FormatText(lit.v)
+		}
+		args = args[:1]
+	case len(args) != 1 || name == "string_agg":
+		return windowCall{}, errNoFunction(name, args)
+	}
+	arg := args[0]
+	if !fc.AggStar {
+		var err error
+		if arg, err = b.aggregateArg(name, arg); err != nil {
+			return windowCall{}, err
+		}
+	}
+	agg.arg = arg
+	// FILTER is each primitive call's second argument, so that the rows
+	// it drops are left out, not NULL (array_agg keeps NULLs).
+	var filter hscalar
+	if fc.AggFilter != nil {
+		p, err := bind(fc.AggFilter)
+		if err != nil {
+			return windowCall{}, err
+		}
+		if filter, err = b.coerceBool(p, "FILTER"); err != nil {
+			return windowCall{}, err
+		}
+	}
+	var c windowCall
+	prim := func(fn expr.AggregateFunc, a hscalar) hColumn {
+		t := aggregateType(fn, a.typ().Type)
+		for k, p := range c.prims {
+			if p.call.Agg == fn && equalScalars(p.args[0], a) {
+				return hColumn{level: 0, index: k, t: t}
+			}
+		}
+		call := expr.WindowCall{Func: expr.WindowAgg, Agg: fn, Frame: frame, Type: t}
+		if fn == expr.StringAgg {
+			call.Delimiter = agg.delim
+		}
+		args := []hscalar{a}
+		if filter != nil {
+			args = append(args, filter)
+		}
+		c.prims = append(c.prims, windowPrim{call: call, args: args})
+		return hColumn{level: 0, index: len(c.prims) - 1, t: t}
+	}
+	v, err := aggregateValue(agg, arg, prim)
+	if err != nil {
+		return windowCall{}, err
+	}
+	if col, ok := v.(hColumn); !ok || len(c.prims) != 1 || col.index != 0 {
+		c.value = v
+	}
+	return c, nil
 }
 
 // namedWindows returns the definitions of a query's WINDOW clause by
@@ -509,48 +568,55 @@ const (
 	frameEndOffsetPreceding      = 0x01000
 	frameStartOffsetFollowing    = 0x02000
 	frameEndOffsetFollowing      = 0x04000
-	frameExclude                 = 0x08000 | 0x10000 | 0x20000
+	frameExcludeCurrentRow       = 0x08000
+	frameExcludeGroup            = 0x10000
+	frameExcludeTies             = 0x20000
 )
 
-// windowFrame reads a window definition's frame.
-func (b *binder) windowFrame(w *pg.WindowDef) (expr.Frame, error) {
+// windowFrame reads a window definition's frame; orderExprs are its
+// ORDER BY expressions, bound. Offsets must be constants, as in
+// PostgreSQL (which also takes parameters and stable expressions): an
+// integer for ROWS and GROUPS, for RANGE a value of the type
+// PostgreSQL's in_range support function for the ordering type takes
+// (rangeOffsetType). A negative or NULL offset of ROWS or GROUPS, and a
+// NULL one of RANGE, fail here, as PostgreSQL fails before reading a
+// row; a negative RANGE offset fails when rows are compared (expr).
+func (b *binder) windowFrame(w *pg.WindowDef, orderExprs []hscalar) (expr.Frame, error) {
 	opts := w.FrameOptions
 	if opts&frameNonDefault == 0 {
 		return expr.DefaultFrame, nil
 	}
+	f := expr.Frame{Mode: expr.FrameRange}
+	mode := "RANGE"
 	switch {
+	case opts&frameRows != 0:
+		f.Mode, mode = expr.FrameRows, "ROWS"
 	case opts&frameGroups != 0:
-		return expr.Frame{}, unsupported("GROUPS frames")
-	case opts&frameExclude != 0:
-		return expr.Frame{}, unsupported("frame exclusion (EXCLUDE)")
+		f.Mode, mode = expr.FrameGroups, "GROUPS"
 	}
-	f := expr.Frame{Rows: opts&frameRows != 0}
-	offset := func(n *pg.Node, which string) (int64, error) {
-		if !f.Rows {
-			return 0, unsupported("RANGE frames with an offset")
+	switch {
+	case opts&frameExcludeCurrentRow != 0:
+		f.Exclude = expr.ExcludeCurrentRow
+	case opts&frameExcludeGroup != 0:
+		f.Exclude = expr.ExcludeGroup
+	case opts&frameExcludeTies != 0:
+		f.Exclude = expr.ExcludeTies
+	}
+	hasOffset := opts&(frameStartOffsetPreceding|frameStartOffsetFollowing|frameEndOffsetPreceding|frameEndOffsetFollowing) != 0
+	switch {
+	case f.Mode == expr.FrameRange && hasOffset && len(orderExprs) != 1:
+		return expr.Frame{}, errorAt(sqlerr.New(sqlerr.WindowingError, "RANGE with offset PRECEDING/FOLLOWING requires exactly one ORDER BY column"), b.sql, w.Location)
+	case f.Mode == expr.FrameGroups && len(orderExprs) == 0:
+		return expr.Frame{}, errorAt(sqlerr.New(sqlerr.WindowingError, "GROUPS mode requires an ORDER BY clause"), b.sql, w.Location)
+	}
+	if f.Mode == expr.FrameRange && hasOffset && orderExprs[0].typ().Type.Kind() == repr.KindTimestampTZ {
+		if z := b.zone(); !z.IsUTC() {
+			f.Zone = z.Name()
 		}
-		s, err := b.bindExpr(n, &exprCtx{clause: "window frame"})
-		if err != nil {
-			return 0, err
-		}
-		s, ok, err := b.coerce(s, repr.Int8, repr.CastImplicit)
-		if err == nil && ok {
-			s, err = foldScalar(s)
-		}
-		if err != nil {
-			return 0, err
-		}
-		l, isLit := s.(hLiteral)
-		if !ok || !isLit {
-			return 0, unsupported("frame offsets that are not integer constants")
-		}
-		if l.v.IsNull() {
-			return 0, sqlerr.New(sqlerr.NullValueNotAllowed, "frame %s offset must not be null", which)
-		}
-		if l.v.Int() < 0 {
-			return 0, sqlerr.New(sqlerr.InvalidPrecedingOrFollowingSize, "frame %s offset must not be negative", which)
-		}
-		return l.v.Int(), nil
+	}
+	offset := func(n *pg.Node, which string) (repr.Datum, error) {
+		v, err := b.frameOffset(n, which, mode, orderExprs)
+		return v, errorAt(err, b.sql, nodeLocation(n))
 	}
 	var err error
 	switch {
@@ -585,6 +651,101 @@ func (b *binder) windowFrame(w *pg.WindowDef) (expr.Frame, error) {
 		return expr.Frame{}, sqlerr.New(sqlerr.WindowingError, "frame end cannot be UNBOUNDED PRECEDING")
 	}
 	return f, err
+}
+
+// frameOffset binds the offset n of a frame's starting or ending bound
+// (which) in mode (ROWS, RANGE or GROUPS) to a constant.
+func (b *binder) frameOffset(n *pg.Node, which, mode string, orderExprs []hscalar) (repr.Datum, error) {
+	variable := false
+	walkNodes(n, func(n *pg.Node) bool {
+		if n.GetColumnRef() != nil {
+			variable = true
+		}
+		return !variable
+	})
+	if variable {
+		return repr.Null, sqlerr.New(sqlerr.InvalidColumnReference, "argument of %s must not contain variables", mode)
+	}
+	s, err := b.bindExpr(n, &exprCtx{clause: "window " + mode})
+	if err != nil {
+		return repr.Null, err
+	}
+	to := repr.Int8
+	if mode == "RANGE" {
+		if to, err = rangeOffsetType(orderExprs[0].typ().Type, s.typ().Type); err != nil {
+			return repr.Null, err
+		}
+	}
+	// As PostgreSQL's coerce_to_specific_type: an assignment cast (1.5
+	// ROWS PRECEDING is 2 rows).
+	from := s.typ().Type
+	s, ok, err := b.coerce(s, to, repr.CastAssignment)
+	if err == nil && ok {
+		s, err = foldScalar(s)
+	}
+	if err != nil {
+		return repr.Null, err
+	}
+	if !ok {
+		return repr.Null, sqlerr.New(sqlerr.DatatypeMismatch, "argument of %s must be type %s, not type %s", mode, typeName(to), typeName(from))
+	}
+	l, isLit := s.(hLiteral)
+	if !isLit {
+		return repr.Null, unsupported("frame offsets that are not constants")
+	}
+	switch {
+	case l.v.IsNull():
+		return repr.Null, sqlerr.New(sqlerr.NullValueNotAllowed, "frame %s offset must not be null", which)
+	case mode != "RANGE" && l.v.Int() < 0:
+		return repr.Null, sqlerr.New(sqlerr.InvalidPrecedingOrFollowingSize, "frame %s offset must not be negative", which)
+	}
+	return l.v, nil
+}
+
+// rangeOffsetType is the type a RANGE offset of type off takes over an
+// ORDER BY column of type col, as PostgreSQL picks its in_range support
+// function: the one whose offset type is off (col's own, for an
+// untyped literal), else the first the offset casts to implicitly.
+// Integers take an integer of any width (int8 only for an int8 column),
+// numeric numeric, floats float8, and dates, timestamps and intervals
+// an interval; other types have no RANGE offsets.
+func rangeOffsetType(col, off repr.Type) (repr.Type, error) {
+	var candidates []repr.Type
+	switch col.Kind() {
+	case repr.KindInt2, repr.KindInt4:
+		candidates = []repr.Type{repr.Int8, repr.Int4, repr.Int2}
+	case repr.KindInt8:
+		candidates = []repr.Type{repr.Int8}
+	case repr.KindFloat4, repr.KindFloat8:
+		candidates = []repr.Type{repr.Float8}
+	case repr.KindNumeric:
+		candidates = []repr.Type{repr.Numeric}
+	case repr.KindDate, repr.KindTimestamp, repr.KindTimestampTZ, repr.KindInterval:
+		candidates = []repr.Type{repr.Interval}
+	default:
+		if col.Kind() == repr.KindVarchar {
+			// PostgreSQL names the operator class's type: varchar
+			// sorts with text's.
+			col = repr.Text
+		}
+		return repr.Type{}, sqlerr.New(sqlerr.FeatureNotSupported, "RANGE with offset PRECEDING/FOLLOWING is not supported for column type %s", typeName(col))
+	}
+	preferred := off
+	if off.Kind() == repr.KindUnknown {
+		preferred = col
+	}
+	for _, c := range candidates {
+		if c.Kind() == preferred.Kind() {
+			return c, nil
+		}
+	}
+	for _, c := range candidates {
+		if repr.TypeCastContext(off, c) >= repr.CastImplicit {
+			return c, nil
+		}
+	}
+	return repr.Type{}, sqlerr.New(sqlerr.FeatureNotSupported, "RANGE with offset PRECEDING/FOLLOWING is not supported for column type %s and offset type %s", typeName(col), typeName(off)).
+		WithHint("Cast the offset value to an appropriate type.")
 }
 
 // identityColumns are references to every column of rel.

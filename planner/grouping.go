@@ -242,6 +242,16 @@ func (g *grouping) aggregate(a hAgg) (hscalar, error) {
 		}
 		return hColumn{level: 0, index: len(g.keys) + i, t: aggregateType(fn, arg.typ().Type), name: a.name}
 	}
+	return aggregateValue(a, arg, colOf)
+}
+
+// aggregateValue returns the scalar that computes aggregate call a, whose
+// argument (FILTER applied) is arg, from the primitive aggregates it
+// needs (expr's aggregate functions); prim returns the column of the
+// primitive aggregate fn of an argument, adding it if it is new. A
+// Reduce (grouping.aggregate) and a window (bindWindowAgg) share it, so
+// an aggregate means the same in both.
+func aggregateValue(a hAgg, arg hscalar, colOf func(fn expr.AggregateFunc, arg hscalar) hColumn) (hscalar, error) {
 	col := func(fn expr.AggregateFunc) hColumn { return colOf(fn, arg) }
 	switch a.name {
 	case "count":
