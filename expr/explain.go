@@ -81,11 +81,15 @@ func explain(b *strings.Builder, r Relation, depth int) {
 					ord += " desc"
 				}
 			}
+			filter := ""
+			if a.Filter != nil {
+				filter = " filter " + a.Filter.String()
+			}
 			if a.Func == StringAgg {
-				aggs[i] = fmt.Sprintf("%s(%s%s, %q%s)", a.Func, d, a.Expr, a.Delimiter, ord)
+				aggs[i] = fmt.Sprintf("%s(%s%s, %q%s)%s", a.Func, d, a.Expr, a.Delimiter, ord, filter)
 				continue
 			}
-			aggs[i] = fmt.Sprintf("%s(%s%s%s)", a.Func, d, a.Expr, ord)
+			aggs[i] = fmt.Sprintf("%s(%s%s%s)%s", a.Func, d, a.Expr, ord, filter)
 		}
 		fmt.Fprintf(b, "Reduce group_by=[%s] aggregates=[%s]", scalars(n.GroupKey), strings.Join(aggs, ", "))
 	case TopK:

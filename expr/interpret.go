@@ -380,11 +380,23 @@ func aggregate(a Aggregate, rows []Row) (repr.Datum, error) {
 	var vals []val
 	seen := map[string]bool{}
 	for _, r := range rows {
+		if r.Diff <= 0 {
+			continue
+		}
+		if a.Filter != nil {
+			keep, err := a.Filter.Eval(r.Datums)
+			if err != nil {
+				return repr.Null, err
+			}
+			if keep.IsNull() || !keep.Bool() {
+				continue
+			}
+		}
 		v, err := a.Expr.Eval(r.Datums)
 		if err != nil {
 			return repr.Null, err
 		}
-		if (v.IsNull() && a.Func != ArrayAgg) || r.Diff <= 0 {
+		if v.IsNull() && a.Func != ArrayAgg {
 			continue
 		}
 		n := r.Diff

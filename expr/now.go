@@ -54,6 +54,9 @@ func MapCalls(r Relation, f func(CallVariadic) Scalar) Relation {
 		for i, a := range n.Aggregates {
 			aggs[i] = a
 			aggs[i].Expr = sc(a.Expr)
+			if a.Filter != nil {
+				aggs[i].Filter = sc(a.Filter)
+			}
 			aggs[i].Order = nil
 			for _, o := range a.Order {
 				o.Expr = sc(o.Expr)

@@ -174,6 +174,11 @@ type Aggregate struct {
 	// without it, keep the value order described above. The other
 	// aggregates do not depend on order and ignore it.
 	Order []AggregateOrder
+	// Filter, if set, leaves out the rows where it is not true (FILTER
+	// (WHERE …)). The planner sets it for the aggregates that keep NULL
+	// values (ArrayAgg); for the others a NULL argument in the filtered
+	// rows does the same.
+	Filter Scalar
 }
 
 // AggregateOrder is one ORDER BY item inside an aggregate call.
@@ -544,6 +549,11 @@ func Check(r Relation) error {
 		for _, a := range n.Aggregates {
 			if err := checkScalars(arity, a.Expr); err != nil {
 				return err
+			}
+			if a.Filter != nil {
+				if err := checkScalars(arity, a.Filter); err != nil {
+					return err
+				}
 			}
 			for _, o := range a.Order {
 				if err := checkScalars(arity, o.Expr); err != nil {

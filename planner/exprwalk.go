@@ -84,6 +84,9 @@ func mapRelationScalars(r expr.Relation, f func(expr.Scalar) expr.Scalar) expr.R
 			aggs := make([]expr.Aggregate, len(n.Aggregates))
 			for i, a := range n.Aggregates {
 				a.Expr = mapScalar(a.Expr, f)
+				if a.Filter != nil {
+					a.Filter = mapScalar(a.Filter, f)
+				}
 				a.Order = slices.Clone(a.Order)
 				for j := range a.Order {
 					a.Order[j].Expr = mapScalar(a.Order[j].Expr, f)

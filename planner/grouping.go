@@ -220,11 +220,17 @@ func (g *grouping) aggregate(a hAgg) (hscalar, error) {
 	if arg == nil {
 		arg = hLiteral{v: repr.NewBool(true), t: repr.Bool}
 	}
-	if a.filter != nil {
+	// array_agg keeps NULL values, so a filtered row cannot be one: its
+	// FILTER goes to the reduction, which leaves the row out.
+	keepsNulls := a.name == "array_agg" || a.name == "jsonb_agg"
+	if a.filter != nil && !keepsNulls {
 		arg = filtered(arg, a.filter)
 	}
 	colOf := func(fn expr.AggregateFunc, arg hscalar) hColumn {
 		agg := hAggregate{fn: fn, arg: stripLocations(arg), distinct: a.distinct, delim: a.delim, fraction: a.fraction, desc: a.desc}
+		if keepsNulls && a.filter != nil {
+			agg.filter = stripLocations(a.filter)
+		}
 		if fn == expr.StringAgg || fn == expr.ArrayAgg { // jsonb_agg too: an ArrayAgg
 			for _, o := range a.order {
 				agg.order = append(agg.order, hAggOrder{s: stripLocations(o.s), desc: o.desc, nullsFirst: o.nullsFirst})

@@ -93,6 +93,9 @@ type hAggregate struct {
 	// fraction and desc are an ordered-set aggregate's (hAgg).
 	fraction float64
 	desc     bool
+	// filter is FILTER's predicate for an aggregate that keeps NULLs
+	// (array_agg); the others see NULL for a filtered row (filtered).
+	filter hscalar
 	// grouping, when not nil, makes this no aggregate but a GROUPING()
 	// call of these keys, whose value each grouping set fixes
 	// (grouping.reduce); fn and arg are then unused.
@@ -547,7 +550,8 @@ func relScalars(r hrel) []hscalar {
 			return []hscalar{r.on}
 		}
 	case hReduce:
-		// The arguments, then every aggregate's ORDER BY scalars.
+		// The arguments, then every aggregate's ORDER BY scalars and
+		// FILTER, in turn.
 		ss := make([]hscalar, len(r.aggs))
 		for i, a := range r.aggs {
 			ss[i] = a.arg
@@ -555,6 +559,9 @@ func relScalars(r hrel) []hscalar {
 		for _, a := range r.aggs {
 			for _, o := range a.order {
 				ss = append(ss, o.s)
+			}
+			if a.filter != nil {
+				ss = append(ss, a.filter)
 			}
 		}
 		return ss
@@ -596,6 +603,10 @@ func withRelParts(r hrel, ins []hrel, ss []hscalar) hrel {
 					at++
 				}
 				a.order = order
+			}
+			if a.filter != nil {
+				a.filter = ss[at]
+				at++
 			}
 			aggs[i] = a
 		}

@@ -681,6 +681,18 @@ func (l *lowerer) lowerReduce(r hReduce, outer expr.Relation, cm colMap) (expr.R
 	}
 	var orders []expr.Scalar // every aggregate's ORDER BY, in turn
 	c := l.conv(oa, cm)
+	filters := make([]expr.Scalar, len(r.aggs))
+	for i, a := range r.aggs {
+		if a.filter == nil {
+			continue
+		}
+		if hasSubquery(a.filter) {
+			return nil, unsupported("subqueries in the FILTER of array_agg")
+		}
+		if filters[i], err = c.convert(a.filter); err != nil {
+			return nil, err
+		}
+	}
 	for _, a := range r.aggs {
 		for _, o := range a.order {
 			if hasSubquery(o.s) {
@@ -721,7 +733,7 @@ func (l *lowerer) lowerReduce(r hReduce, outer expr.Relation, cm colMap) (expr.R
 	}
 	red := expr.Reduce{Input: in, GroupKey: key}
 	for i, a := range r.aggs {
-		ag := expr.Aggregate{Func: a.fn, Expr: exprs[i], Distinct: a.distinct, Delimiter: a.delim, Fraction: a.fraction, Desc: a.desc}
+		ag := expr.Aggregate{Func: a.fn, Expr: exprs[i], Distinct: a.distinct, Delimiter: a.delim, Fraction: a.fraction, Desc: a.desc, Filter: filters[i]}
 		for _, o := range a.order {
 			ag.Order = append(ag.Order, expr.AggregateOrder{Expr: orders[0], Desc: o.desc, NullsFirst: o.nullsFirst})
 			orders = orders[1:]
