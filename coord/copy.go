@@ -19,7 +19,7 @@ func (s *Session) copyFrom(ctx context.Context, st *planner.Copy, w pgwire.Write
 	format := pgwire.CopyFormat{Columns: len(st.Columns)}
 	var bc *pgwire.BinaryCopy
 	switch st.Options.Format {
-	case "text", "":
+	case "text", "", "csv":
 	case "binary":
 		oids := make([]uint32, len(st.Columns))
 		for i, ci := range st.Columns {
@@ -38,10 +38,18 @@ func (s *Session) copyFrom(ctx context.Context, st *planner.Copy, w pgwire.Write
 		return result{}, err
 	}
 	var src copySource
-	if bc != nil {
+	switch {
+	case bc != nil:
 		src = binaryCopySource{bc.NewReader(r)}
-	} else {
+	case st.Options.Format == "csv":
+		src = newCSVCopySource(r, st.Options)
+	default:
 		src = newTextCopySource(r, st.Options)
+	}
+	if st.Options.Header {
+		if err := s.copyHeader(st, src); err != nil {
+			return result{}, err
+		}
 	}
 	// A timestamptz field without an offset is read in the session's
 	// time zone.
@@ -63,9 +71,10 @@ func (s *Session) copyFrom(ctx context.Context, st *planner.Copy, w pgwire.Write
 			return result{}, err
 		}
 		if len(fields) != len(st.Columns) {
-			return result{}, sqlerr.New(sqlerr.BadCopyFileFormat, "%s", copyFieldError(len(fields), len(st.Columns))).
+			return result{}, sqlerr.New(sqlerr.BadCopyFileFormat, "%s", copyFieldError(st, len(fields))).
 				WithDetail("COPY %s, line %d", st.Table.Name.Name, line)
 		}
+		forceNulls(st.Options, fields)
 		row := make([]repr.Datum, len(st.Table.Columns))
 		for i := range st.Table.Columns {
 			if d := s.engine.defaultOf(uint64(st.Table.ID), i); d != nil {
@@ -184,11 +193,56 @@ type binaryCopySource struct{ r *pgwire.BinaryCopyReader }
 func (b binaryCopySource) next() ([][]byte, error) { return b.r.Next() }
 func (b binaryCopySource) where() (int, int)       { return b.r.Tuple(), b.r.Field() }
 
-func copyFieldError(got, want int) string {
-	if got < want {
-		return "missing data for column"
+// copyFieldError is PostgreSQL's message for a row of got fields where
+// COPY st expects one per column.
+func copyFieldError(st *planner.Copy, got int) string {
+	if got < len(st.Columns) {
+		return fmt.Sprintf("missing data for column \"%s\"", st.Table.Columns[st.Columns[got]].Name)
 	}
 	return "extra data after last expected column"
+}
+
+// copyHeader reads the header line of COPY FROM … HEADER and, for HEADER
+// MATCH, checks that it names the columns in order, with PostgreSQL's
+// errors.
+func (s *Session) copyHeader(st *planner.Copy, src copySource) error {
+	fields, err := src.next()
+	if err == io.EOF {
+		return nil
+	}
+	line, _ := src.where()
+	if err == nil && st.Options.HeaderMatch {
+		if len(fields) != len(st.Columns) {
+			err = sqlerr.New(sqlerr.BadCopyFileFormat, "wrong number of fields in header line: got %d, expected %d", len(fields), len(st.Columns))
+		}
+		for i := 0; err == nil && i < len(fields); i++ {
+			name := st.Table.Columns[st.Columns[i]].Name
+			switch {
+			case fields[i] == nil:
+				err = sqlerr.New(sqlerr.BadCopyFileFormat, "column name mismatch in header line field %d: got null value (\"%s\"), expected \"%s\"", i+1, st.Options.Null, name)
+			case string(fields[i]) != name:
+				err = sqlerr.New(sqlerr.BadCopyFileFormat, "column name mismatch in header line field %d: got \"%s\", expected \"%s\"", i+1, fields[i], name)
+			}
+		}
+	}
+	if err != nil {
+		return copyError(err, "COPY %s, line %d", st.Table.Name.Name, line)
+	}
+	return nil
+}
+
+// forceNulls applies CSV's FORCE_NOT_NULL (a NULL field reads as the
+// NULL string) and FORCE_NULL (a field equal to the NULL string, quoted
+// or not, is NULL) to a row's fields, as PostgreSQL's NextCopyFrom does.
+func forceNulls(opts planner.CopyOptions, fields [][]byte) {
+	for i := range fields {
+		switch {
+		case fields[i] == nil && opts.ForceNotNull != nil && opts.ForceNotNull[i]:
+			fields[i] = []byte(opts.Null)
+		case fields[i] != nil && opts.ForceNull != nil && opts.ForceNull[i] && string(fields[i]) == opts.Null:
+			fields[i] = nil
+		}
+	}
 }
 
 // unescapeCopy undoes COPY text format's backslash escapes.

@@ -378,7 +378,7 @@ func (p *planner) copy(cs *pg.CopyStmt) (Statement, error) {
 	if cs.WhereClause != nil {
 		return nil, unsupported("COPY ... WHERE")
 	}
-	opts, err := copyOptions(cs.Options)
+	opts, err := copyOptions(cs.Options, cs.IsFrom)
 	if err != nil {
 		return nil, err
 	}
@@ -418,6 +418,12 @@ func (p *planner) copy(cs *pg.CopyStmt) (Statement, error) {
 	if cs.Attlist == nil {
 		c.Columns = seq(0, len(r.Columns))
 	}
+	if c.Options.ForceNotNull, err = copyForced(cs, r, c.Columns, "force_not_null", "FORCE_NOT_NULL"); err != nil {
+		return nil, err
+	}
+	if c.Options.ForceNull, err = copyForced(cs, r, c.Columns, "force_null", "FORCE_NULL"); err != nil {
+		return nil, err
+	}
 	for _, col := range r.Columns {
 		c.defaults = append(c.defaults, col.Default)
 	}
@@ -437,7 +443,11 @@ func copySelect(cs *pg.CopyStmt) *pg.SelectStmt {
 		Op: pg.SetOperation_SETOP_NONE, LimitOption: pg.LimitOption_LIMIT_OPTION_DEFAULT}
 }
 
-func copyOptions(defs []*pg.Node) (CopyOptions, error) {
+// copyOptions reads COPY's options and checks them as PostgreSQL 15's
+// ProcessCopyOptions does, in its order, so that the first error is
+// the one PostgreSQL reports. FORCE_NOT_NULL and FORCE_NULL name columns
+// and are resolved by the caller (copyForced).
+func copyOptions(defs []*pg.Node, from bool) (CopyOptions, error) {
 	o := CopyOptions{Format: "text"}
 	set := map[string]bool{}
 	for _, n := range defs {
@@ -458,17 +468,30 @@ func copyOptions(defs []*pg.Node) (CopyOptions, error) {
 		case "null":
 			o.Null = val
 		case "header":
-			switch strings.ToLower(val) {
-			case "", "true", "on", "1":
+			if d.Arg == nil {
 				o.Header = true
-			case "false", "off", "0":
-			default:
-				return o, sqlerr.New(sqlerr.InvalidParameterValue, "%s requires a Boolean value", d.Defname)
+				break
 			}
+			if strings.EqualFold(val, "match") {
+				if !from {
+					return o, sqlerr.New(sqlerr.FeatureNotSupported, "cannot use \"%s\" with HEADER in COPY TO", val)
+				}
+				o.Header, o.HeaderMatch = true, true
+				break
+			}
+			b, ok := parseBoolOption(val)
+			if !ok {
+				return o, sqlerr.New(sqlerr.SyntaxError, "%s requires a Boolean value or \"match\"", d.Defname)
+			}
+			o.Header = b
 		case "quote":
 			o.Quote = val
 		case "escape":
 			o.Escape = val
+		case "force_not_null", "force_null":
+			if _, ok := d.Arg.GetNode().(*pg.Node_List); !ok {
+				return o, sqlerr.New(sqlerr.SyntaxError, "argument to option \"%s\" must be a list of column names", d.Defname)
+			}
 		case "encoding":
 			if u := strings.ToUpper(strings.ReplaceAll(val, "-", "")); u != "UTF8" {
 				return o, unsupported("COPY encoding %s", val)
@@ -477,6 +500,7 @@ func copyOptions(defs []*pg.Node) (CopyOptions, error) {
 			return o, unsupported("COPY option %s", d.Defname)
 		}
 	}
+	csv := o.Format == "csv"
 	if o.Format == "binary" {
 		// The binary format has no delimiters, NULL strings or header
 		// line: PostgreSQL refuses them, each in its own words.
@@ -485,43 +509,113 @@ func copyOptions(defs []*pg.Node) (CopyOptions, error) {
 			return o, sqlerr.New(sqlerr.SyntaxError, "cannot specify DELIMITER in BINARY mode")
 		case set["null"]:
 			return o, sqlerr.New(sqlerr.SyntaxError, "cannot specify NULL in BINARY mode")
-		case set["header"]:
-			return o, sqlerr.New(sqlerr.FeatureNotSupported, "cannot specify HEADER in BINARY mode")
-		case set["quote"]:
-			return o, sqlerr.New(sqlerr.FeatureNotSupported, "COPY quote available only in CSV mode")
-		case set["escape"]:
-			return o, sqlerr.New(sqlerr.FeatureNotSupported, "COPY escape available only in CSV mode")
 		}
-		return o, nil
-	}
-	if !set["delimiter"] {
-		o.Delimiter = "\t"
-		if o.Format == "csv" {
-			o.Delimiter = ","
+	} else {
+		if !set["delimiter"] {
+			o.Delimiter = "\t"
+			if csv {
+				o.Delimiter = ","
+			}
 		}
-	}
-	if !set["null"] {
-		o.Null = `\N`
-		if o.Format == "csv" {
-			o.Null = ""
+		if !set["null"] {
+			o.Null = `\N`
+			if csv {
+				o.Null = ""
+			}
 		}
-	}
-	if o.Format == "csv" {
-		if !set["quote"] {
+		if csv && !set["quote"] {
 			o.Quote = `"`
 		}
-		if !set["escape"] {
+		if csv && !set["escape"] {
 			o.Escape = o.Quote
 		}
-	} else if set["quote"] {
-		return o, sqlerr.New(sqlerr.FeatureNotSupported, "COPY quote available only in CSV mode")
-	} else if set["escape"] {
-		return o, sqlerr.New(sqlerr.FeatureNotSupported, "COPY escape available only in CSV mode")
+		if len(o.Delimiter) != 1 {
+			return o, sqlerr.New(sqlerr.FeatureNotSupported, "COPY delimiter must be a single one-byte character")
+		}
+		if o.Delimiter == "\n" || o.Delimiter == "\r" {
+			return o, sqlerr.New(sqlerr.InvalidParameterValue, "COPY delimiter cannot be newline or carriage return")
+		}
+		if strings.ContainsAny(o.Null, "\r\n") {
+			return o, sqlerr.New(sqlerr.InvalidParameterValue, "COPY null representation cannot use newline or carriage return")
+		}
+		if !csv && strings.Contains(`\.abcdefghijklmnopqrstuvwxyz0123456789`, o.Delimiter) {
+			return o, sqlerr.New(sqlerr.InvalidParameterValue, "COPY delimiter cannot be \"%s\"", o.Delimiter)
+		}
 	}
-	if len(o.Delimiter) != 1 {
-		return o, sqlerr.New(sqlerr.FeatureNotSupported, "COPY delimiter must be a single one-byte character")
+	switch {
+	case o.Format == "binary" && set["header"]:
+		return o, sqlerr.New(sqlerr.FeatureNotSupported, "cannot specify HEADER in BINARY mode")
+	case !csv && set["quote"]:
+		return o, sqlerr.New(sqlerr.FeatureNotSupported, "COPY quote available only in CSV mode")
+	case csv && len(o.Quote) != 1:
+		return o, sqlerr.New(sqlerr.FeatureNotSupported, "COPY quote must be a single one-byte character")
+	case csv && o.Delimiter == o.Quote:
+		return o, sqlerr.New(sqlerr.InvalidParameterValue, "COPY delimiter and quote must be different")
+	case !csv && set["escape"]:
+		return o, sqlerr.New(sqlerr.FeatureNotSupported, "COPY escape available only in CSV mode")
+	case csv && len(o.Escape) != 1:
+		return o, sqlerr.New(sqlerr.FeatureNotSupported, "COPY escape must be a single one-byte character")
+	case !csv && set["force_not_null"]:
+		return o, sqlerr.New(sqlerr.FeatureNotSupported, "COPY force not null available only in CSV mode")
+	case set["force_not_null"] && !from:
+		return o, sqlerr.New(sqlerr.FeatureNotSupported, "COPY force not null only available using COPY FROM")
+	case !csv && set["force_null"]:
+		return o, sqlerr.New(sqlerr.FeatureNotSupported, "COPY force null available only in CSV mode")
+	case set["force_null"] && !from:
+		return o, sqlerr.New(sqlerr.FeatureNotSupported, "COPY force null only available using COPY FROM")
+	case o.Format != "binary" && strings.Contains(o.Null, o.Delimiter):
+		return o, sqlerr.New(sqlerr.FeatureNotSupported, "COPY delimiter must not appear in the NULL specification")
+	case csv && strings.Contains(o.Null, o.Quote):
+		return o, sqlerr.New(sqlerr.FeatureNotSupported, "CSV quote character must not appear in the NULL specification")
 	}
 	return o, nil
+}
+
+// parseBoolOption reads a Boolean option's value as PostgreSQL's
+// parse_bool does: true, false, yes, no and unambiguous prefixes of
+// them, on, off, 1 and 0, in any case.
+func parseBoolOption(s string) (value, ok bool) {
+	l := strings.ToLower(s)
+	switch {
+	case l == "":
+		return false, false
+	case strings.HasPrefix("true", l), strings.HasPrefix("yes", l), l == "on", l == "1":
+		return true, true
+	case strings.HasPrefix("false", l), strings.HasPrefix("no", l), l == "off", l == "0":
+		return false, true
+	}
+	return false, false
+}
+
+// copyForced resolves the columns of COPY FROM's FORCE_NOT_NULL or
+// FORCE_NULL option (defname) to flags over the data's columns: each
+// must name a column of the table (42703) that the COPY reads (42P10).
+func copyForced(cs *pg.CopyStmt, r Relation, cols []int, defname, label string) ([]bool, error) {
+	var flags []bool
+	for _, n := range cs.Options {
+		d := n.GetDefElem()
+		if d.Defname != defname {
+			continue
+		}
+		flags = make([]bool, len(cols))
+		for _, item := range d.Arg.GetList().GetItems() {
+			name := item.GetString_().GetSval()
+			i := columnIndex(r, name)
+			if i < 0 {
+				return nil, sqlerr.New(sqlerr.UndefinedColumn, "column %q of relation %q does not exist", name, cs.Relation.Relname)
+			}
+			found := false
+			for k, c := range cols {
+				if c == i {
+					flags[k], found = true, true
+				}
+			}
+			if !found {
+				return nil, sqlerr.New(sqlerr.InvalidColumnReference, "%s column %q not referenced by COPY", label, name)
+			}
+		}
+	}
+	return flags, nil
 }
 
 func defElemString(n *pg.Node) string {

@@ -197,8 +197,15 @@ type CopyOptions struct {
 	Delimiter string
 	Null      string
 	Header    bool
-	Quote     string
-	Escape    string
+	// HeaderMatch reports whether COPY FROM checks the header line's
+	// names against the columns (HEADER MATCH); Header is then true.
+	HeaderMatch bool
+	Quote       string
+	Escape      string
+	// ForceNotNull and ForceNull flag, per column of COPY FROM's data
+	// (Copy.Columns), the columns of CSV's FORCE_NOT_NULL and
+	// FORCE_NULL; nil when the option is not given.
+	ForceNotNull, ForceNull []bool
 }
 
 // CopyTo is COPY (query) TO STDOUT or COPY table TO STDOUT.
