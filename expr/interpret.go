@@ -231,6 +231,8 @@ func EvalTableFunc(f TableFunc, args []repr.Datum, t repr.Type) ([]repr.Datum, e
 		return out, nil
 	case JSONBArrayElements, JSONBArrayElementsText, JSONBObjectKeys, JSONBEach, JSONBEachText:
 		return jsonbTableFunc(f, args[0])
+	case JSONArrayElements, JSONArrayElementsText, JSONObjectKeys:
+		return jsonTableFunc(f, args[0])
 	}
 	return nil, sqlerr.AssertionFailedf("unknown table function %d", f)
 }

@@ -217,3 +217,69 @@ func jsonCorrupt(err error) error {
 	}
 	return sqlerr.New(sqlerr.InvalidTextRepresentation, "invalid input syntax for type json").WithDetail("%v", err)
 }
+
+// jsonTableFunc yields the elements or keys of json value j (TableFunc),
+// with PostgreSQL's errors for the wrong kind of value.
+func jsonTableFunc(f TableFunc, j repr.Datum) ([]repr.Datum, error) {
+	if j.IsNull() {
+		return nil, nil
+	}
+	text := strings.TrimSpace(j.Text())
+	kind := jsonTypeof(text)
+	if f == JSONObjectKeys {
+		switch kind {
+		case "object":
+			keys, err := jsonKeys(text)
+			if err != nil {
+				return nil, err
+			}
+			out := make([]repr.Datum, len(keys))
+			for i, k := range keys {
+				out[i] = repr.NewText(k)
+			}
+			return out, nil
+		case "array":
+			return nil, sqlerr.New(sqlerr.InvalidParameterValue, "cannot call %s on an array", f)
+		}
+		return nil, sqlerr.New(sqlerr.InvalidParameterValue, "cannot call %s on a scalar", f)
+	}
+	switch kind {
+	case "array":
+		elems, err := jsonElems(text)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]repr.Datum, len(elems))
+		for i, e := range elems {
+			if out[i], err = jsonResult(e, true, f == JSONArrayElementsText); err != nil {
+				return nil, err
+			}
+		}
+		return out, nil
+	case "object":
+		return nil, sqlerr.New(sqlerr.InvalidParameterValue, "cannot call %s on a non-array", f)
+	}
+	return nil, sqlerr.New(sqlerr.InvalidParameterValue, "cannot call %s on a scalar", f)
+}
+
+// jsonKeys returns object text j's keys in order, repeated ones too.
+func jsonKeys(j string) ([]string, error) {
+	dec := json.NewDecoder(strings.NewReader(j))
+	if _, err := dec.Token(); err != nil {
+		return nil, jsonCorrupt(err)
+	}
+	var keys []string
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return nil, jsonCorrupt(err)
+		}
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return nil, jsonCorrupt(err)
+		}
+		k, _ := t.(string)
+		keys = append(keys, k)
+	}
+	return keys, nil
+}

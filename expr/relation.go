@@ -93,12 +93,19 @@ const (
 	JSONBObjectKeys
 	JSONBEach
 	JSONBEachText
+	// JSONArrayElements, JSONArrayElementsText and JSONObjectKeys are
+	// json's: elements as their text in the value (json), as text, and
+	// every key in order, repeated ones too (json_ops.go).
+	JSONArrayElements
+	JSONArrayElementsText
+	JSONObjectKeys
 )
 
 var tableFuncNames = map[TableFunc]string{GenerateSeries: "generate_series", Unnest: "unnest", Value: "value",
 	GenerateSubscripts: "generate_subscripts", JSONBArrayElements: "jsonb_array_elements",
 	JSONBArrayElementsText: "jsonb_array_elements_text", JSONBObjectKeys: "jsonb_object_keys", JSONBEach: "jsonb_each",
-	JSONBEachText: "jsonb_each_text"}
+	JSONBEachText: "jsonb_each_text", JSONArrayElements: "json_array_elements",
+	JSONArrayElementsText: "json_array_elements_text", JSONObjectKeys: "json_object_keys"}
 
 func (f TableFunc) String() string { return tableFuncNames[f] }
 

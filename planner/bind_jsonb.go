@@ -148,12 +148,16 @@ var jsonbSRFs = map[string]struct {
 	fn      expr.TableFunc
 	columns []string
 	value   expr.VariadicFunc // each: the value of a key, from the object
+	json    bool              // of json, not jsonb
 }{
-	"jsonb_array_elements":      {expr.JSONBArrayElements, []string{"value"}, 0},
-	"jsonb_array_elements_text": {expr.JSONBArrayElementsText, []string{"value"}, 0},
-	"jsonb_object_keys":         {expr.JSONBObjectKeys, []string{"jsonb_object_keys"}, 0},
-	"jsonb_each":                {expr.JSONBEach, []string{"key", "value"}, expr.JSONBGet},
-	"jsonb_each_text":           {expr.JSONBEachText, []string{"key", "value"}, expr.JSONBGetText},
+	"jsonb_array_elements":      {expr.JSONBArrayElements, []string{"value"}, 0, false},
+	"jsonb_array_elements_text": {expr.JSONBArrayElementsText, []string{"value"}, 0, false},
+	"jsonb_object_keys":         {expr.JSONBObjectKeys, []string{"jsonb_object_keys"}, 0, false},
+	"jsonb_each":                {expr.JSONBEach, []string{"key", "value"}, expr.JSONBGet, false},
+	"jsonb_each_text":           {expr.JSONBEachText, []string{"key", "value"}, expr.JSONBGetText, false},
+	"json_array_elements":       {expr.JSONArrayElements, []string{"value"}, 0, true},
+	"json_array_elements_text":  {expr.JSONArrayElementsText, []string{"value"}, 0, true},
+	"json_object_keys":          {expr.JSONObjectKeys, []string{"json_object_keys"}, 0, true},
 }
 
 // bindJSONBSRF binds a jsonb set-returning function in FROM over each row
@@ -167,17 +171,24 @@ func (b *binder) bindJSONBSRF(rf *pg.RangeFunction, fc *pg.FuncCall, left hrel, 
 	if len(args) != 1 {
 		return nil, nil, errorAt(errNoFunction(name, args), b.sql, fc.Location)
 	}
-	j, err := b.coerceTo(args[0], repr.JSONBType)
+	argType := repr.JSONBType
+	if f.json {
+		argType = repr.JSON
+	}
+	j, err := b.coerceTo(args[0], argType)
 	if err != nil {
 		return nil, nil, errorAt(errNoFunction(name, args), b.sql, fc.Location)
 	}
-	typ := repr.JSONBType
-	if f.fn != expr.JSONBArrayElements {
-		typ = repr.Text
+	typ := repr.Text
+	switch f.fn {
+	case expr.JSONBArrayElements:
+		typ = repr.JSONBType
+	case expr.JSONArrayElements:
+		typ = repr.JSON
 	}
 	col := len(left.types())
 	var rel hrel = hFlatMap{input: left, fn: f.fn, args: []hscalar{j}, typ: typ}
-	types := []expr.ColumnType{{Type: typ, Nullable: f.fn == expr.JSONBArrayElementsText}}
+	types := []expr.ColumnType{{Type: typ, Nullable: f.fn == expr.JSONBArrayElementsText || f.fn == expr.JSONArrayElementsText}}
 	if f.value != 0 {
 		key := hColumn{level: 0, index: col, t: expr.ColumnType{Type: repr.Text}, name: "key"}
 		vt := repr.JSONBType
@@ -198,7 +209,7 @@ func (b *binder) bindJSONBSRF(rf *pg.RangeFunction, fc *pg.FuncCall, left hrel, 
 		for i, c := range rf.Alias.Colnames {
 			names[i] = c.GetString_().GetSval()
 		}
-		if f.fn == expr.JSONBObjectKeys && len(names) == 1 && len(rf.Alias.Colnames) == 0 {
+		if (f.fn == expr.JSONBObjectKeys || f.fn == expr.JSONObjectKeys) && len(names) == 1 && len(rf.Alias.Colnames) == 0 {
 			names[0] = table
 		}
 	}
