@@ -123,7 +123,7 @@ var quotedLiteral = regexp.MustCompile(`^'(?:[^']|'')*'$`)
 func defaultText(def string, t repr.Type) string {
 	k := t.Kind()
 	if !quotedLiteral.MatchString(strings.TrimSpace(def)) || !(k.IsString() || k == repr.KindDate ||
-		k == repr.KindTimestamp || k == repr.KindTimestampTZ || k == repr.KindInterval) {
+		k == repr.KindTimestamp || k == repr.KindTimestampTZ || k == repr.KindInterval || k == repr.KindTime) {
 		return def
 	}
 	return strings.TrimSpace(def) + "::" + t.Base().String()

@@ -287,6 +287,9 @@ const (
 	JSONBStripNulls
 	JSONBPretty
 	JSONBSet
+	// MakeTime(hour, min, sec) is make_time: a time from int4 fields and
+	// double precision seconds (repr.MakeTime).
+	MakeTime
 )
 
 var variadicNames = map[VariadicFunc]string{Coalesce: "coalesce", Greatest: "greatest", Least: "least",
@@ -320,6 +323,7 @@ var variadicNames = map[VariadicFunc]string{Coalesce: "coalesce", Greatest: "gre
 	JSONBContained: "<@", JSONBExists: "?", JSONBExistsAny: "?|", JSONBExistsAll: "?&", JSONBConcat: "||",
 	JSONBDelete: "-", JSONBBuildObject: "jsonb_build_object", JSONBBuildArray: "jsonb_build_array",
 	ToJSONB: "to_jsonb", JSONBTypeof: "jsonb_typeof", JSONBArrayLength: "jsonb_array_length",
-	JSONBStripNulls: "jsonb_strip_nulls", JSONBPretty: "jsonb_pretty", JSONBSet: "jsonb_set"}
+	JSONBStripNulls: "jsonb_strip_nulls", JSONBPretty: "jsonb_pretty", JSONBSet: "jsonb_set",
+	MakeTime: "make_time"}
 
 func (f VariadicFunc) String() string { return variadicNames[f] }

@@ -98,6 +98,18 @@ func (b *binder) bindExprNode(n *pg.Node, c *exprCtx) (hscalar, error) {
 			return b.explicitCast(now, repr.Date)
 		case pg.SQLValueFunctionOp_SVFOP_LOCALTIMESTAMP:
 			return b.explicitCast(now, repr.Timestamp)
+		case pg.SQLValueFunctionOp_SVFOP_LOCALTIME:
+			return b.explicitCast(now, repr.Time)
+		case pg.SQLValueFunctionOp_SVFOP_LOCALTIME_N:
+			t, err := repr.TypeFromName("time", []int32{x.SqlvalueFunction.Typmod})
+			if err != nil {
+				return nil, err
+			}
+			return b.explicitCast(now, t)
+		case pg.SQLValueFunctionOp_SVFOP_CURRENT_TIME, pg.SQLValueFunctionOp_SVFOP_CURRENT_TIME_N:
+			// PostgreSQL's current_time is a timetz.
+			return nil, sqlerr.New(sqlerr.FeatureNotSupported, "current_time is not supported: its type, time with time zone (timetz), is not supported").
+				WithHint("localtime is the time of day without a time zone.")
 		case pg.SQLValueFunctionOp_SVFOP_CURRENT_TIMESTAMP_N, pg.SQLValueFunctionOp_SVFOP_LOCALTIMESTAMP_N:
 			name := "timestamptz"
 			if x.SqlvalueFunction.Op == pg.SQLValueFunctionOp_SVFOP_LOCALTIMESTAMP_N {
