@@ -396,6 +396,14 @@ func (b *binder) prefixOp(op string, arg hscalar) (hscalar, error) {
 			WithHint("Could not choose a best candidate operator. You might need to add explicit type casts.")
 	case op == "-" && (isNumeric(t.Kind()) || t.Kind() == repr.KindInterval):
 		return hUnary{fn: expr.Neg, arg: arg, t: arg.typ()}, nil
+	case op == "-" && t.Kind() == repr.KindTime:
+		// -time is -interval, through the implicit cast, as in
+		// PostgreSQL.
+		iv, err := b.coerceTo(arg, repr.Interval)
+		if err != nil {
+			return nil, err
+		}
+		return hUnary{fn: expr.Neg, arg: iv, t: iv.typ()}, nil
 	case op == "+" && isNumeric(t.Kind()):
 		return arg, nil
 	}
