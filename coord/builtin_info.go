@@ -102,7 +102,7 @@ func init() {
 				WHEN 1700 THEN CASE WHEN a.atttypmod > 0 THEN (a.atttypmod - 4) / 65536 END END AS numeric_precision,
 			CASE a.atttypid WHEN 21 THEN 0 WHEN 23 THEN 0 WHEN 20 THEN 0
 				WHEN 1700 THEN CASE WHEN a.atttypmod > 0 THEN (a.atttypmod - 4) % 65536 END END AS numeric_scale,
-			CASE WHEN a.atttypid IN (1082, 1114, 1184) THEN CASE WHEN a.atttypid = 1082 THEN 0 WHEN a.atttypmod >= 0 THEN a.atttypmod ELSE 6 END END AS datetime_precision,
+			CASE WHEN a.atttypid IN (1082, 1083, 1114, 1184) THEN CASE WHEN a.atttypid = 1082 THEN 0 WHEN a.atttypmod >= 0 THEN a.atttypmod ELSE 6 END END AS datetime_precision,
 			current_database() AS udt_catalog, 'pg_catalog' AS udt_schema, t.typname AS udt_name,
 			CASE WHEN a.attidentity IN ('a', 'd') THEN 'YES' ELSE 'NO' END AS is_identity,
 			CASE a.attidentity WHEN 'a' THEN 'ALWAYS' WHEN 'd' THEN 'BY DEFAULT' END AS identity_generation, 'NEVER' AS is_generated, CASE c.relkind WHEN 'r' THEN 'YES' ELSE 'NO' END AS is_updatable
@@ -123,7 +123,7 @@ var quotedLiteral = regexp.MustCompile(`^'(?:[^']|'')*'$`)
 func defaultText(def string, t repr.Type) string {
 	k := t.Kind()
 	if !quotedLiteral.MatchString(strings.TrimSpace(def)) || !(k.IsString() || k == repr.KindDate ||
-		k == repr.KindTimestamp || k == repr.KindTimestampTZ || k == repr.KindInterval) {
+		k == repr.KindTimestamp || k == repr.KindTimestampTZ || k == repr.KindInterval || k == repr.KindTime) {
 		return def
 	}
 	return strings.TrimSpace(def) + "::" + t.Base().String()

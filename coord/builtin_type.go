@@ -67,7 +67,7 @@ var typeRows = func() []typeRow {
 		// time types and numeric take an underscore.
 		sep := ""
 		switch k {
-		case repr.KindNumeric, repr.KindDate, repr.KindTimestamp, repr.KindTimestampTZ, repr.KindInterval, repr.KindUUID, repr.KindJSON, repr.KindJSONB:
+		case repr.KindNumeric, repr.KindDate, repr.KindTimestamp, repr.KindTimestampTZ, repr.KindInterval, repr.KindTime, repr.KindUUID, repr.KindJSON, repr.KindJSONB:
 			sep = "_"
 		}
 		align, storage := "i", "p"

@@ -27,7 +27,7 @@ func (env *sqlEnv) copyIn(s *Session, sql, data string) error {
 
 const copyAllTypes = `(id int NOT NULL, b bool, i2 int2, i8 int8, f4 real, f8 float8, n numeric(10,2), nu numeric,
 	t text, vc varchar(5), ch char(3), d date, ts timestamp, tz timestamptz, iv interval, u uuid, by bytea,
-	j json, jb jsonb, o oid, nm name, c "char", ia int[], ta text[])`
+	j json, jb jsonb, o oid, nm name, c "char", ia int[], ta text[], tm time)`
 
 // TestCopyBinaryRoundTrip copies a table of every type with a binary
 // format out in the binary format, in a session whose time zone is not
@@ -43,10 +43,10 @@ func TestCopyBinaryRoundTrip(t *testing.T) {
 	env.exec(s, `INSERT INTO src VALUES
 		(1, true, -32768, 9223372036854775807, 1.5, -0.1, 12.30, 1e-20, E'tab\there "q" \\ é', 'abc', 'x', '2024-02-29', '2024-02-29 12:34:56.789',
 		 '2024-07-01 08:00:00+00', '1 year 2 mons -3 days 04:05:06.5', 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11', '\x00ff5c', '{"b":1,  "a":2}',
-		 '{"a": [1, null]}', 4294967295, 'pg_class', 'r', '{1,NULL,3}', '{"a b","",NULL,"\\"}'),
-		(2, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL),
+		 '{"a": [1, null]}', 4294967295, 'pg_class', 'r', '{1,NULL,3}', '{"a b","",NULL,"\\"}', '24:00:00'),
+		(2, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL),
 		(3, false, 0, -1, 'NaN', '-Infinity', -0.01, 'NaN', '', '', '', '0044-03-15 BC', 'infinity', '-infinity', '00:00:00', '00000000-0000-0000-0000-000000000000', '',
-		 '[]', 'null', 0, '', '', '{}', '{}')`)
+		 '[]', 'null', 0, '', '', '{}', '{}', '00:00:00.5')`)
 	env.exec(s, "SET TIME ZONE 'Asia/Kolkata'")
 	data := env.copyOut(s, "COPY (SELECT * FROM src ORDER BY id) TO STDOUT (FORMAT binary)")
 	if !strings.HasPrefix(data, "PGCOPY\n\xff\r\n\x00") || !strings.HasSuffix(data, "\xff\xff") {

@@ -295,6 +295,9 @@ const (
 	JSONPathText
 	JSONTypeof
 	JSONArrayLength
+	// MakeTime(hour, min, sec) is make_time: a time from int4 fields and
+	// double precision seconds (repr.MakeTime).
+	MakeTime
 )
 
 var variadicNames = map[VariadicFunc]string{Coalesce: "coalesce", Greatest: "greatest", Least: "least",
@@ -330,6 +333,6 @@ var variadicNames = map[VariadicFunc]string{Coalesce: "coalesce", Greatest: "gre
 	ToJSONB: "to_jsonb", JSONBTypeof: "jsonb_typeof", JSONBArrayLength: "jsonb_array_length",
 	JSONBStripNulls: "jsonb_strip_nulls", JSONBPretty: "jsonb_pretty", JSONBSet: "jsonb_set",
 	JSONGet: "->", JSONGetText: "->>", JSONPath: "#>", JSONPathText: "#>>", JSONTypeof: "json_typeof",
-	JSONArrayLength: "json_array_length"}
+	JSONArrayLength: "json_array_length", MakeTime: "make_time"}
 
 func (f VariadicFunc) String() string { return variadicNames[f] }

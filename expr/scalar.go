@@ -322,7 +322,7 @@ func (c CallVariadic) Eval(row []repr.Datum) (repr.Datum, error) {
 			}
 		}
 		return repr.NewText(b.String()), nil
-	case Round, Substr, BTrim, LTrim, RTrim, Replace, RegexpReplace, StrPos, DatePart, Extract, DateTrunc, EncodingToChar, QuoteIdent:
+	case Round, Substr, BTrim, LTrim, RTrim, Replace, RegexpReplace, StrPos, DatePart, Extract, DateTrunc, EncodingToChar, QuoteIdent, MakeTime:
 		args, err := c.strictArgs(row)
 		if err != nil || args == nil {
 			return repr.Null, err
@@ -332,6 +332,8 @@ func (c CallVariadic) Eval(row []repr.Datum) (repr.Datum, error) {
 			return datePart(args[0].Text(), args[1], c.Func == Extract)
 		case DateTrunc:
 			return dateTrunc(args[0].Text(), args[1])
+		case MakeTime:
+			return repr.MakeTime(args[0].Int(), args[1].Int(), args[2].Float())
 		case EncodingToChar:
 			return repr.NewText(encodingName(args[0].Int())), nil
 		case QuoteIdent:
@@ -591,7 +593,14 @@ func (c CallVariadic) Typ(input []ColumnType) ColumnType {
 	case DateTrunc:
 		if len(c.Args) > 1 {
 			t.Type = c.Args[1].Typ(input).Type
+			if t.Type.Kind() == repr.KindTime {
+				// date_trunc of a time is date_trunc of an interval,
+				// through the implicit cast, as in PostgreSQL.
+				t.Type = repr.Interval
+			}
 		}
+	case MakeTime:
+		t.Type = repr.Time
 	}
 	if c.Func != Coalesce {
 		t.Nullable = true
@@ -691,7 +700,7 @@ func (l Literal) String() string {
 	}
 	switch l.Type.Kind() {
 	case repr.KindText, repr.KindVarchar, repr.KindBpchar, repr.KindName, repr.KindChar, repr.KindDate, repr.KindTimestamp,
-		repr.KindTimestampTZ, repr.KindInterval:
+		repr.KindTimestampTZ, repr.KindInterval, repr.KindTime:
 		return "'" + strings.ReplaceAll(repr.FormatText(l.Value), "'", "''") + "'"
 	}
 	return repr.FormatText(l.Value)

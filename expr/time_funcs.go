@@ -14,6 +14,9 @@ import (
 // datePart extracts a field of a timestamp or timestamptz (in UTC), as
 // date_part (float8) or EXTRACT (numeric) do.
 func datePart(field string, ts repr.Datum, numeric bool) (repr.Datum, error) {
+	if ts.Kind() == repr.KindTime {
+		return timePart(field, ts.Time(), numeric)
+	}
 	us := ts.Timestamp()
 	t := repr.TimeFromTimestamp(us)
 	var v float64
@@ -72,7 +75,11 @@ func datePart(field string, ts repr.Datum, numeric bool) (repr.Datum, error) {
 // PostgreSQL gives it: milliseconds have 3 fractional digits, second
 // and epoch 6 (microseconds), the other fields none.
 func extractScale(field string) int {
-	switch strings.ToLower(field) {
+	unit := strings.ToLower(field)
+	if u, ok := timeUnits[unit]; ok {
+		unit = u
+	}
+	switch unit {
 	case "milliseconds":
 		return 3
 	case "second", "epoch":
@@ -83,6 +90,9 @@ func extractScale(field string) int {
 
 // dateTrunc truncates a timestamp or timestamptz (in UTC) to a field.
 func dateTrunc(field string, ts repr.Datum) (repr.Datum, error) {
+	if ts.Kind() == repr.KindTime {
+		return timeTrunc(field, ts.Time())
+	}
 	t := repr.TimeFromTimestamp(ts.Timestamp())
 	y, mo, d := t.Date()
 	h, mi, s := t.Clock()

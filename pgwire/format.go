@@ -10,6 +10,8 @@ import (
 
 	"github.com/jackc/pgx/v5/pgtype"
 
+	"freshet/repr"
+
 	"freshet/sqlerr"
 )
 
@@ -121,6 +123,15 @@ func (f *formats) appendBinary(buf []byte, oid uint32, text []byte) ([]byte, err
 	if oid == oidJSONB {
 		return append(append(buf, jsonbVersion), text...), nil
 	}
+	if oid == oidTime {
+		// Microseconds since midnight; pgtype's time codec refuses
+		// 24:00:00, which PostgreSQL allows.
+		d, err := repr.ParseTextIn(repr.Time, string(text), repr.UTC)
+		if err != nil {
+			return nil, sqlerr.Wrapf(err, sqlerr.InternalError, "cannot convert %s value %q to binary", f.typeName(oid), text)
+		}
+		return binary.BigEndian.AppendUint64(buf, uint64(d.Time())), nil
+	}
 	m := f.typeMap()
 	var v any
 	var err error
@@ -177,6 +188,16 @@ func (f *formats) binaryToText(oid uint32, bin []byte) ([]byte, error) {
 			return nil, errBadBinary(f.typeName(oid))
 		}
 		return bin[1:], nil
+	case oidTime:
+		if len(bin) != 8 {
+			return nil, errBadBinary("time without time zone")
+		}
+		us := int64(binary.BigEndian.Uint64(bin))
+		if us < 0 || us > 24*3600*1_000_000 {
+			// time_recv's check.
+			return nil, sqlerr.New(sqlerr.DatetimeFieldOverflow, "time out of range")
+		}
+		return []byte(repr.FormatText(repr.NewTime(us))), nil
 	case oidFloat4:
 		if len(bin) != 4 {
 			return nil, errBadBinary("real")

@@ -98,6 +98,18 @@ func (b *binder) bindExprNode(n *pg.Node, c *exprCtx) (hscalar, error) {
 			return b.explicitCast(now, repr.Date)
 		case pg.SQLValueFunctionOp_SVFOP_LOCALTIMESTAMP:
 			return b.explicitCast(now, repr.Timestamp)
+		case pg.SQLValueFunctionOp_SVFOP_LOCALTIME:
+			return b.explicitCast(now, repr.Time)
+		case pg.SQLValueFunctionOp_SVFOP_LOCALTIME_N:
+			t, err := repr.TypeFromName("time", []int32{x.SqlvalueFunction.Typmod})
+			if err != nil {
+				return nil, err
+			}
+			return b.explicitCast(now, t)
+		case pg.SQLValueFunctionOp_SVFOP_CURRENT_TIME, pg.SQLValueFunctionOp_SVFOP_CURRENT_TIME_N:
+			// PostgreSQL's current_time is a timetz.
+			return nil, sqlerr.New(sqlerr.FeatureNotSupported, "current_time is not supported: its type, time with time zone (timetz), is not supported").
+				WithHint("localtime is the time of day without a time zone.")
 		case pg.SQLValueFunctionOp_SVFOP_CURRENT_TIMESTAMP_N, pg.SQLValueFunctionOp_SVFOP_LOCALTIMESTAMP_N:
 			name := "timestamptz"
 			if x.SqlvalueFunction.Op == pg.SQLValueFunctionOp_SVFOP_LOCALTIMESTAMP_N {
@@ -384,6 +396,14 @@ func (b *binder) prefixOp(op string, arg hscalar) (hscalar, error) {
 			WithHint("Could not choose a best candidate operator. You might need to add explicit type casts.")
 	case op == "-" && (isNumeric(t.Kind()) || t.Kind() == repr.KindInterval):
 		return hUnary{fn: expr.Neg, arg: arg, t: arg.typ()}, nil
+	case op == "-" && t.Kind() == repr.KindTime:
+		// -time is -interval, through the implicit cast, as in
+		// PostgreSQL.
+		iv, err := b.coerceTo(arg, repr.Interval)
+		if err != nil {
+			return nil, err
+		}
+		return hUnary{fn: expr.Neg, arg: iv, t: iv.typ()}, nil
 	case op == "+" && isNumeric(t.Kind()):
 		return arg, nil
 	}

@@ -279,6 +279,16 @@ func (b *binder) bindFunc(fc *pg.FuncCall, c *exprCtx) (hscalar, error) {
 			return nil, errNoFunction(name, args)
 		}
 		return hVariadic{fn: expr.FormatType, args: []hscalar{oid, mod}, t: expr.ColumnType{Type: repr.Text, Nullable: true}}, nil
+	case name == "make_time" && len(args) == 3:
+		var typed [3]hscalar
+		for i, want := range []repr.Type{repr.Int4, repr.Int4, repr.Float8} {
+			a, err := b.coerceTo(args[i], want)
+			if err != nil {
+				return nil, errNoFunction(name, args)
+			}
+			typed[i] = a
+		}
+		return hVariadic{fn: expr.MakeTime, args: typed[:], t: expr.ColumnType{Type: repr.Time, Nullable: true}}, nil
 	case (name == "now" || name == "transaction_timestamp" || name == "statement_timestamp") && len(args) == 0:
 		// The statement's read time: one value for the whole statement.
 		return hVariadic{fn: expr.Now, t: expr.ColumnType{Type: repr.TimestampTZ}}, nil
@@ -288,6 +298,18 @@ func (b *binder) bindFunc(fc *pg.FuncCall, c *exprCtx) (hscalar, error) {
 			return nil, err
 		}
 		ts := args[1]
+		if ts.typ().Type.Kind() == repr.KindTime {
+			// Fields of a time of day: no zone applies. date_trunc
+			// truncates it as the interval it casts to.
+			fn, t := expr.DatePart, repr.Float8
+			switch name {
+			case "extract":
+				fn, t = expr.Extract, repr.Numeric
+			case "date_trunc":
+				fn, t = expr.DateTrunc, repr.Interval
+			}
+			return hVariadic{fn: fn, args: []hscalar{field, ts}, t: expr.ColumnType{Type: t, Nullable: true}}, nil
+		}
 		switch ts.typ().Type.Kind() {
 		case repr.KindTimestamp, repr.KindTimestampTZ:
 		case repr.KindDate, repr.KindUnknown:
@@ -478,6 +500,9 @@ func (b *binder) aggregateArg(name string, arg hscalar) (hscalar, error) {
 			return nil, sqlerr.New(sqlerr.AmbiguousFunction, "function %s(unknown) is not unique", name)
 		case k == repr.KindInterval:
 			return nil, unsupported("%s of interval", name)
+		case k == repr.KindTime:
+			// PostgreSQL sums a time as the interval it casts to.
+			return nil, unsupported("%s of time (of interval)", name)
 		case isNumeric(k):
 			return arg, nil
 		}

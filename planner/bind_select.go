@@ -950,6 +950,8 @@ func figureColnameStrength(n *pg.Node) (string, int) {
 			pg.SQLValueFunctionOp_SVFOP_CURRENT_USER: "current_user", pg.SQLValueFunctionOp_SVFOP_SESSION_USER: "session_user",
 			pg.SQLValueFunctionOp_SVFOP_USER: "user", pg.SQLValueFunctionOp_SVFOP_CURRENT_ROLE: "current_role",
 			pg.SQLValueFunctionOp_SVFOP_CURRENT_CATALOG: "current_catalog", pg.SQLValueFunctionOp_SVFOP_CURRENT_SCHEMA: "current_schema",
+			pg.SQLValueFunctionOp_SVFOP_LOCALTIME: "localtime", pg.SQLValueFunctionOp_SVFOP_LOCALTIME_N: "localtime",
+			pg.SQLValueFunctionOp_SVFOP_LOCALTIMESTAMP: "localtimestamp", pg.SQLValueFunctionOp_SVFOP_LOCALTIMESTAMP_N: "localtimestamp",
 		}[x.SqlvalueFunction.Op]; ok {
 			return name, 2
 		}

@@ -73,6 +73,9 @@ func (b *binder) atTimeZone(zone, ts hscalar) (hscalar, error) {
 		if ts, err = b.coerceTo(ts, repr.TimestampTZ); err != nil {
 			return nil, err
 		}
+	case repr.KindTime:
+		// PostgreSQL gives a time with time zone.
+		return nil, unsupported("AT TIME ZONE of time without time zone (its result is a timetz)")
 	default:
 		return nil, errNoFunction("timezone", []hscalar{zone, ts})
 	}
@@ -108,7 +111,7 @@ func (b *binder) bindToChar(args []hscalar) (hscalar, error) {
 			return nil, err
 		}
 	default:
-		if isNumeric(ts.typ().Type.Kind()) || ts.typ().Type.Kind() == repr.KindInterval {
+		if k := ts.typ().Type.Kind(); isNumeric(k) || k == repr.KindInterval || k == repr.KindTime {
 			return nil, unsupported("to_char of %s", typeName(ts.typ().Type))
 		}
 		return nil, errNoFunction("to_char", args)

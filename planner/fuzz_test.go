@@ -36,6 +36,8 @@ func FuzzPlan(f *testing.F) {
 		"COPY (SUBSCRIBE (SELECT k FROM t WHERE k > 1)) TO STDOUT WITH (FORMAT text);",
 		"DECLARE c CURSOR FOR SUBSCRIBE \"t\"",
 		"FETCH 10 c WITH (timeout = '1s')",
+		"SELECT time '10:00' + interval '1 hour', k::time(2), date '2024-01-01' - time '1:02 PM', extract(second FROM localtime), make_time(k, 0, 1.5) FROM t",
+		"COPY t FROM STDIN (FORMAT csv, HEADER match, FORCE_NULL (k), QUOTE '|')",
 	} {
 		f.Add(s)
 	}

@@ -206,6 +206,9 @@ func resolveBinary(fn expr.BinaryFunc, op string, l, r repr.Type) (lt, rt, res r
 			return c, c, c, nil
 		}
 	case isArith(fn):
+		if lk == repr.KindTime || rk == repr.KindTime {
+			return resolveTimeArith(fn, op, l, r)
+		}
 		switch {
 		case isNumeric(lk) && isNumeric(rk):
 			c := commonNumeric(lk, rk)
@@ -262,7 +265,7 @@ func resolveBinary(fn expr.BinaryFunc, op string, l, r repr.Type) (lt, rt, res r
 			if timeRank(rk) > timeRank(lk) {
 				t = rk.Type()
 			}
-		case lk == rk && (lk == repr.KindBool || lk == repr.KindInterval || lk.IsOIDKind() || lk == repr.KindUUID || lk == repr.KindBytea || lk == repr.KindJSONB):
+		case lk == rk && (lk == repr.KindBool || lk == repr.KindInterval || lk == repr.KindTime || lk.IsOIDKind() || lk == repr.KindUUID || lk == repr.KindBytea || lk == repr.KindJSONB):
 			t = lk.Type()
 		case (lk.IsOIDKind() || lk.IsInt()) && (rk.IsOIDKind() || rk.IsInt()):
 			// An OID against an integer or another kind of OID
@@ -282,6 +285,41 @@ func resolveBinary(fn expr.BinaryFunc, op string, l, r repr.Type) (lt, rt, res r
 		return t, t, repr.Bool, nil
 	}
 	return l, r, l, errNoOperator(op, l, r)
+}
+
+// resolveTimeArith resolves arithmetic with a time operand: PostgreSQL's
+// operators on time (time ± interval, interval + time, time - time,
+// date ± time and time + date), and otherwise the operators of interval,
+// which time casts to implicitly (timestamp + time, time * 2). time +
+// time could be either, so it is ambiguous, as in PostgreSQL.
+func resolveTimeArith(fn expr.BinaryFunc, op string, l, r repr.Type) (lt, rt, res repr.Type, err error) {
+	lk, rk := l.Kind(), r.Kind()
+	add, sub := fn == expr.Add, fn == expr.Sub
+	switch {
+	case lk == repr.KindTime && rk == repr.KindInterval && (add || sub):
+		return repr.Time, repr.Interval, repr.Time, nil
+	case lk == repr.KindInterval && rk == repr.KindTime && add:
+		return repr.Interval, repr.Time, repr.Time, nil
+	case lk == repr.KindTime && rk == repr.KindTime && sub:
+		return repr.Time, repr.Time, repr.Interval, nil
+	case lk == repr.KindTime && rk == repr.KindTime && add:
+		return l, r, l, errNotUnique(op, l, r)
+	case lk == repr.KindDate && rk == repr.KindTime && (add || sub):
+		return repr.Date, repr.Time, repr.Timestamp, nil
+	case lk == repr.KindTime && rk == repr.KindDate && add:
+		return repr.Time, repr.Date, repr.Timestamp, nil
+	}
+	asInterval := func(t repr.Type) repr.Type {
+		if t.Kind() == repr.KindTime {
+			return repr.Interval
+		}
+		return t
+	}
+	lt, rt, res, err = resolveBinary(fn, op, asInterval(l), asInterval(r))
+	if err != nil {
+		return l, r, l, errNoOperator(op, l, r)
+	}
+	return lt, rt, res, nil
 }
 
 // coerceTo converts s to type t implicitly, as an operator's operand or a

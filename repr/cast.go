@@ -142,9 +142,14 @@ func cast(d Datum, to Type, assign bool, z *Zone) (Datum, error) {
 		}
 		return Datum{kind: to.kind, valid: true, i: us}, nil
 	case KindInterval:
-		if from == KindInterval {
+		switch from {
+		case KindInterval:
 			return d, nil
+		case KindTime:
+			return NewInterval(IntervalValue{Micros: d.i}), nil
 		}
+	case KindTime:
+		return castToTime(d, to, z)
 	}
 	return Null, errCannotCast(from, to)
 }

@@ -53,7 +53,7 @@ func Compare(a, b Datum) int {
 		return cmp.Compare(fa, fb)
 	}
 	switch a.kind {
-	case KindBool, KindInt2, KindInt4, KindInt8, KindDate, KindTimestamp, KindTimestampTZ,
+	case KindBool, KindInt2, KindInt4, KindInt8, KindDate, KindTimestamp, KindTimestampTZ, KindTime,
 		KindOID, KindRegclass, KindRegtype, KindRegproc, KindRegnamespace, KindRegrole:
 		return cmp.Compare(a.i, b.i)
 	case KindFloat4, KindFloat8:

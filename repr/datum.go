@@ -119,6 +119,11 @@ func NewDate(days int32) Datum { return Datum{kind: KindDate, valid: true, i: in
 // since 2000-01-01 00:00:00.
 func NewTimestamp(us int64) Datum { return Datum{kind: KindTimestamp, valid: true, i: us} }
 
+// NewTime returns a time without time zone of us microseconds since
+// midnight; us must lie in 0..24:00:00 (ParseTextIn and the casts check
+// input).
+func NewTime(us int64) Datum { return Datum{kind: KindTime, valid: true, i: us} }
+
 // NewTimestampTZ returns a timestamp with time zone, in microseconds
 // since 2000-01-01 00:00:00 UTC.
 func NewTimestampTZ(us int64) Datum { return Datum{kind: KindTimestampTZ, valid: true, i: us} }
@@ -160,6 +165,9 @@ func (d Datum) Date() int32 { return int32(d.i) }
 // Timestamp returns the microseconds since 2000-01-01 of a timestamp or
 // timestamptz datum.
 func (d Datum) Timestamp() int64 { return d.i }
+
+// Time returns the microseconds since midnight of a time datum.
+func (d Datum) Time() int64 { return d.i }
 
 // Interval returns the value of an interval datum.
 func (d Datum) Interval() IntervalValue {

@@ -37,6 +37,8 @@ func family(k Kind) byte {
 		return tagTimestamp
 	case KindTimestampTZ:
 		return tagTimestampTZ
+	case KindTime:
+		return tagTime
 	case KindInterval:
 		return tagInterval
 	case KindArray:
@@ -82,6 +84,8 @@ func familyType(tag byte) Type {
 		return Timestamp
 	case tagTimestampTZ:
 		return TimestampTZ
+	case tagTime:
+		return Time
 	case tagInterval:
 		return Interval
 	case tagBytea:
@@ -106,7 +110,7 @@ func datumLen(b []byte) (int, error) {
 		n = 1
 	case tag >= tagIntMin && tag <= tagIntMax:
 		n = 1 + intLen(tag)
-	case tag == tagFloat || tag == tagTimestamp || tag == tagTimestampTZ:
+	case tag == tagFloat || tag == tagTimestamp || tag == tagTimestampTZ || tag == tagTime:
 		n = 9
 	case tag == tagDate:
 		n = 5
@@ -281,6 +285,12 @@ func decodeDatum(b []byte, t Type) (Datum, int, error) {
 		return NewDate(int32(binary.BigEndian.Uint32(body) ^ 1<<31)), n, nil
 	case KindTimestamp, KindTimestampTZ:
 		return Datum{kind: t.kind, valid: true, i: int64(binary.BigEndian.Uint64(body) ^ 1<<63)}, n, nil
+	case KindTime:
+		us := binary.BigEndian.Uint64(body)
+		if us > usPerDay {
+			return Null, 0, errCorrupt("time %d out of range", us)
+		}
+		return NewTime(int64(us)), n, nil
 	case KindInterval:
 		hi := int64(binary.BigEndian.Uint64(body) ^ 1<<63)
 		lo := binary.BigEndian.Uint64(body[8:])

@@ -35,6 +35,8 @@ import (
 //	date         0x70, then the days as int32, sign bit flipped
 //	timestamp    0x80, then microseconds as int64, sign bit flipped
 //	timestamptz  0x81, likewise
+//	time         0x82, then microseconds since midnight as uint64 (never
+//	             negative, so no bit needs flipping)
 //	interval     0x90, then the 128-bit span (months*30 days + days +
 //	             microseconds, as PostgreSQL compares intervals), sign
 //	             bit flipped, then months and days as int32, sign bits
@@ -63,6 +65,7 @@ const (
 	tagDate        = 0x70
 	tagTimestamp   = 0x80
 	tagTimestampTZ = 0x81
+	tagTime        = 0x82
 	tagInterval    = 0x90
 	tagUUID        = 0xB0
 	tagNull        = 0xFF
@@ -103,6 +106,8 @@ func AppendDatum(buf []byte, d Datum) []byte {
 		return binary.BigEndian.AppendUint64(append(buf, tagTimestamp), uint64(d.i)^1<<63)
 	case KindTimestampTZ:
 		return binary.BigEndian.AppendUint64(append(buf, tagTimestampTZ), uint64(d.i)^1<<63)
+	case KindTime:
+		return binary.BigEndian.AppendUint64(append(buf, tagTime), uint64(d.i))
 	case KindArray:
 		return append(append(buf, tagArray), d.s...)
 	case KindJSONB:

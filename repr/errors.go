@@ -11,7 +11,7 @@ import "freshet/sqlerr"
 func errInvalidSyntax(t Type, s string) error {
 	code := sqlerr.InvalidTextRepresentation
 	switch t.kind {
-	case KindDate, KindTimestamp, KindTimestampTZ, KindInterval:
+	case KindDate, KindTimestamp, KindTimestampTZ, KindInterval, KindTime:
 		code = sqlerr.InvalidDatetimeFormat
 	}
 	return sqlerr.New(code, "invalid input syntax for type %s: \"%s\"", syntaxName(t), s)
@@ -21,8 +21,11 @@ func errInvalidSyntax(t Type, s string) error {
 // name, except that PostgreSQL's date/time parser names "timestamp"
 // plainly.
 func syntaxName(t Type) string {
-	if t.kind == KindTimestamp {
+	switch t.kind {
+	case KindTimestamp:
 		return "timestamp"
+	case KindTime:
+		return "time"
 	}
 	return kinds[t.kind].display
 }

@@ -34,6 +34,9 @@ func ArithType(op ArithOp, ta, tb Type) Type {
 	if (op == OpMul || op == OpDiv) && (ta.kind == KindInterval || tb.kind == KindInterval) {
 		return Interval
 	}
+	if t, ok := dateTimeArithType(op, ta.kind, tb.kind); ok {
+		return t
+	}
 	if ta.kind != KindNumeric || tb.kind != KindNumeric {
 		return ta.Base()
 	}
@@ -47,6 +50,26 @@ func ArithType(op ArithOp, ta, tb Type) Type {
 		return t
 	}
 	return Numeric.WithDisplayScale(max(sa, sb))
+}
+
+// dateTimeArithType returns the type of the date and time operators
+// whose result is not their left operand's type (timeArith): time -
+// time and timestamp - timestamp are intervals, date - date an integer,
+// date ± time a timestamp, interval + timestamp or time and integer +
+// date the right operand's type.
+func dateTimeArithType(op ArithOp, a, b Kind) (Type, bool) {
+	stamp := func(k Kind) bool { return k == KindTimestamp || k == KindTimestampTZ }
+	switch {
+	case op == OpSub && (a == KindTime && b == KindTime || stamp(a) && stamp(b)):
+		return Interval, true
+	case op == OpSub && a == KindDate && b == KindDate:
+		return Int4, true
+	case a == KindDate && b == KindTime || a == KindTime && b == KindDate:
+		return Timestamp, true
+	case a == KindInterval && (b == KindTime || stamp(b)), a.IsInt() && b == KindDate:
+		return b.Type(), true
+	}
+	return Type{}, false
 }
 
 // EitherType returns the type of a value that is either of type ta or of

@@ -13,7 +13,7 @@ import (
 
 // propTypes are the column types the property tests draw from.
 var propTypes = []Type{Bool, Int2, Int4, Int8, Float4, Float8, Numeric, NumericOf(12, 3), Text, VarcharOf(4),
-	BpcharOf(3), Bpchar, Unknown, Date, Timestamp, TimestampTZ, Interval, UUID, Bytea}
+	BpcharOf(3), Bpchar, Unknown, Date, Timestamp, TimestampTZ, Interval, UUID, Bytea, Time}
 
 // TestRowProperties checks on seeded random rows that every datum
 // round-trips through the Row encoding, that encoding is canonical (a
@@ -153,6 +153,12 @@ func randomDatum(rng *rand.Rand, typ Type) Datum {
 			return NewInterval(pool[rng.IntN(len(pool))])
 		}
 		return NewInterval(IntervalValue{Months: int32(rng.Uint32()), Days: int32(rng.Uint32()), Micros: int64(rng.Uint64())})
+	case KindTime:
+		edges := []int64{0, 1, usPerDay - 1, usPerDay, usPerHour, 12 * usPerHour}
+		if rng.IntN(2) == 0 {
+			return NewTime(edges[rng.IntN(len(edges))])
+		}
+		return NewTime(int64(rng.Uint64N(usPerDay + 1)))
 	case KindUUID:
 		// Few distinct bytes, so that ties and shared prefixes are common.
 		var b [uuidLen]byte

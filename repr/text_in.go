@@ -52,6 +52,8 @@ func ParseTextIn(t Type, s string, z *Zone) (Datum, error) {
 		return parseTimestamp(t, s, z)
 	case KindInterval:
 		return parseInterval(s)
+	case KindTime:
+		return parseTime(t, s)
 	case KindArray:
 		return parseArray(t, s, z)
 	case KindJSON:

@@ -52,6 +52,8 @@ func AppendTextIn(buf []byte, d Datum, z *Zone) []byte {
 		return appendTimestampTZ(buf, d.i, z)
 	case KindInterval:
 		return appendInterval(buf, d.Interval())
+	case KindTime:
+		return appendTime(buf, d.i)
 	case KindArray:
 		return appendArrayText(buf, d, z)
 	case KindUUID:

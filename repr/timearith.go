@@ -69,6 +69,8 @@ func timeArith(op ArithOp, a, b Datum) (Datum, error) {
 		}
 		days := diff / usPerDay
 		return NewInterval(IntervalValue{Days: int32(days), Micros: diff - days*usPerDay}), nil
+	case a.kind == KindTime || b.kind == KindTime:
+		return timeOfDayArith(op, a, b)
 	case a.kind == KindInterval && b.kind == KindInterval && (op == OpAdd || op == OpSub):
 		x, y := a.Interval(), b.Interval()
 		sign := int64(1)

@@ -54,6 +54,9 @@ const (
 	// KindJSONB is jsonb: a JSON value parsed and normalized, held in
 	// its row encoding (jsonb.go, jsonb_key.go).
 	KindJSONB
+	// KindTime is time without time zone: microseconds since midnight,
+	// 0 to 24:00:00 inclusive (time.go).
+	KindTime
 	numKinds
 )
 
@@ -101,6 +104,7 @@ var kinds = [numKinds]kindInfo{
 	KindUUID:         {2950, 2951, "uuid", "uuid", 16, 'U', false},
 	KindBytea:        {17, 1001, "bytea", "bytea", -1, 'U', false},
 	KindJSONB:        {3802, 3807, "jsonb", "jsonb", -1, 'U', false},
+	KindTime:         {1083, 1183, "time", "time without time zone", 8, 'D', false},
 }
 
 // String returns the kind's pg_type.typname, such as "int4".
@@ -131,8 +135,8 @@ func (k Kind) IsString() bool {
 // Type is Unknown.
 type Type struct {
 	kind Kind
-	// prec is the fractional-second precision of timestamp(p) and
-	// timestamptz(p) plus one; 0 means unconstrained (microseconds).
+	// prec is the fractional-second precision of timestamp(p),
+	// timestamptz(p) and time(p) plus one; 0 means unconstrained (microseconds).
 	// Invariant: 0..7, and 0 for other kinds.
 	prec int8
 	// scale is the scale of numeric(p,s) when width > 0, and otherwise the
@@ -198,6 +202,7 @@ var (
 	Timestamp    = Type{kind: KindTimestamp}
 	TimestampTZ  = Type{kind: KindTimestampTZ}
 	Interval     = Type{kind: KindInterval}
+	Time         = Type{kind: KindTime}
 )
 
 // VarcharOf returns character varying(n). n must lie in 1..MaxLength;
@@ -218,6 +223,10 @@ func TimestampOf(p int) Type { return Type{kind: KindTimestamp, prec: int8(p + 1
 // TimestampTZOf returns timestamp(p) with time zone; p must lie in
 // 0..MaxTimePrecision.
 func TimestampTZOf(p int) Type { return Type{kind: KindTimestampTZ, prec: int8(p + 1)} }
+
+// TimeOf returns time(p) without time zone; p must lie in
+// 0..MaxTimePrecision.
+func TimeOf(p int) Type { return Type{kind: KindTime, prec: int8(p + 1)} }
 
 // Kind returns t's base type.
 func (t Type) Kind() Kind { return t.kind }
@@ -289,7 +298,7 @@ func (t Type) Typmod() int32 {
 		if t.width > 0 {
 			return (t.width<<16 | int32(t.scale)&0x7ff) + 4
 		}
-	case KindTimestamp, KindTimestampTZ:
+	case KindTimestamp, KindTimestampTZ, KindTime:
 		if t.prec > 0 {
 			return int32(t.prec - 1)
 		}
@@ -319,10 +328,11 @@ func (t Type) NumericPrecision() (p, s int, ok bool) {
 // precision and scale, whatever display scale it records.
 func (t Type) IsUnconstrainedNumeric() bool { return t.kind == KindNumeric && t.width == 0 }
 
-// TimePrecision returns p for timestamp(p) and timestamptz(p), and false
-// for the unconstrained types (which keep microseconds) and other types.
+// TimePrecision returns p for timestamp(p), timestamptz(p) and time(p),
+// and false for the unconstrained types (which keep microseconds) and
+// other types.
 func (t Type) TimePrecision() (p int, ok bool) {
-	if (t.kind == KindTimestamp || t.kind == KindTimestampTZ) && t.prec > 0 {
+	if (t.kind == KindTimestamp || t.kind == KindTimestampTZ || t.kind == KindTime) && t.prec > 0 {
 		return int(t.prec - 1), true
 	}
 	return 0, false
@@ -389,6 +399,10 @@ func (t Type) String() string {
 				zone = " with time zone"
 			}
 			return "timestamp(" + strconv.Itoa(int(t.prec-1)) + ")" + zone
+		}
+	case KindTime:
+		if t.prec > 0 {
+			return "time(" + strconv.Itoa(int(t.prec-1)) + ") without time zone"
 		}
 	}
 	return info.display

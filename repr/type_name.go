@@ -39,6 +39,8 @@ var typeNames = map[string]Kind{
 	"timestamptz":                 KindTimestampTZ,
 	"timestamp with time zone":    KindTimestampTZ,
 	"interval":                    KindInterval,
+	"time":                        KindTime,
+	"time without time zone":      KindTime,
 	"oid":                         KindOID,
 	"regclass":                    KindRegclass,
 	"regtype":                     KindRegtype,
@@ -61,7 +63,7 @@ var typeNames = map[string]Kind{
 // does not exist. "char" is PostgreSQL's one-byte internal type; the SQL
 // keyword CHAR arrives from pg_query as bpchar.
 var unsupportedTypes = map[string]bool{
-	"time": true, "timetz": true, "money": true, "inet": true, "cidr": true,
+	"timetz": true, "money": true, "inet": true, "cidr": true,
 	"macaddr": true, "bit": true, "varbit": true, "xml": true, "point": true,
 	"regprocedure": true, "regoper": true, "regoperator": true, "regconfig": true,
 	"regdictionary": true, "regcollation": true, "record": true, "void": true, "tsvector": true,
@@ -156,17 +158,20 @@ func TypeFromName(name string, mods []int32) (Type, error) {
 		default:
 			return Type{}, sqlerr.New(sqlerr.InvalidParameterValue, "precision for type float must be less than 54 bits")
 		}
-	case KindTimestamp, KindTimestampTZ:
+	case KindTimestamp, KindTimestampTZ, KindTime:
 		if len(mods) != 1 {
 			return Type{}, sqlerr.New(sqlerr.InvalidParameterValue, "invalid type modifier")
 		}
 		p := mods[0]
 		if p < 0 {
-			zone := ""
-			if kind == KindTimestampTZ {
+			name, zone := "TIMESTAMP", ""
+			switch kind {
+			case KindTimestampTZ:
 				zone = " WITH TIME ZONE"
+			case KindTime:
+				name = "TIME"
 			}
-			return Type{}, sqlerr.New(sqlerr.InvalidParameterValue, "TIMESTAMP(%d)%s precision must not be negative", p, zone)
+			return Type{}, sqlerr.New(sqlerr.InvalidParameterValue, "%s(%d)%s precision must not be negative", name, p, zone)
 		}
 		// PostgreSQL warns and reduces a larger precision to the maximum.
 		t.prec = int8(min(p, MaxTimePrecision) + 1)

@@ -61,7 +61,7 @@ func (t Type) withTypmod(typmod int32) Type {
 			m := typmod - 4
 			t.width, t.scale = m>>16, int16(m&0x7ff)
 		}
-	case KindTimestamp, KindTimestampTZ:
+	case KindTimestamp, KindTimestampTZ, KindTime:
 		if typmod <= 6 {
 			t.prec = int8(typmod + 1)
 		}

@@ -148,7 +148,11 @@ func TestTypeFromName(t *testing.T) {
 		{"foo", nil, Type{}, "42704", `type "foo" does not exist`},
 		{"public.int4", nil, Type{}, "42704", `type "public.int4" does not exist`},
 		{"jsonb", nil, JSONBType, "", ""},
-		{"time", nil, Type{}, "0A000", `type "time" is not supported`},
+		{"time", nil, Time, "", ""},
+		{"time", []int32{3}, TimeOf(3), "", ""},
+		{"time", []int32{9}, TimeOf(6), "", ""},
+		{"time", []int32{-1}, Type{}, "22023", "TIME(-1) precision must not be negative"},
+		{"_time", []int32{2}, ArrayOf(TimeOf(2)), "", ""},
 		{"char", nil, Char, "", ""},
 		{"pg_catalog.name", nil, Name, "", ""},
 		{"name", []int32{3}, Type{}, "42601", `type modifier is not allowed for type "name"`},
@@ -156,7 +160,7 @@ func TestTypeFromName(t *testing.T) {
 		{"pg_catalog.uuid", nil, UUID, "", ""},
 		{"_uuid", nil, ArrayOf(UUID), "", ""},
 		{"uuid", []int32{3}, Type{}, "42601", `type modifier is not allowed for type "uuid"`},
-		{"time", nil, Type{}, "0A000", `type "time" is not supported`},
+		{"timetz", nil, Type{}, "0A000", `type "timetz" is not supported`},
 	}
 	for _, tt := range tests {
 		got, err := TypeFromName(tt.name, tt.mods)
@@ -224,19 +228,19 @@ func TestCastContextOf(t *testing.T) {
 
 func TestTypeFromOID(t *testing.T) {
 	for _, want := range []Type{Bool, Int2, Int4, Int8, Float4, Float8, Numeric, Text, Varchar, Bpchar, Date, Timestamp, TimestampTZ, Interval, Unknown,
-		UUID, Bytea, ArrayOf(UUID), ArrayOf(Bytea)} {
+		UUID, Bytea, ArrayOf(UUID), ArrayOf(Bytea), Time, ArrayOf(Time)} {
 		got, ok := TypeFromOID(want.OID())
 		if !ok || got != want {
 			t.Errorf("TypeFromOID(%d) = %v, %v; want %v", want.OID(), got, ok, want)
 		}
 	}
 	// PostgreSQL 15's OIDs.
-	for oid, want := range map[uint32]Type{17: Bytea, 1001: ArrayOf(Bytea), 2950: UUID, 2951: ArrayOf(UUID)} {
+	for oid, want := range map[uint32]Type{17: Bytea, 1001: ArrayOf(Bytea), 2950: UUID, 2951: ArrayOf(UUID), 1083: Time, 1183: ArrayOf(Time)} {
 		if got, ok := TypeFromOID(oid); !ok || got != want {
 			t.Errorf("TypeFromOID(%d) = %v, %v; want %v", oid, got, ok, want)
 		}
 	}
-	if _, ok := TypeFromOID(1083); ok {
-		t.Error("time's oid maps to a type")
+	if _, ok := TypeFromOID(1266); ok {
+		t.Error("timetz's oid maps to a type")
 	}
 }

@@ -293,7 +293,7 @@ func CastUsesZone(from, to Type) bool {
 		return CastUsesZone(from.Elem(), to.Elem())
 	}
 	zoned := func(a, b Type) bool {
-		return a.kind == KindTimestampTZ && (b.kind.IsString() || b.kind == KindTimestamp || b.kind == KindDate)
+		return a.kind == KindTimestampTZ && (b.kind.IsString() || b.kind == KindTimestamp || b.kind == KindDate || b.kind == KindTime)
 	}
 	return zoned(from, to) || zoned(to, from)
 }
