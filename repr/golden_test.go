@@ -5,6 +5,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"freshet/sqlerr"
 )
 
 // The files in testdata hold PostgreSQL 15's answers for inputs drawn at
@@ -59,6 +61,22 @@ func TestNumericArithGolden(t *testing.T) {
 		got, err := ops[c[1]](a, b)
 		if err != nil || FormatText(got) != c[3] {
 			t.Errorf("%s %s %s = %s (%v), want %s", c[0], c[1], c[2], got, err, c[3])
+		}
+	}
+}
+
+// TestTimeInputGolden reads combinations of clocks, meridiems, zones and
+// leading dates as time and compares the value or the SQLSTATE with
+// PostgreSQL 15's for the same text.
+func TestTimeInputGolden(t *testing.T) {
+	for _, c := range readGolden(t, "time_in.tsv", 2) {
+		d, err := ParseText(Time, c[0])
+		got := FormatText(d)
+		if err != nil {
+			got = "ERR " + sqlerr.Code(err)
+		}
+		if got != c[1] {
+			t.Errorf("%q::time is %q (%v), PostgreSQL %q", c[0], got, err, c[1])
 		}
 	}
 }
