@@ -2,7 +2,6 @@ package coord
 
 import (
 	"bufio"
-	"bytes"
 	"io"
 
 	"freshet/planner"
@@ -217,7 +216,8 @@ func (c *csvCopySource) split() ([][]byte, error) {
 	from := 0
 	for k, to := range c.fieldEnds {
 		if !c.fieldNull[k] {
-			fields[k] = bytes.Clone(c.fieldBuf[from:to])
+			// Never nil, which would read as NULL, even when empty.
+			fields[k] = append([]byte{}, c.fieldBuf[from:to]...)
 		}
 		from = to
 	}
