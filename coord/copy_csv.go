@@ -50,12 +50,22 @@ func newCSVCopySource(r io.Reader, opts planner.CopyOptions) *csvCopySource {
 func (c *csvCopySource) where() (int, int) { return c.line, -1 }
 
 func (c *csvCopySource) next() ([][]byte, error) {
+	if err := c.skip(); err != nil {
+		return nil, err
+	}
+	return c.split()
+}
+
+// skip reads the next record into c.record without splitting it, as
+// PostgreSQL reads a header line it does not match: a quote left open
+// there takes the rest of the data and is no error.
+func (c *csvCopySource) skip() error {
 	if c.done {
-		return nil, io.EOF
+		return io.EOF
 	}
 	if c.atEndMarker() {
 		c.done = true
-		return nil, io.EOF
+		return io.EOF
 	}
 	ok, err := c.readRecord()
 	if err != nil || !ok {
@@ -63,9 +73,9 @@ func (c *csvCopySource) next() ([][]byte, error) {
 		if err == nil {
 			err = io.EOF
 		}
-		return nil, err
+		return err
 	}
-	return c.split()
+	return nil
 }
 
 // atEndMarker reports whether the next record is the end marker `\.`
