@@ -80,3 +80,30 @@ func TestTimeInputGolden(t *testing.T) {
 		}
 	}
 }
+
+// TestTimeArithGolden checks time ± interval, interval + time, time -
+// time, interval::time and date - time on random values against
+// PostgreSQL 15's answers (the extract columns are expr's test).
+func TestTimeArithGolden(t *testing.T) {
+	for _, c := range readGolden(t, "time_arith.tsv", 11) {
+		a, b, c2 := mustParse(t, Time, c[0]), mustParse(t, Interval, c[1]), mustParse(t, Time, c[2])
+		date := mustParse(t, Date, "2024-02-29")
+		for _, tc := range []struct {
+			name string
+			got  func() (Datum, error)
+			want string
+		}{
+			{"a + b", func() (Datum, error) { return Add(a, b) }, c[3]},
+			{"a - b", func() (Datum, error) { return Sub(a, b) }, c[4]},
+			{"b + a", func() (Datum, error) { return Add(b, a) }, c[5]},
+			{"a - c", func() (Datum, error) { return Sub(a, c2) }, c[6]},
+			{"b::time", func() (Datum, error) { return Cast(b, Time) }, c[7]},
+			{"date - a", func() (Datum, error) { return Sub(date, a) }, c[10]},
+		} {
+			d, err := tc.got()
+			if err != nil || FormatText(d) != tc.want {
+				t.Errorf("a %s, b %s, c %s: %s = %s (%v), PostgreSQL %s", c[0], c[1], c[2], tc.name, FormatText(d), err, tc.want)
+			}
+		}
+	}
+}
