@@ -137,6 +137,9 @@ type copySource interface {
 	// the first), and the index of the field whose reading failed, or
 	// -1.
 	where() (line, field int)
+	// skip reads the next row and drops it, without reading its fields
+	// (a header line HEADER does not match); io.EOF after the last.
+	skip() error
 }
 
 // textCopySource reads COPY's text format: one row per line, fields
@@ -187,11 +190,20 @@ func (t *textCopySource) next() ([][]byte, error) {
 
 func (t *textCopySource) where() (int, int) { return t.line, -1 }
 
+func (t *textCopySource) skip() error {
+	_, err := t.next()
+	return err
+}
+
 // binaryCopySource reads COPY's binary format.
 type binaryCopySource struct{ r *pgwire.BinaryCopyReader }
 
 func (b binaryCopySource) next() ([][]byte, error) { return b.r.Next() }
 func (b binaryCopySource) where() (int, int)       { return b.r.Tuple(), b.r.Field() }
+func (b binaryCopySource) skip() error {
+	_, err := b.next()
+	return err
+}
 
 // copyFieldError is PostgreSQL's message for a row of got fields where
 // COPY st expects one per column.
@@ -206,7 +218,13 @@ func copyFieldError(st *planner.Copy, got int) string {
 // MATCH, checks that it names the columns in order, with PostgreSQL's
 // errors.
 func (s *Session) copyHeader(st *planner.Copy, src copySource) error {
-	fields, err := src.next()
+	var fields [][]byte
+	var err error
+	if st.Options.HeaderMatch {
+		fields, err = src.next()
+	} else {
+		err = src.skip()
+	}
 	if err == io.EOF {
 		return nil
 	}

@@ -2,7 +2,6 @@ package coord
 
 import (
 	"bufio"
-	"bytes"
 	"io"
 
 	"freshet/planner"
@@ -51,12 +50,22 @@ func newCSVCopySource(r io.Reader, opts planner.CopyOptions) *csvCopySource {
 func (c *csvCopySource) where() (int, int) { return c.line, -1 }
 
 func (c *csvCopySource) next() ([][]byte, error) {
+	if err := c.skip(); err != nil {
+		return nil, err
+	}
+	return c.split()
+}
+
+// skip reads the next record into c.record without splitting it, as
+// PostgreSQL reads a header line it does not match: a quote left open
+// there takes the rest of the data and is no error.
+func (c *csvCopySource) skip() error {
 	if c.done {
-		return nil, io.EOF
+		return io.EOF
 	}
 	if c.atEndMarker() {
 		c.done = true
-		return nil, io.EOF
+		return io.EOF
 	}
 	ok, err := c.readRecord()
 	if err != nil || !ok {
@@ -64,9 +73,9 @@ func (c *csvCopySource) next() ([][]byte, error) {
 		if err == nil {
 			err = io.EOF
 		}
-		return nil, err
+		return err
 	}
-	return c.split()
+	return nil
 }
 
 // atEndMarker reports whether the next record is the end marker `\.`
@@ -217,7 +226,8 @@ func (c *csvCopySource) split() ([][]byte, error) {
 	from := 0
 	for k, to := range c.fieldEnds {
 		if !c.fieldNull[k] {
-			fields[k] = bytes.Clone(c.fieldBuf[from:to])
+			// Never nil, which would read as NULL, even when empty.
+			fields[k] = append([]byte{}, c.fieldBuf[from:to]...)
 		}
 		from = to
 	}

@@ -37,6 +37,8 @@ func TestCopyCSVFrom(t *testing.T) {
 			"\\.x,14\n", `14,\.x`},
 		{"header without match, no rows", "COPY tc (a, b) FROM STDIN (FORMAT csv, HEADER true)",
 			"anything,at all\n", ""},
+		{"only quoted empty strings, the first record", "COPY tc (b, a) FROM STDIN (FORMAT csv)",
+			"\"\",15\n", "15,"},
 	} {
 		before := env.query(s, "SELECT coalesce(max(a), 0) FROM tc")
 		if err := env.copyIn(s, tc.sql, tc.data); err != nil {
@@ -47,10 +49,10 @@ func TestCopyCSVFrom(t *testing.T) {
 			t.Errorf("%s: rows %q, want %q", tc.name, got, tc.want)
 		}
 	}
-	if got := env.query(s, "SELECT * FROM tc_n"); got != "14,11" {
+	if got := env.query(s, "SELECT * FROM tc_n"); got != "15,12" {
 		t.Errorf("view: %s", got)
 	}
-	if got := env.query(s, "SELECT count(*) FROM tc WHERE k = 7"); got != "14" {
+	if got := env.query(s, "SELECT count(*) FROM tc WHERE k = 7"); got != "15" {
 		t.Errorf("defaults: %s", got)
 	}
 
@@ -100,7 +102,7 @@ func TestCopyCSVFrom(t *testing.T) {
 			t.Errorf("%s: %v (%s, detail %q), want %s %q detail %q", tc.name, err, e.Code, e.Detail, tc.code, tc.msg, tc.detail)
 		}
 	}
-	if got := env.query(s, "SELECT * FROM tc_n"); got != "14,11" {
+	if got := env.query(s, "SELECT * FROM tc_n"); got != "15,12" {
 		t.Errorf("view after failed COPYs: %s", got)
 	}
 	// A text COPY skips and checks a header too (PostgreSQL 15).

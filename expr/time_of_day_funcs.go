@@ -60,15 +60,26 @@ func timePart(field string, us int64, numeric bool) (repr.Datum, error) {
 	default:
 		return repr.Null, sqlerr.New(sqlerr.FeatureNotSupported, "unit \"%s\" not supported for type time without time zone", lower)
 	}
-	d := apd.New(coeff, exp)
 	if !numeric {
-		f, err := d.Float64()
-		if err != nil {
-			return repr.Null, sqlerr.AssertionFailedf("date_part: %v", err)
+		// date_part computes in float8 as PostgreSQL's time_part does,
+		// so that the last bits agree: seconds plus the fraction divided.
+		sec, frac := float64(inMinute/1_000_000), float64(inMinute%1_000_000)
+		var f float64
+		switch unit {
+		case "microseconds":
+			f = sec*1_000_000 + frac
+		case "milliseconds":
+			f = sec*1000 + frac/1000
+		case "second":
+			f = sec + frac/1_000_000
+		case "epoch":
+			f = float64(us) / 1_000_000
+		default:
+			f = float64(coeff)
 		}
 		return repr.NewFloat8(f), nil
 	}
-	return repr.NewNumeric(d), nil
+	return repr.NewNumeric(apd.New(coeff, exp)), nil
 }
 
 // timeTrunc is date_trunc(field, time): PostgreSQL has no date_trunc of

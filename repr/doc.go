@@ -35,7 +35,7 @@
 //
 // Datum is a struct with a kind tag and a few fields, not an interface
 // over per-type structs: a []Datum is one allocation, and decoding ints,
-// floats, dates, timestamps and intervals allocates nothing. Strings and
+// floats, dates, times, timestamps and intervals allocates nothing. Strings and
 // numerics allocate (a Go string, an *apd.Decimal).
 //
 // NULL sorts last, as in PostgreSQL's default ORDER BY ... ASC: its tag

@@ -13,7 +13,7 @@ import (
 // DecodeTimeOnly for the forms clients send:
 //
 //	13:45, 13:45:10, 13:45:10.123456, 1:02 PM, 12:30 am
-//	0405 (hhmm), 040506[.5] (hhmmss), allballs (midnight)
+//	0405 (hhmm), 040506[.5] (hhmmss), allballs (midnight), T10:00
 //	10:00.5 (minutes and seconds, as PostgreSQL reads a fraction after
 //	two fields)
 //	a date first (2024-01-01 13:45), checked and ignored
@@ -42,9 +42,16 @@ func parseTime(t Type, s string) (Datum, error) {
 	bad := func() (Datum, error) { return Null, errInvalidSyntax(t, s) }
 	var toks []string
 	for _, f := range strings.Fields(s) {
+		// ISO 8601's T may lead the clock: T10:00.
+		if len(f) > 1 && (f[0] == 'T' || f[0] == 't') && f[1] >= '0' && f[1] <= '9' {
+			f = f[1:]
+		}
 		// A zone or AM/PM may follow the clock without a space.
-		if colon := strings.IndexByte(f, ':'); colon > 0 && f[0] >= '0' && f[0] <= '9' {
-			if k := strings.IndexFunc(f, func(r rune) bool { return r == '+' || r == '-' || r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' }); k > colon {
+		if f[0] >= '0' && f[0] <= '9' {
+			k := strings.IndexFunc(f, func(r rune) bool { return r == '+' || r == '-' || r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' })
+			// A '-' splits off a zone only after a colon or a fraction:
+			// 2024-01-01 is a date, and PostgreSQL refuses 0405-08.
+			if k > 0 && (f[k] != '-' || strings.ContainsAny(f[:k], ":.")) {
 				toks = append(toks, f[:k], f[k:])
 				continue
 			}
@@ -57,7 +64,10 @@ func parseTime(t Type, s string) (Datum, error) {
 	var (
 		f                       dateTime
 		hasDate, hasZone, hasAP bool
-		pm                      bool
+		pm, allballs            bool
+		// zoneName is a full zone name, refused once the fields are
+		// checked, as PostgreSQL refuses it without a date.
+		zoneName bool
 	)
 	for i, tok := range toks {
 		lower := strings.ToLower(tok)
@@ -69,30 +79,44 @@ func parseTime(t Type, s string) (Datum, error) {
 				return bad()
 			}
 			hasDate = true
-		case hasDate && !f.hasTime && (lower == "bc" || lower == "ad"):
-			f.bc = lower == "bc"
-		case !f.hasTime && lower == "allballs":
-			f.hasTime = true
+		case i == 0 && len(tok) > 1 && (tok[0] == 'J' || tok[0] == 'j') && allDigits(tok[1:]):
+			// A Julian day, as PostgreSQL reads it; ignored.
+		case !f.hasTime && !hasDate && lower == "allballs":
+			f.hasTime, allballs = true, true
 		case !f.hasTime && tok[0] >= '0' && tok[0] <= '9':
+			if hasDate && !strings.Contains(tok, ":") {
+				// After a date PostgreSQL reads digits alone otherwise.
+				return bad()
+			}
 			if !parseTimeClock(&f, tok) {
 				return bad()
+			}
+			// PostgreSQL checks the minutes, seconds and fraction as it
+			// reads the clock, before what follows it.
+			if f.min > 59 || f.sec > 60 || f.us > usPerSecond {
+				return Null, errFieldOverflow(s)
 			}
 		case f.hasTime && !hasAP && (lower == "am" || lower == "pm"):
 			hasAP, pm = true, lower == "pm"
 		case f.hasTime && !hasZone:
 			hasZone = true
 			if timeZoneAbbrevs[lower] {
+				if allballs {
+					// PostgreSQL takes no zone after allballs.
+					return bad()
+				}
 				break
 			}
 			if strings.Contains(tok, "/") {
 				// A full zone name needs a date to give an offset.
-				return bad()
+				zoneName = true
+				break
 			}
 			var z dateTime
 			if err := parseZone(&z, t, s, tok); err != nil {
 				return Null, err
 			}
-			if z.loc != nil {
+			if allballs {
 				return bad()
 			}
 		default:
@@ -129,7 +153,19 @@ func parseTime(t Type, s string) (Datum, error) {
 	if us > usPerDay {
 		return Null, errFieldOverflow(s)
 	}
+	if zoneName {
+		return bad()
+	}
 	return NewTime(roundTime(us, t)), nil
+}
+
+func allDigits(s string) bool {
+	for _, c := range []byte(s) {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // parseTimeClock reads the clock of time input: h:m[:s[.frac]], m:s.frac
