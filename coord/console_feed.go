@@ -69,6 +69,8 @@ type consoleFeed struct {
 	// counts, by their encoding; own are the feed's own dataflows.
 	objects, transient map[string]feedRow
 	own                []dataflow.ID
+	// stop ends the feed's subscriptions.
+	stop func()
 	// primed counts the subscriptions that have sent their snapshot;
 	// the state has no version until both have.
 	primed int
@@ -100,6 +102,7 @@ func startConsoleFeed(e *Engine, b *Backend) (*consoleFeed, error) {
 		subs = append(subs, sub)
 	}
 	f.own = []dataflow.ID{subs[0].dataflowID(), subs[1].dataflowID()}
+	f.stop = cancel
 	var wg sync.WaitGroup
 	for i, sub := range subs {
 		rows := &f.objects
@@ -262,24 +265,37 @@ func (s *Supervisor) ConsoleEvents(ctx context.Context, after uint64, wait time.
 // none or its last has ended.
 func (s *Supervisor) consoleFeed() (*consoleFeed, error) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.engine == nil || s.backend == nil {
+	e, b, cur := s.engine, s.backend, s.feed
+	s.mu.Unlock()
+	if e == nil || b == nil {
 		return nil, errRestarting
 	}
-	if f := s.feed; f != nil && f.e == s.engine {
-		f.mu.Lock()
-		ended := f.err != nil
-		f.mu.Unlock()
-		if !ended {
-			return f, nil
-		}
+	if cur != nil && cur.e == e && !cur.ended() {
+		return cur, nil
 	}
-	f, err := startConsoleFeed(s.engine, s.backend)
+	// Started without the supervisor's lock: building its dataflows
+	// waits for the workers, and new sessions take that lock.
+	f, err := startConsoleFeed(e, b)
 	if err != nil {
 		return nil, err
 	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if cur := s.feed; cur != nil && cur.e == s.engine && !cur.ended() {
+		// Another request started one meanwhile: keep that one.
+		f.end(errFeedIdle)
+		f.stop()
+		return cur, nil
+	}
 	s.feed = f
 	return f, nil
+}
+
+// ended reports whether the feed has ended.
+func (f *consoleFeed) ended() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.err != nil
 }
 
 var errRestarting = fmt.Errorf("the server is restarting")
