@@ -131,8 +131,14 @@ func TestIntrospection(t *testing.T) {
 	}
 	env.exec(other, "ROLLBACK")
 	env.exec(s, "DROP MATERIALIZED VIEW tables")
-	if n := env.e.intro.following.Load(); n != 0 {
-		t.Fatalf("%d still follow the introspection tables", n)
+	// The cursor's subscription is torn down after its read ends, on a
+	// goroutine of its own (context.AfterFunc): wait for it.
+	deadline := time.Now().Add(hangLimit)
+	for env.e.intro.following.Load() != 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d still follow the introspection tables", env.e.intro.following.Load())
+		}
+		time.Sleep(time.Millisecond)
 	}
 	env.failsWith(s, "SELECT * FROM freshet_internal.nosuch", sqlerr.UndefinedTable)
 	n, _ := strconv.Atoi(env.query(s, "SELECT count(*) FROM freshet_internal.dataflows"))
