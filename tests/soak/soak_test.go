@@ -368,6 +368,10 @@ func TestManyConnectionsAndMixedLoad(t *testing.T) {
 				switch {
 				case err == nil:
 				case errors.As(err, &pe) && expected[pe.Code]:
+				case errors.As(err, &pe) && id >= 200 && pe.Code == "57014" && strings.Contains(pe.Message, "was dropped"):
+					// A DDL session's CREATE answers once its view is
+					// hydrated; the other DDL session may drop the view
+					// before then, which undoes the create.
 				case hung:
 					t.Errorf("session %d: a statement did not end within a minute", id)
 					unexpected.Add(1)
