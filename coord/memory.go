@@ -43,6 +43,10 @@ func liveHeap() int64 {
 // are never touched. One is cancelled at a time; the next is chosen only
 // once the last has ended and the heap is still over.
 //
+// For a while after a cancelled statement ends, the governor collects
+// before it chooses again, so the garbage it left is not taken for live
+// data and another statement cancelled for it.
+//
 // When nothing is left to cancel, what is over the limit is installed
 // state (or garbage): the governor collects to tell which, and if the
 // heap is still over, writes wait (awaitMemory) until it is not. A write
@@ -52,6 +56,9 @@ func (e *Engine) governMemory(limit int64, heap func() int64) {
 	defer tick.Stop()
 	var victim *inflightRead
 	var collected time.Time
+	// ended is when the last cancelled statement ended: for a while after,
+	// what it held may still be counted as heap until a collection runs.
+	var ended time.Time
 	for {
 		select {
 		case <-tick.C:
@@ -61,12 +68,20 @@ func (e *Engine) governMemory(limit int64, heap func() int64) {
 		if victim != nil {
 			select {
 			case <-victim.done:
-				victim = nil
+				victim, ended = nil, time.Now()
 			default:
 				continue
 			}
 		}
 		h := heap()
+		if h > limit && time.Since(ended) < memoryCollectEvery {
+			// Collect before choosing another victim: the heap over the
+			// limit may be only the last victim's garbage, and cancelling
+			// the next statement for it would be wrong.
+			runtime.GC()
+			collected = time.Now()
+			h = heap()
+		}
 		if h <= limit {
 			e.memoryOver.Store(false)
 			continue
