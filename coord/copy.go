@@ -299,8 +299,9 @@ func unescapeCopy(s string) string {
 // a row per CopyData message, with PostgreSQL's escapes: in text, a
 // backslash before the delimiter, backslash and control characters, \N
 // for NULL; in CSV, a field quoted when it holds the delimiter, the quote
-// character or a line break, or reads as the NULL string (so that by
-// default the empty string is told from NULL), its quotes doubled. Timestamps with time zone are in the session's
+// character or a line break, reads as the NULL string (so that by
+// default the empty string is told from NULL) or its column is in
+// FORCE_QUOTE, its quotes doubled. Timestamps with time zone are in the session's
 // zone, as in a query's result.
 func (s *Session) copyTo(ctx context.Context, st *planner.CopyTo, w pgwire.Writer) (result, error) {
 	// The planner filled in the format's defaults and checked the
@@ -324,11 +325,15 @@ func (s *Session) copyTo(ctx context.Context, st *planner.CopyTo, w pgwire.Write
 	if err != nil {
 		return result{}, err
 	}
-	field := func(b []byte, v []byte, isNull bool) []byte {
+	single := len(st.Query.Columns) == 1
+	field := func(b []byte, v []byte, isNull, force bool) []byte {
 		if csv {
-			return appendCopyCSV(b, v, isNull, delim, null, quote, escape)
+			return appendCopyCSV(b, v, isNull, force, single, delim, null, quote, escape)
 		}
 		return appendCopyText(b, v, isNull, delim, null)
+	}
+	forced := func(i int) bool {
+		return opts.ForceQuoteAll || (opts.ForceQuote != nil && opts.ForceQuote[i])
 	}
 	var line []byte
 	if opts.Header {
@@ -337,7 +342,7 @@ func (s *Session) copyTo(ctx context.Context, st *planner.CopyTo, w pgwire.Write
 			if i > 0 {
 				line = append(line, delim...)
 			}
-			line = field(line, []byte(c.Name), false)
+			line = field(line, []byte(c.Name), false, false)
 		}
 		if _, err := out.Write(append(line, '\n')); err != nil {
 			return result{}, err
@@ -349,7 +354,7 @@ func (s *Session) copyTo(ctx context.Context, st *planner.CopyTo, w pgwire.Write
 			if i > 0 {
 				line = append(line, delim...)
 			}
-			line = field(line, v, v == nil)
+			line = field(line, v, v == nil, forced(i))
 		}
 		_, err := out.Write(append(line, '\n'))
 		return err
@@ -399,13 +404,16 @@ func (s *Session) copyToBinary(ctx context.Context, st *planner.CopyTo, w pgwire
 }
 
 // appendCopyCSV appends one field of a CSV COPY row: NULL as null, and a
-// value quoted when it holds the delimiter, the quote, a line break, or
-// reads as null, its quotes and escapes escaped.
-func appendCopyCSV(b, v []byte, isNull bool, delim, null, quote, escape string) []byte {
+// value quoted when its column is forced (FORCE_QUOTE), when it holds the
+// delimiter, the quote or a line break, when it reads as null, or when
+// it is `\.` alone on its line (single: the COPY has one column), which
+// would read as the end of the data; its quotes and escapes escaped.
+func appendCopyCSV(b, v []byte, isNull, force, single bool, delim, null, quote, escape string) []byte {
 	if isNull {
 		return append(b, null...)
 	}
-	needs := string(v) == null || strings.ContainsAny(string(v), delim+quote+"\r\n")
+	needs := force || string(v) == null || (single && string(v) == `\.`) ||
+		strings.ContainsAny(string(v), delim+quote+"\r\n")
 	if !needs {
 		return append(b, v...)
 	}

@@ -2,6 +2,7 @@ package coord
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 
@@ -49,6 +50,49 @@ func TestCopyTo(t *testing.T) {
 	env.failsWith(s, "COPY cp TO STDOUT WITH (QUOTE '\"')", "0A000", "COPY quote available only in CSV mode")
 }
 
+// TestCopyToForceQuote: CSV's FORCE_QUOTE quotes every non-NULL value of
+// the columns it names (or of all, with *), never a NULL or the header,
+// and a lone `\.` is quoted when it is a whole line. Outputs and errors
+// are PostgreSQL 15's for the same statements.
+func TestCopyToForceQuote(t *testing.T) {
+	env := openSQL(t, t.TempDir())
+	defer func() { env.e.Close() }()
+	s := env.session()
+	env.exec(s, "CREATE TABLE fq (a int, b text, c text)")
+	env.exec(s, `INSERT INTO fq VALUES (1, 'x', NULL), (2, '', 'y,z'), (3, '\.', 'q"r')`)
+	for _, tc := range []struct{ sql, want string }{
+		{"COPY fq TO STDOUT (FORMAT csv, FORCE_QUOTE (b))", "1,\"x\",\n2,\"\",\"y,z\"\n3,\"\\.\",\"q\"\"r\"\n"},
+		{"COPY fq TO STDOUT (FORMAT csv, FORCE_QUOTE *, HEADER)", "a,b,c\n\"1\",\"x\",\n\"2\",\"\",\"y,z\"\n\"3\",\"\\.\",\"q\"\"r\"\n"},
+		{"COPY fq (a, c) TO STDOUT (FORMAT csv)", "1,\n2,\"y,z\"\n3,\"q\"\"r\"\n"},
+		{"COPY fq (b) TO STDOUT (FORMAT csv)", "x\n\"\"\n\"\\.\"\n"},
+		{"COPY (SELECT b AS bee FROM fq ORDER BY a) TO STDOUT (FORMAT csv, FORCE_QUOTE (bee))", "\"x\"\n\"\"\n\"\\.\"\n"},
+	} {
+		r := &recorder{}
+		if err := s.Query(context.Background(), tc.sql, r); err != nil {
+			t.Fatalf("%s: %v", tc.sql, err)
+		}
+		// A table's COPY has no order: compare its lines sorted, the
+		// header first.
+		header := strings.Contains(tc.sql, "HEADER")
+		if got, want := sortedLines(r.copied.String(), header), sortedLines(tc.want, header); got != want {
+			t.Errorf("%s:\n got %q\nwant %q", tc.sql, got, want)
+		}
+	}
+	for _, tc := range []struct{ sql, code, msg string }{
+		{"COPY fq (a, b) TO STDOUT (FORMAT csv, FORCE_QUOTE (c))", "42P10", `FORCE_QUOTE column "c" not referenced by COPY`},
+		{"COPY fq (a, b) TO STDOUT (FORMAT csv, FORCE_QUOTE (nope))", "42703", `column "nope" of relation "fq" does not exist`},
+		{"COPY fq TO STDOUT (FORCE_QUOTE (b))", "0A000", "COPY force quote available only in CSV mode"},
+		{"COPY fq TO STDOUT (FORMAT binary, FORCE_QUOTE (b))", "0A000", "COPY force quote available only in CSV mode"},
+		{"COPY fq FROM STDIN (FORMAT csv, FORCE_QUOTE (b))", "0A000", "COPY force quote only available using COPY TO"},
+		{"COPY (SELECT b AS bee FROM fq) TO STDOUT (FORMAT csv, FORCE_QUOTE (b))", "42703", `column "b" does not exist`},
+		{"COPY fq TO STDOUT (FORMAT csv, FORCE_QUOTE b)", "42601", `argument to option "force_quote" must be a list of column names`},
+		{"COPY fq TO STDOUT (FORMAT csv, FORCE_QUOTE (b), FORCE_QUOTE (c))", "42601", "conflicting or redundant options"},
+		{"COPY fq TO STDOUT (FORMAT csv, FORCE_QUOTE (b, b))", "42701", `column "b" specified more than once`},
+	} {
+		env.failsWith(s, tc.sql, tc.code, tc.msg)
+	}
+}
+
 // TestCopyUUIDBytea reads uuid and bytea from COPY FROM STDIN in the
 // text format (bytea in both input formats, behind COPY's own escapes)
 // and writes them with COPY TO STDOUT in text and CSV: what PostgreSQL
@@ -86,4 +130,16 @@ func TestCopyUUIDBytea(t *testing.T) {
 	if sqlerr.Code(err) != sqlerr.InvalidTextRepresentation || !strings.Contains(err.Error(), `invalid input syntax for type uuid: "x"`) {
 		t.Errorf("COPY of a bad uuid: %v", err)
 	}
+}
+
+// sortedLines sorts the lines of a COPY's output, after the first if it
+// is a header.
+func sortedLines(s string, header bool) string {
+	lines := strings.Split(strings.TrimSuffix(s, "\n"), "\n")
+	if header {
+		slices.Sort(lines[1:])
+	} else {
+		slices.Sort(lines)
+	}
+	return strings.Join(lines, "\n")
 }

@@ -395,6 +395,9 @@ func (p *planner) copy(cs *pg.CopyStmt) (Statement, error) {
 		if err != nil {
 			return nil, err
 		}
+		if opts.ForceQuote, err = p.copyForceQuote(cs, q); err != nil {
+			return nil, err
+		}
 		return &CopyTo{Query: q, Options: opts}, nil
 	}
 	tgt, r, err := p.target(cs.Relation, "copy to")
@@ -488,6 +491,16 @@ func copyOptions(defs []*pg.Node, from bool) (CopyOptions, error) {
 			o.Quote = val
 		case "escape":
 			o.Escape = val
+		case "force_quote":
+			// FORCE_QUOTE * is an A_Star; a list names columns, which the
+			// caller resolves (copyForceQuote).
+			if _, star := d.Arg.GetNode().(*pg.Node_AStar); star {
+				o.ForceQuoteAll = true
+				break
+			}
+			if _, ok := d.Arg.GetNode().(*pg.Node_List); !ok {
+				return o, sqlerr.New(sqlerr.SyntaxError, "argument to option \"%s\" must be a list of column names", d.Defname)
+			}
 		case "force_not_null", "force_null":
 			if _, ok := d.Arg.GetNode().(*pg.Node_List); !ok {
 				return o, sqlerr.New(sqlerr.SyntaxError, "argument to option \"%s\" must be a list of column names", d.Defname)
@@ -555,6 +568,10 @@ func copyOptions(defs []*pg.Node, from bool) (CopyOptions, error) {
 		return o, sqlerr.New(sqlerr.FeatureNotSupported, "COPY escape available only in CSV mode")
 	case csv && len(o.Escape) != 1:
 		return o, sqlerr.New(sqlerr.FeatureNotSupported, "COPY escape must be a single one-byte character")
+	case !csv && set["force_quote"]:
+		return o, sqlerr.New(sqlerr.FeatureNotSupported, "COPY force quote available only in CSV mode")
+	case set["force_quote"] && from:
+		return o, sqlerr.New(sqlerr.FeatureNotSupported, "COPY force quote only available using COPY TO")
 	case !csv && set["force_not_null"]:
 		return o, sqlerr.New(sqlerr.FeatureNotSupported, "COPY force not null available only in CSV mode")
 	case set["force_not_null"] && !from:
@@ -613,6 +630,58 @@ func copyForced(cs *pg.CopyStmt, r Relation, cols []int, defname, label string) 
 			if !found {
 				return nil, sqlerr.New(sqlerr.InvalidColumnReference, "%s column %q not referenced by COPY", label, name)
 			}
+		}
+	}
+	return flags, nil
+}
+
+// copyForceQuote resolves COPY TO's FORCE_QUOTE column list to flags
+// over the COPY's output columns, as PostgreSQL does: for a table, a name
+// the table lacks is 42703 and one the COPY does not write 42P10; for a
+// query, a name is one of its output columns (42703 if not). A column
+// named twice is 42701. FORCE_QUOTE * is Options.ForceQuoteAll.
+func (p *planner) copyForceQuote(cs *pg.CopyStmt, q *Select) ([]bool, error) {
+	var list *pg.List
+	for _, n := range cs.Options {
+		if d := n.GetDefElem(); d.Defname == "force_quote" {
+			list = d.Arg.GetList()
+		}
+	}
+	if list == nil {
+		return nil, nil
+	}
+	var table Relation
+	if cs.Query == nil {
+		// The query over the table has bound, so the name resolves.
+		r, err := p.cat.ResolveRelation(qualifiedName(cs.Relation))
+		if err != nil {
+			return nil, err
+		}
+		table = r
+	}
+	flags := make([]bool, len(q.Columns))
+	seen := map[string]bool{}
+	for _, item := range list.GetItems() {
+		name := item.GetString_().GetSval()
+		if seen[name] {
+			return nil, sqlerr.New(sqlerr.DuplicateColumn, "column %q specified more than once", name)
+		}
+		seen[name] = true
+		if cs.Query == nil && columnIndex(table, name) < 0 {
+			return nil, sqlerr.New(sqlerr.UndefinedColumn, "column %q of relation %q does not exist", name, cs.Relation.Relname)
+		}
+		found := false
+		for i, c := range q.Columns {
+			if c.Name == name {
+				flags[i], found = true, true
+				break
+			}
+		}
+		switch {
+		case !found && cs.Query == nil:
+			return nil, sqlerr.New(sqlerr.InvalidColumnReference, "FORCE_QUOTE column %q not referenced by COPY", name)
+		case !found:
+			return nil, sqlerr.New(sqlerr.UndefinedColumn, "column %q does not exist", name)
 		}
 	}
 	return flags, nil

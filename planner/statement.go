@@ -206,6 +206,11 @@ type CopyOptions struct {
 	// (Copy.Columns), the columns of CSV's FORCE_NOT_NULL and
 	// FORCE_NULL; nil when the option is not given.
 	ForceNotNull, ForceNull []bool
+	// ForceQuote flags, per output column of COPY TO in CSV, the columns
+	// whose non-NULL values are always quoted (FORCE_QUOTE); ForceQuoteAll
+	// quotes every column's (FORCE_QUOTE *).
+	ForceQuote    []bool
+	ForceQuoteAll bool
 }
 
 // CopyTo is COPY (query) TO STDOUT or COPY table TO STDOUT.
