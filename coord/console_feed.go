@@ -228,7 +228,8 @@ func (f *consoleFeed) build() *ConsoleState {
 // feed has none yet).
 // The state comes from subscriptions over the introspection relations
 // (consoleFeed), started at the first call and ended when nobody has
-// called for consoleIdle. It fails while the engine restarts.
+// called for consoleIdle. It fails while the engine restarts, and when
+// the feed it started in place of an ended one ends too.
 func (s *Supervisor) ConsoleEvents(ctx context.Context, after uint64, wait time.Duration) (*ConsoleState, uint64, error) {
 	f, err := s.consoleFeed()
 	if err != nil {
@@ -236,16 +237,23 @@ func (s *Supervisor) ConsoleEvents(ctx context.Context, after uint64, wait time.
 	}
 	timer := time.NewTimer(wait)
 	defer timer.Stop()
+	restarted := false
 	for {
 		f.used.Store(time.Now().UnixNano())
 		f.mu.Lock()
 		st, v, changed, ferr := f.state, f.version, f.changed, f.err
 		f.mu.Unlock()
 		if ferr != nil {
-			// Ended: the next call starts another.
+			// Ended (idle, or its engine restarted): start another, once.
+			// A feed that ends again at once has failed, and the call
+			// says so rather than spin.
+			if restarted {
+				return nil, 0, ferr
+			}
 			if f, err = s.consoleFeed(); err != nil {
 				return nil, 0, err
 			}
+			restarted = true
 			continue
 		}
 		if v > after {

@@ -86,3 +86,26 @@ func TestConsoleEventsFollowSubscriptions(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// TestConsoleEventsGiveUpOnAFeedThatKeepsEnding: a call whose feed ends
+// starts one more, and if that ends too it fails (the console's page
+// then gets a 503 and asks again) rather than start feeds until its
+// request ends.
+func TestConsoleEventsGiveUpOnAFeedThatKeepsEnding(t *testing.T) {
+	defer func(d time.Duration) { consoleIdle = d }(consoleIdle)
+	// Every feed is idle at its first check, a second after it starts.
+	consoleIdle = -1
+	ctx := context.Background()
+	sup, err := Supervise(ctx, Config{Workers: 1, DataDir: t.TempDir()}, AuthTrust)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sup.Close()
+	ctx, cancel := context.WithTimeout(ctx, hangLimit)
+	defer cancel()
+	// No version is past this one, so the call waits on the feed.
+	_, _, err = sup.ConsoleEvents(ctx, 1<<62, hangLimit)
+	if err != errFeedIdle {
+		t.Fatalf("a call whose feeds keep ending: %v, want %v", err, errFeedIdle)
+	}
+}
