@@ -1,6 +1,7 @@
 package coord
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -1057,12 +1058,78 @@ func (e *Engine) ReadTime() uint64 {
 // that imports what the plan reads, and returns the rows. The dataflow is
 // dropped when Read returns, also when ctx is canceled (57014).
 func (e *Engine) Read(ctx context.Context, plan expr.Relation, ts uint64) (expr.Collection, error) {
+	res, err := e.readAt(ctx, plan, ts)
+	if err != nil {
+		return nil, err
+	}
+	return res.decoded(plan)
+}
+
+// ReadEncoded is Read with the rows in their encoding (repr.Row), sorted
+// and consolidated: a write of what it reads (INSERT … SELECT) stores
+// them as they are, without decoding and encoding every row again.
+func (e *Engine) ReadEncoded(ctx context.Context, plan expr.Relation, ts uint64) ([]arrange.Update, error) {
+	res, err := e.readAt(ctx, plan, ts)
+	if err != nil {
+		return nil, err
+	}
+	return res.encoded(), nil
+}
+
+// readResult is what a read gives: a dataflow's rows in their encoding,
+// or a peek's rows decoded.
+type readResult struct {
+	updates []arrange.Update
+	rows    expr.Collection
+	peeked  bool
+}
+
+// decoded returns the result's rows decoded as plan's types.
+func (r readResult) decoded(plan expr.Relation) (expr.Collection, error) {
+	if r.peeked {
+		return r.rows, nil
+	}
+	types := plan.Typ()
+	rts := make([]repr.Type, len(types))
+	for i, t := range types {
+		rts[i] = t.Type
+	}
+	out := make(expr.Collection, 0, len(r.updates))
+	for _, u := range r.updates {
+		ds, err := repr.Row(u.Key).Datums(rts)
+		if err != nil {
+			return nil, sqlerr.Wrapf(err, sqlerr.InternalError, "decoding a result row")
+		}
+		out = append(out, expr.Row{Datums: ds, Diff: u.Diff})
+	}
+	return out, nil
+}
+
+// encoded returns the result's rows encoded.
+func (r readResult) encoded() []arrange.Update {
+	if !r.peeked {
+		return r.updates
+	}
+	out := make([]arrange.Update, len(r.rows))
+	for i, row := range r.rows {
+		out[i] = arrange.Update{Key: repr.PackRow(row.Datums...), Diff: row.Diff}
+	}
+	return out
+}
+
+// readAt is Read's work: WITH RECURSIVE's rounds, the check of the
+// shapes read, and the read itself.
+func (e *Engine) readAt(ctx context.Context, plan expr.Relation, ts uint64) (readResult, error) {
 	if expr.ContainsRecursive(plan) {
 		// WITH RECURSIVE: each round is a read at ts, until one adds
 		// no row; the query then reads the rows as a constant.
 		var err error
 		plan, err = expr.ExpandRecursive(plan, func(p expr.Relation) (expr.Collection, error) {
-			return e.Read(ctx, p, ts)
+			res, err := e.readAt(ctx, p, ts)
+			if err != nil {
+				return nil, err
+			}
+			return res.decoded(p)
 		}, func() error {
 			if ctx.Err() != nil {
 				return readError(ctx, ctx.Err())
@@ -1070,21 +1137,21 @@ func (e *Engine) Read(ctx context.Context, plan expr.Relation, ts uint64) (expr.
 			return nil
 		})
 		if err != nil {
-			return nil, err
+			return readResult{}, err
 		}
 	}
 	e.mu.Lock()
 	err := e.checkReadShapesLocked(plan, ts)
 	e.mu.Unlock()
 	if err != nil {
-		return nil, err
+		return readResult{}, err
 	}
 	deps := dependencies(plan)
-	rows, err := e.read(ctx, plan, deps, ts)
+	res, err := e.read(ctx, plan, deps, ts)
 	if errors.Is(err, arrange.ErrNoExport) || errors.Is(err, arrange.ErrSourceGone) {
-		return nil, e.awaitFailure(ctx, deps, err)
+		return readResult{}, e.awaitFailure(ctx, deps, err)
 	}
-	return rows, err
+	return res, err
 }
 
 // awaitFailure returns the failure of one of deps that ended under a
@@ -1149,10 +1216,10 @@ func (e *Engine) endRead(read *inflightRead) {
 	close(read.done)
 }
 
-func (e *Engine) read(ctx context.Context, plan expr.Relation, deps []uint64, ts uint64) (expr.Collection, error) {
+func (e *Engine) read(ctx context.Context, plan expr.Relation, deps []uint64, ts uint64) (readResult, error) {
 	ctx, read, err := e.beginRead(ctx, deps)
 	if err != nil {
-		return nil, err
+		return readResult{}, err
 	}
 	// dataflow is the read's transient dataflow, once built; the read
 	// ends (done) only after it is dropped on every worker.
@@ -1178,7 +1245,8 @@ func (e *Engine) read(ctx context.Context, plan expr.Relation, deps []uint64, ts
 	// the read time: the oracle's milliseconds since the Unix epoch.
 	plan = expr.ReplaceNow(plan, repr.NewTimestampTZ(repr.TimestampFromTime(time.UnixMilli(int64(ts)))))
 	if p, ok := compute.PeekOf(plan); ok && !e.noPeek {
-		return e.peek(ctx, p, ts)
+		rows, err := e.peek(ctx, p, ts)
+		return readResult{rows: rows, peeked: true}, err
 	}
 	type sink struct {
 		mu         sync.Mutex
@@ -1222,16 +1290,16 @@ func (e *Engine) read(ctx context.Context, plan expr.Relation, deps []uint64, ts
 	// worker's queue.
 	dataflowID = id
 	if err != nil {
-		return nil, readError(ctx, err)
+		return readResult{}, readError(ctx, err)
 	}
 	for _, err := range buildErrs {
 		if err != nil {
-			return nil, err
+			return readResult{}, err
 		}
 	}
 	for w, p := range probes {
 		if p == nil {
-			return nil, sqlerr.New(sqlerr.InternalError, "the read's dataflow could not be built on worker %d", w)
+			return readResult{}, sqlerr.New(sqlerr.InternalError, "the read's dataflow could not be built on worker %d", w)
 		}
 		if err := p.WaitPast(ctx, ts); err != nil {
 			if errors.Is(err, dataflow.ErrFailed) && ctx.Err() == nil {
@@ -1240,55 +1308,60 @@ func (e *Engine) read(ctx context.Context, plan expr.Relation, deps []uint64, ts
 				// is about to mark it and end this read with that
 				// mark, or the read itself failed, and the watcher
 				// ends it with its own failure.
-				return nil, e.awaitFailure(ctx, deps, err)
+				return readResult{}, e.awaitFailure(ctx, deps, err)
 			}
-			return nil, readError(ctx, err)
+			return readResult{}, readError(ctx, err)
 		}
 	}
-	types := plan.Typ()
-	rts := make([]repr.Type, len(types))
-	for i, t := range types {
-		rts[i] = t.Type
-	}
-	counts := map[string]int64{}
-	errCounts := map[string]int64{}
+	var rows, errs []arrange.Update
 	for i := range sinks {
 		s := &sinks[i]
 		s.mu.Lock()
-		for _, u := range s.rows {
-			if u.Time <= ts {
-				counts[string(u.Key)] += u.Diff
-			}
-		}
-		for _, u := range s.errs {
-			if u.Time <= ts {
-				errCounts[string(u.Key)] += u.Diff
-			}
-		}
+		rows = appendUpTo(rows, s.rows, ts)
+		errs = appendUpTo(errs, s.errs, ts)
 		s.mu.Unlock()
 	}
-	var firstErr []string
-	for k, n := range errCounts {
-		if n > 0 {
-			firstErr = append(firstErr, k)
+	for _, u := range consolidateUpdates(errs) {
+		if u.Diff > 0 {
+			return readResult{}, compute.DecodeError(u.Key)
 		}
 	}
-	if len(firstErr) > 0 {
-		slices.Sort(firstErr)
-		return nil, compute.DecodeError([]byte(firstErr[0]))
+	return readResult{updates: consolidateUpdates(rows)}, nil
+}
+
+// appendUpTo appends to dst the updates of src at times up to ts.
+func appendUpTo(dst, src []arrange.Update, ts uint64) []arrange.Update {
+	if dst == nil {
+		dst = make([]arrange.Update, 0, len(src))
 	}
-	var out []expr.Row
-	for k, n := range counts {
-		if n == 0 {
-			continue
+	for _, u := range src {
+		if u.Time <= ts {
+			dst = append(dst, u)
 		}
-		ds, err := repr.Row(k).Datums(rts)
-		if err != nil {
-			return nil, sqlerr.Wrapf(err, sqlerr.InternalError, "decoding a result row")
-		}
-		out = append(out, expr.Row{Datums: ds, Diff: n})
 	}
-	return expr.Consolidate(out), nil
+	return dst
+}
+
+// consolidateUpdates sorts us by key and sums the diffs of equal keys,
+// dropping those that sum to zero, in place. The keys are rows in their
+// encoding, which is canonical: equal rows have equal bytes, and the
+// order of the bytes is the rows' (so the result is what
+// expr.Consolidate gives for the decoded rows).
+func consolidateUpdates(us []arrange.Update) []arrange.Update {
+	slices.SortFunc(us, func(a, b arrange.Update) int { return bytes.Compare(a.Key, b.Key) })
+	out := us[:0]
+	for i := 0; i < len(us); {
+		u := us[i]
+		j := i + 1
+		for ; j < len(us) && bytes.Equal(us[j].Key, u.Key); j++ {
+			u.Diff += us[j].Diff
+		}
+		if u.Diff != 0 {
+			out = append(out, arrange.Update{Key: u.Key, Diff: u.Diff})
+		}
+		i = j
+	}
+	return out
 }
 
 // peek answers a read that only maps, filters and projects one

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"freshet/arrange"
 	"freshet/catalog"
 	"freshet/expr"
 	"freshet/pgwire"
@@ -955,7 +956,21 @@ func (s *Session) writeRows(ctx context.Context, t planner.Target, plan expr.Rel
 	}
 	ts, now, release := s.readTime()
 	defer release()
-	rows, err := s.engine.Read(ctx, withNow(withRandomKeys(plan), now), ts)
+	plan = withNow(withRandomKeys(plan), now)
+	if ret == nil {
+		// Nothing is returned: the rows are written in the encoding the
+		// read gives them in.
+		updates, err := s.engine.ReadEncoded(ctx, plan, ts)
+		if err != nil {
+			return 0, result{}, err
+		}
+		n, writes := encodedWrites(t, updates, split)
+		if err := s.submitWrites(ctx, t, deps, writes); err != nil {
+			return 0, result{}, err
+		}
+		return n, result{}, nil
+	}
+	rows, err := s.engine.Read(ctx, plan, ts)
 	if err != nil {
 		return 0, result{}, err
 	}
@@ -995,6 +1010,33 @@ func (s *Session) writeRows(ctx context.Context, t planner.Target, plan expr.Rel
 		return 0, result{}, err
 	}
 	return n, res, nil
+}
+
+// encodedWrites are the writes to t of a read's encoded rows, as
+// writeRows makes them of decoded ones, and the count of rows they
+// write.
+func encodedWrites(t planner.Target, updates []arrange.Update, split int) (int64, []TableWrite) {
+	n := len(updates)
+	if split > 0 {
+		n *= 2
+	}
+	writes := make([]TableWrite, 0, n)
+	var count int64
+	for _, u := range updates {
+		switch {
+		case split == 0:
+			writes = append(writes, TableWrite{Table: uint64(t.ID), Row: u.Key, Diff: u.Diff, Shape: t.Shape})
+		case split < 0:
+			writes = append(writes, TableWrite{Table: uint64(t.ID), Row: u.Key, Diff: -u.Diff, Shape: t.Shape})
+		default:
+			old := repr.Row(u.Key).Prefix(split)
+			writes = append(writes,
+				TableWrite{Table: uint64(t.ID), Row: old, Diff: -u.Diff, Shape: t.Shape},
+				TableWrite{Table: uint64(t.ID), Row: u.Key[len(old):], Diff: u.Diff, Shape: t.Shape})
+		}
+		count += u.Diff
+	}
+	return count, writes
 }
 
 // submitWrites commits a statement's writes to table t, which read deps:
