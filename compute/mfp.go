@@ -1,6 +1,8 @@
 package compute
 
 import (
+	"slices"
+
 	"freshet/arrange"
 	"freshet/dataflow"
 	"freshet/expr"
@@ -46,7 +48,7 @@ func (r *renderer) mfp(top expr.Relation) (Collection, error) {
 	input := dataflow.NewInput(ob, in.Rows, dataflow.Pipeline[arrange.Update]())
 	out, rows := dataflow.NewOutput[arrange.Update](ob)
 	errOut, errs := dataflow.NewOutput[arrange.Update](ob)
-	ob.Build(func(_ *dataflow.Operator, caps []*dataflow.Capability) dataflow.Logic {
+	ob.Build(func(op *dataflow.Operator, caps []*dataflow.Capability) dataflow.Logic {
 		for _, c := range caps {
 			c.Release()
 		}
@@ -75,47 +77,117 @@ func (r *renderer) mfp(top expr.Relation) (Collection, error) {
 				}
 			})
 		}
+		// A message is taken a piece at a time, and so are the rows one
+		// update expands to (a FlatMap such as generate_series): the run
+		// ends once it has held the worker for the cluster's slice, and
+		// the rest waits, with capabilities at its time, for the next.
+		// Pieces are cut by count, never by time, so an update and its
+		// retraction give the same rows and errors.
+		var (
+			t    uint64
+			rest []arrange.Update
+			held []*dataflow.Capability
+			// pending are rows of one update (pu) that have been through
+			// steps[:from] and wait for the rest of the chain. They are
+			// the output of a FlatMap, so none is scratch.
+			pending [][]repr.Datum
+			from    int
+			pu      arrange.Update
+		)
+		pack := func(good []arrange.Update, results [][]repr.Datum, u arrange.Update) []arrange.Update {
+			good = slices.Grow(good, len(results))
+			for _, ds := range results {
+				packer.Reset()
+				for _, d := range ds {
+					packer.Push(d)
+				}
+				good = append(good, arrange.Update{Key: packer.Finish(), Time: u.Time, Diff: u.Diff})
+			}
+			return good
+		}
 		return dataflow.ScheduleFunc(func() {
 			for {
-				t, data, ok := input.Next()
-				if !ok {
-					return
-				}
-				// Most rows pass: size the output for all of them once.
-				good := make([]arrange.Update, 0, len(data))
-				var bad []arrange.Update
-				for _, u := range data {
-					scratch = decode(u.Key, types, scratch)
-					results, err := applySteps(steps, [][]repr.Datum{scratch})
-					if err != nil {
-						bad = append(bad, errorUpdate(err, u.Time, u.Diff))
-						continue
+				if len(pending) == 0 && len(rest) == 0 {
+					for _, c := range held {
+						c.Release()
 					}
-					for _, ds := range results {
-						packer.Reset()
-						for _, d := range ds {
-							packer.Push(d)
+					held = nil
+					var ok bool
+					if t, rest, ok = input.Next(); !ok {
+						return
+					}
+					continue
+				}
+				var good, bad []arrange.Update
+				if len(pending) > 0 {
+					piece := pending[:min(len(pending), mfpPiece)]
+					pending = pending[len(piece):]
+					if results, err := applySteps(steps[from:], piece); err != nil {
+						bad = append(bad, errorUpdate(err, pu.Time, pu.Diff))
+					} else {
+						good = pack(good, results, pu)
+					}
+				} else {
+					piece := rest[:min(len(rest), mfpPiece)]
+					rest = rest[len(piece):]
+					// Most rows pass: size the output for all of them once.
+					good = make([]arrange.Update, 0, len(piece))
+					for i, u := range piece {
+						scratch = decode(u.Key, types, scratch)
+						results := [][]repr.Datum{scratch}
+						k := 0
+						var err error
+						for ; k < len(steps) && len(results) <= mfpPiece; k++ {
+							if results, err = applySteps(steps[k:k+1], results); err != nil {
+								break
+							}
 						}
-						good = append(good, arrange.Update{Key: packer.Finish(), Time: u.Time, Diff: u.Diff})
+						if err != nil {
+							bad = append(bad, errorUpdate(err, u.Time, u.Diff))
+							continue
+						}
+						if k < len(steps) {
+							// The update expanded past a piece: the rest of
+							// the chain takes its rows a piece at a time, and
+							// the message's other updates wait for them.
+							pending, from, pu = results, k, u
+							rest = append(piece[i+1:len(piece):len(piece)], rest...)
+							break
+						}
+						good = pack(good, results, u)
 					}
 				}
 				out.GiveSlice(t, good)
 				errOut.GiveSlice(t, bad)
+				if (len(pending) > 0 || len(rest) > 0) && op.OutOfTime() {
+					if held == nil {
+						// The input's queue may reuse its slice.
+						held = []*dataflow.Capability{op.Retain(0, t), op.Retain(1, t)}
+						rest = slices.Clone(rest)
+					}
+					op.Activate()
+					return
+				}
 			}
 		})
 	})
 	return Collection{Rows: rows, Errs: dataflow.Concat(in.Errs, errs, "mfp errors")}, nil
 }
 
+// mfpPiece is how many rows the mfp operator takes between checks of its
+// run's time: updates of a message, or rows one update expanded to.
+var mfpPiece = 4096
+
 // applySteps runs rows through the chain; rows may multiply (FlatMap) or
 // vanish (Filter).
 func applySteps(steps []expr.Relation, rows [][]repr.Datum) ([][]repr.Datum, error) {
 	for _, s := range steps {
-		var next [][]repr.Datum
+		next := make([][]repr.Datum, 0, len(rows))
 		for _, row := range rows {
 			switch n := s.(type) {
 			case expr.Map:
-				ds := append([]repr.Datum(nil), row...)
+				ds := make([]repr.Datum, len(row), len(row)+len(n.Scalars))
+				copy(ds, row)
 				for _, sc := range n.Scalars {
 					v, err := sc.Eval(ds)
 					if err != nil {
@@ -158,8 +230,12 @@ func applySteps(steps []expr.Relation, rows [][]repr.Datum) ([][]repr.Datum, err
 				if err != nil {
 					return nil, err
 				}
+				next = slices.Grow(next, len(vals))
 				for _, v := range vals {
-					next = append(next, append(append([]repr.Datum(nil), row...), v))
+					ds := make([]repr.Datum, len(row)+1)
+					copy(ds, row)
+					ds[len(row)] = v
+					next = append(next, ds)
 				}
 			}
 		}

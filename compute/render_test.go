@@ -210,11 +210,12 @@ func TestRenderMatchesInterpret(t *testing.T) {
 // TestRenderMatchesInterpretSliced is TestRenderMatchesInterpret with
 // every worker's slice ending each sliced run after one piece, and
 // pieces of one row: every operator that keeps its place between runs
-// (flatten, the contributions to accumulations, the join, the reduce)
+// (flatten, the contributions to accumulations, the join, the reduce,
+// the mfp over what one update expands to)
 // does so at every row, and the output is the same.
 func TestRenderMatchesInterpretSliced(t *testing.T) {
-	defer func(f, c int) { flattenPiece, contributionsPiece = f, c }(flattenPiece, contributionsPiece)
-	flattenPiece, contributionsPiece = 1, 1
+	defer func(f, c, m int) { flattenPiece, contributionsPiece, mfpPiece = f, c, m }(flattenPiece, contributionsPiece, mfpPiece)
+	flattenPiece, contributionsPiece, mfpPiece = 1, 1, 1
 	for _, workers := range []int{1, 2} {
 		t.Run(fmt.Sprintf("W=%d", workers), func(t *testing.T) {
 			forSeeds(t, 150, func(t *testing.T, seed uint64) {
@@ -460,4 +461,34 @@ func (g planGen) windowCall(ts []expr.ColumnType, order repr.Type) expr.WindowCa
 		return expr.WindowCall{Func: expr.WindowAgg, Agg: expr.Sum, Args: []int{col}, Frame: frame, Type: a.Typ(ts)}
 	}
 	return expr.WindowCall{Func: expr.PercentRank, Type: expr.ColumnType{Type: repr.Float8}}
+}
+
+// TestMfpSlicesAnExpansion: a row that generate_series expands past a
+// piece is taken through the rest of the chain a piece at a time, one
+// piece per run, and the output is the query's at every time, with its
+// errors (a division by zero in some of the expanded rows) and with
+// retractions, which must cut the same pieces as the insertions did.
+func TestMfpSlicesAnExpansion(t *testing.T) {
+	defer func(m int) { mfpPiece = m }(mfpPiece)
+	mfpPiece = 3
+	x := expr.Column{Index: 0}
+	series := expr.FlatMap{Input: expr.Get{ID: 1, Types: intCols(1)},
+		Func: expr.GenerateSeries, Args: []expr.Scalar{expr.Literal{Value: repr.NewInt4(1)}, x}, Type: repr.Int4}
+	g := expr.Column{Index: 1}
+	plan := expr.Project{Outputs: []int{1, 2}, Input: expr.Filter{
+		Predicates: []expr.Scalar{expr.CallBinary{Func: expr.NotEq, Left: g, Right: expr.Literal{Value: repr.NewInt4(2)}}},
+		Input: expr.Map{Input: series, Scalars: []expr.Scalar{
+			expr.CallBinary{Func: expr.Div, Left: expr.Literal{Value: repr.NewInt4(60)}, Right: expr.CallBinary{Func: expr.Sub, Left: g, Right: expr.Literal{Value: repr.NewInt4(11)}}}}}}}
+	for _, workers := range []int{1, 2} {
+		t.Run(fmt.Sprintf("W=%d", workers), func(t *testing.T) {
+			forSeeds(t, 40, func(t *testing.T, seed uint64) {
+				rng := rand.New(rand.NewPCG(seed, 91))
+				runOracle(t, rng, workers, plan, oracleInput{
+					sliced: true, times: 5, maxWrites: 5, retractOneIn: 2,
+					table: func() expr.GlobalID { return 1 },
+					row:   func() []repr.Datum { return []repr.Datum{repr.NewInt4(int32(rng.IntN(14)))} },
+				})
+			})
+		})
+	}
 }
