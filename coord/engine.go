@@ -1249,8 +1249,11 @@ func (e *Engine) read(ctx context.Context, plan expr.Relation, deps []uint64, ts
 		return readResult{rows: rows, peeked: true}, err
 	}
 	type sink struct {
-		mu         sync.Mutex
-		rows, errs []arrange.Update
+		mu sync.Mutex
+		// rows in chunks of readChunk: one slice grown by append would
+		// copy a large result over and over.
+		rows [][]arrange.Update
+		errs []arrange.Update
 	}
 	sinks := make([]sink, e.workers)
 	probes := make([]*dataflow.Probe, e.workers)
@@ -1275,7 +1278,11 @@ func (e *Engine) read(ctx context.Context, plan expr.Relation, deps []uint64, ts
 		rows := dataflow.Inspect(c.Rows, "collect", func(_ uint64, u arrange.Update) {
 			acct.Add(int64(len(u.Key)+len(u.Val)) + int64(unsafe.Sizeof(u)))
 			s.mu.Lock()
-			s.rows = append(s.rows, u)
+			if n := len(s.rows); n == 0 || len(s.rows[n-1]) == cap(s.rows[n-1]) {
+				s.rows = append(s.rows, make([]arrange.Update, 0, readChunk))
+			}
+			last := &s.rows[len(s.rows)-1]
+			*last = append(*last, u)
 			s.mu.Unlock()
 		})
 		errs := dataflow.Inspect(c.Errs, "collect errors", func(_ uint64, u arrange.Update) {
@@ -1313,11 +1320,23 @@ func (e *Engine) read(ctx context.Context, plan expr.Relation, deps []uint64, ts
 			return readResult{}, readError(ctx, err)
 		}
 	}
-	var rows, errs []arrange.Update
+	n := 0
 	for i := range sinks {
 		s := &sinks[i]
 		s.mu.Lock()
-		rows = appendUpTo(rows, s.rows, ts)
+		for _, c := range s.rows {
+			n += len(c)
+		}
+		s.mu.Unlock()
+	}
+	rows := make([]arrange.Update, 0, n)
+	var errs []arrange.Update
+	for i := range sinks {
+		s := &sinks[i]
+		s.mu.Lock()
+		for _, c := range s.rows {
+			rows = appendUpTo(rows, c, ts)
+		}
 		errs = appendUpTo(errs, s.errs, ts)
 		s.mu.Unlock()
 	}
@@ -1329,11 +1348,11 @@ func (e *Engine) read(ctx context.Context, plan expr.Relation, deps []uint64, ts
 	return readResult{updates: consolidateUpdates(rows)}, nil
 }
 
+// readChunk is how many rows a read collects in one slice.
+const readChunk = 4096
+
 // appendUpTo appends to dst the updates of src at times up to ts.
 func appendUpTo(dst, src []arrange.Update, ts uint64) []arrange.Update {
-	if dst == nil {
-		dst = make([]arrange.Update, 0, len(src))
-	}
 	for _, u := range src {
 		if u.Time <= ts {
 			dst = append(dst, u)

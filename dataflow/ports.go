@@ -108,7 +108,10 @@ func (o *Output[T]) GiveSlice(t uint64, recs []T) {
 		b.recs = recs
 		return
 	}
-	b.recs = append(b.recs, recs...)
+	// A run that gives many slices at one time (an operator working in
+	// pieces) sends them as as many messages: appending each to the
+	// first would copy them over and over as it grows.
+	o.bufs = append(o.bufs, timedRecords[T]{time: t, recs: recs})
 }
 
 func (o *Output[T]) buffer(t uint64) *timedRecords[T] {

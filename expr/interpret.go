@@ -237,6 +237,10 @@ func EvalTableFunc(f TableFunc, args []repr.Datum, t repr.Type) ([]repr.Datum, e
 	return nil, sqlerr.AssertionFailedf("unknown table function %d", f)
 }
 
+// seriesPrealloc bounds how many values generate_series sizes its
+// output for before it knows them.
+const seriesPrealloc = 1 << 20
+
 // generateSeries yields start, start+step, … up to stop inclusive; no
 // rows if an argument is NULL; step 0 is an error, as in PostgreSQL.
 func generateSeries(args []repr.Datum, t repr.Type) ([]repr.Datum, error) {
@@ -252,7 +256,12 @@ func generateSeries(args []repr.Datum, t repr.Type) ([]repr.Datum, error) {
 	if step == 0 {
 		return nil, sqlerr.New(sqlerr.InvalidParameterValue, "step size cannot equal zero")
 	}
+	// Sized once for the series, up to a bound: a series too long to
+	// hold fails on memory as it grows, not before it starts.
 	var out []repr.Datum
+	if n := (stop - start) / step; n >= 0 {
+		out = make([]repr.Datum, 0, min(uint64(n)+1, seriesPrealloc))
+	}
 	for v := start; (step > 0 && v <= stop) || (step < 0 && v >= stop); v += step {
 		d, err := repr.Cast(repr.NewInt8(v), t)
 		if err != nil {
