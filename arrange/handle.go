@@ -62,6 +62,17 @@ func (h *Handle) Cursor() (*CursorList, error) {
 	return h.trace.spine.cursor(h.since), nil
 }
 
+// CursorFrom is Cursor over only the trace's batches that may hold times
+// at or after lower: a reader that wants only those updates (a join side
+// whose other side did not change at a key) skips the rest of the trace.
+// Times below lower may still show, from batches that span it.
+func (h *Handle) CursorFrom(lower uint64) (*CursorList, error) {
+	if h.closed {
+		return nil, ErrHandleClosed
+	}
+	return h.trace.spine.cursorFrom(h.since, lower), nil
+}
+
 // Close releases the lease. A second Close returns ErrHandleClosed.
 func (h *Handle) Close() error {
 	if h.closed {

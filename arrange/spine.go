@@ -163,6 +163,18 @@ func (s *Spine) cursor(since uint64) *CursorList {
 	return newCursorList(s.Batches(nil), since)
 }
 
+// cursorFrom is cursor over only the batches that may hold times at or
+// after lower (their upper is past it): a suffix of the spine's, which
+// tiles the times from its first batch's lower on.
+func (s *Spine) cursorFrom(since, lower uint64) *CursorList {
+	bs := s.Batches(nil)
+	i := 0
+	for i < len(bs) && bs[i].desc.Upper <= lower {
+		i++
+	}
+	return newCursorList(bs[i:], since)
+}
+
 // Insert adds b, whose Lower must be the spine's upper, and then does a
 // bounded amount of merge work.
 //
