@@ -42,6 +42,9 @@ func Parse(sql string) ([]Parsed, error) {
 	if err := checkInputBounds(sql); err != nil {
 		return nil, err
 	}
+	if p, ok := parseFastInsert(sql); ok {
+		return []Parsed{p}, nil
+	}
 	if p, ok, err := parseSpecial(sql); ok {
 		if err != nil {
 			return nil, err
