@@ -273,6 +273,10 @@ func (p *planner) statement(n *pg.Node) (Statement, error) {
 		return p.fetch(x.FetchStmt)
 	case *pg.Node_ClosePortalStmt:
 		return p.closeCursor(x.ClosePortalStmt)
+	case *pg.Node_CreateEnumStmt:
+		return p.createEnum(x.CreateEnumStmt)
+	case *pg.Node_AlterEnumStmt:
+		return p.alterEnum(x.AlterEnumStmt)
 	case *pg.Node_CreateSeqStmt:
 		return p.createSequence(x.CreateSeqStmt)
 	case *pg.Node_GrantStmt:
@@ -295,8 +299,8 @@ func (p *planner) statement(n *pg.Node) (Statement, error) {
 // pg_query's node name.
 var statementNames = map[string]string{
 	"Listen": "LISTEN", "Unlisten": "UNLISTEN", "Notify": "NOTIFY", "Merge": "MERGE",
-	"CreateEnum": "CREATE TYPE … AS ENUM", "CompositeType": "CREATE TYPE … AS (…)",
-	"CreateRange": "CREATE TYPE … AS RANGE", "CreateDomain": "CREATE DOMAIN",
+	"CompositeType": "CREATE TYPE … AS (…)",
+	"CreateRange":   "CREATE TYPE … AS RANGE", "CreateDomain": "CREATE DOMAIN",
 	"CreateFunction": "CREATE FUNCTION", "CreateTrig": "CREATE TRIGGER", "CreateEventTrig": "CREATE EVENT TRIGGER",
 	"CreateExtension": "CREATE EXTENSION", "Do": "DO", "Call": "CALL", "CreateCast": "CREATE CAST",
 	"CreatePolicy": "CREATE POLICY", "CreateTableSpace": "CREATE TABLESPACE", "Cluster": "CLUSTER",
