@@ -37,8 +37,9 @@ func (c *Catalog) CreateType(o *Object) (*Object, error) {
 	return o, nil
 }
 
-// CheckEnumLabels checks an enum's labels as PostgreSQL does: each 1 to
-// 63 bytes (22023), none twice (42710).
+// CheckEnumLabels checks an enum's labels as PostgreSQL 15 does: each 1
+// to 63 bytes (42602), none twice (23505, in the words of its unique
+// index on pg_enum; ADD VALUE of an existing label is 42710).
 func CheckEnumLabels(labels []repr.EnumLabel) error {
 	seen := map[string]bool{}
 	for _, l := range labels {
@@ -46,7 +47,7 @@ func CheckEnumLabels(labels []repr.EnumLabel) error {
 			return err
 		}
 		if seen[l.Label] {
-			return sqlerr.New(sqlerr.DuplicateObject, "enum label %q already exists", l.Label)
+			return sqlerr.New(sqlerr.UniqueViolation, "duplicate key value violates unique constraint \"pg_enum_typid_label_index\"")
 		}
 		seen[l.Label] = true
 	}
@@ -55,7 +56,7 @@ func CheckEnumLabels(labels []repr.EnumLabel) error {
 
 func checkLabel(label string) error {
 	if label == "" || len(label) > repr.MaxEnumLabelLen {
-		return sqlerr.New(sqlerr.InvalidParameterValue, "invalid enum label %q", label).
+		return sqlerr.New(sqlerr.InvalidName, "invalid enum label %q", label).
 			WithDetail("Labels must be %d bytes or less.", repr.MaxEnumLabelLen)
 	}
 	return nil
@@ -120,8 +121,35 @@ func WithEnumValue(o *Object, label, neighbor string, after, ifNotExists bool) (
 
 // EnumLabelsOf returns the labels of enum type o as the planner embeds
 // them in plans.
-func EnumLabelsOf(o *Object, oid uint32) *repr.EnumLabels {
-	return &repr.EnumLabels{Type: repr.EnumType(oid, o.Name), Labels: slices.Clone(o.Labels)}
+func EnumLabelsOf(o *Object) *repr.EnumLabels {
+	return &repr.EnumLabels{Type: EnumTypeOf(o), Labels: slices.Clone(o.Labels)}
+}
+
+// EnumTypeOf returns the type of enum o. Its name is quoted where it is
+// not a plain identifier and qualified outside the public schema, as
+// format_type prints names with the default search path.
+func EnumTypeOf(o *Object) repr.Type {
+	name := quoteIdent(o.Name)
+	if o.Schema != DefaultSchema {
+		name = quoteIdent(o.Schema) + "." + name
+	}
+	return repr.EnumType(OIDOf(o.ID), name)
+}
+
+// quoteIdent quotes name unless it is a plain lower-case identifier.
+func quoteIdent(name string) string {
+	plain := name != ""
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if !(c >= 'a' && c <= 'z' || c == '_' || (i > 0 && (c >= '0' && c <= '9' || c == '$'))) {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		return name
+	}
+	return `"` + strings.ReplaceAll(name, `"`, `""`) + `"`
 }
 
 // UserOIDBase is the OID of the object with id 0: every object's OID is

@@ -169,7 +169,7 @@ func pgTypeRows(rs *rowSource, o *catalog.Object) [][]string {
 		return nil
 	}
 	ns, owner := schemaOID(rs.c, o.Database, o.Schema), roleOID(rs.c, o.OwnerName())
-	e := enumTypeRow(catalog.OIDOf(o.ID), repr.EnumType(catalog.OIDOf(o.ID), o.Name).ArrayOID(), o.Name)
+	e := enumTypeRow(catalog.OIDOf(o.ID), catalog.EnumTypeOf(o).ArrayOID(), o.Name)
 	return [][]string{
 		typeRowLiterals(e, ns, owner, 'e'),
 		typeRowLiterals(arrayTypeRow(e), ns, owner, 'b'),

@@ -29,7 +29,7 @@ func (sc sessionCatalog) ResolveEnum(name planner.QualifiedName) (*repr.EnumLabe
 		if o == nil {
 			return sqlerr.New(sqlerr.UndefinedObject, "type %q does not exist", name.String())
 		}
-		l = catalog.EnumLabelsOf(o, catalog.OIDOf(o.ID))
+		l = catalog.EnumLabelsOf(o)
 		return nil
 	})
 	return l, err
@@ -41,7 +41,7 @@ func (sc sessionCatalog) EnumByOID(oid uint32) (*repr.EnumLabels, error) {
 	err := sc.s.engine.Catalog(func(c *catalog.Catalog) error {
 		if oid >= userOIDBase {
 			if o := c.Get(uint64(oid - userOIDBase)); o != nil && o.Kind == catalog.Type {
-				l = catalog.EnumLabelsOf(o, oid)
+				l = catalog.EnumLabelsOf(o)
 				return nil
 			}
 		}
@@ -56,7 +56,7 @@ func (sc sessionCatalog) EnumTypes() []repr.Type {
 	sc.s.engine.Catalog(func(c *catalog.Catalog) error {
 		for _, o := range c.Objects() {
 			if o.Kind == catalog.Type && o.Database == sc.s.database {
-				types = append(types, repr.EnumType(catalog.OIDOf(o.ID), o.Name))
+				types = append(types, catalog.EnumTypeOf(o))
 			}
 		}
 		return nil

@@ -40,6 +40,9 @@ func (b *binder) formatType(oid, mod hscalar) hscalar {
 		return s
 	}
 	types := ec.EnumTypes()
+	if len(types) > 0 && b.enumSnapshot == "" {
+		b.enumSnapshot = "format_type"
+	}
 	for i := len(types) - 1; i >= 0; i-- {
 		for _, et := range []repr.Type{types[i], repr.ArrayOf(types[i])} {
 			is := hBinary{fn: expr.Eq, left: oid, right: hLiteral{v: repr.NewOID(repr.KindOID, et.OID()), t: repr.OID}, t: expr.ColumnType{Type: repr.Bool, Nullable: true}}
@@ -117,6 +120,9 @@ func (b *binder) bindEnumFunc(name string, args []hscalar) (hscalar, bool, error
 	l, err := b.enumLabels(t)
 	if err != nil {
 		return nil, true, err
+	}
+	if b.enumSnapshot == "" {
+		b.enumSnapshot = name
 	}
 	switch name {
 	case "enum_first":

@@ -366,6 +366,10 @@ func (p *planner) view(sel *pg.SelectStmt, aliases []*pg.Node) (expr.Relation, [
 	if err != nil {
 		return nil, nil, err
 	}
+	if f := p.b.enumSnapshot; f != "" {
+		// A view is maintained over all times, and the labels change.
+		return nil, nil, sqlerr.New(sqlerr.FeatureNotSupported, "%s is not supported in views: its value is the enum's labels when the statement is planned", f)
+	}
 	rel, err := p.b.nested(q)
 	if err != nil {
 		return nil, nil, err

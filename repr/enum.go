@@ -26,9 +26,11 @@ import (
 // PostgreSQL.
 const MaxEnumLabelLen = 63
 
-// EnumType returns the enum type with pg_type OID oid and typname name.
-// Its array type's OID is oid+1: whoever hands out enum OIDs must keep
-// that one free (the catalog reserves the id after an enum's).
+// EnumType returns the enum type with pg_type OID oid, whose name as
+// format_type prints it (quoted, and qualified outside the public
+// schema) is name. Its array type's OID is oid+1: whoever hands out enum
+// OIDs must keep that one free (the catalog reserves the id after an
+// enum's).
 func EnumType(oid uint32, name string) Type {
 	return Type{kind: KindEnum, enumOID: oid, enumName: name}
 }
@@ -43,7 +45,8 @@ func (t Type) IsEnum() bool { return t.kind == KindEnum }
 // array of an enum, and 0 for other types.
 func (t Type) EnumOID() uint32 { return t.enumOID }
 
-// EnumName returns the typname of enum type t, "" for other types.
+// EnumName returns the name of enum type t as format_type prints it,
+// "" for other types.
 func (t Type) EnumName() string { return t.enumName }
 
 // NewEnum returns a value of an enum type: the label and its position.
@@ -148,21 +151,4 @@ func decodeEnum(body []byte) (Datum, error) {
 		k = ^k
 	}
 	return NewEnum(math.Float64frombits(k), decodeString(body[8:len(body)-2])), nil
-}
-
-// quoteTypeName quotes a type's name as format_type does when it is not
-// a plain lower-case identifier.
-func quoteTypeName(name string) string {
-	plain := name != ""
-	for i := 0; i < len(name); i++ {
-		c := name[i]
-		if !(c >= 'a' && c <= 'z' || c == '_' || (i > 0 && (c >= '0' && c <= '9' || c == '$'))) {
-			plain = false
-			break
-		}
-	}
-	if plain {
-		return name
-	}
-	return `"` + strings.ReplaceAll(name, `"`, `""`) + `"`
 }

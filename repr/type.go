@@ -166,8 +166,8 @@ type Type struct {
 	// written as their elements separated by spaces (array.go).
 	// Invariant: false but for KindArray with elem KindInt2 or KindOID.
 	vector bool
-	// enumOID and enumName are an enum type's pg_type OID and typname
-	// (for an array of enums, its element's). Invariant: zero and empty
+	// enumOID and enumName are an enum type's pg_type OID and name as
+	// format_type prints it (for an array of enums, its element's). Invariant: zero and empty
 	// but for KindEnum and arrays of it.
 	enumOID  uint32
 	enumName string
@@ -410,7 +410,7 @@ func (t Type) String() string {
 	switch t.kind {
 	case KindEnum:
 		if t.enumOID != 0 {
-			return quoteTypeName(t.enumName)
+			return t.enumName
 		}
 	case KindVarchar, KindBpchar:
 		if t.width > 0 {
