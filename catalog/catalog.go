@@ -40,6 +40,8 @@ func keyOf(o *Object) nameKey {
 		return nameKey{kind: Schema, database: o.Database, name: o.Name}
 	case Role:
 		return nameKey{kind: Role, name: o.Name}
+	case Type:
+		return typeKey(o.Database, o.Schema, o.Name)
 	}
 	return nameKey{kind: Table, database: o.Database, schema: o.Schema, name: o.Name}
 }

@@ -26,6 +26,9 @@ const (
 	// Sequence is a sequence: CREATE SEQUENCE, or the one behind a
 	// serial or identity column, which its table owns (On).
 	Sequence
+	// Type is a user-defined type: an enum (CREATE TYPE … AS ENUM),
+	// whose Labels are its values (enum.go).
+	Type
 )
 
 func (k Kind) String() string {
@@ -46,6 +49,8 @@ func (k Kind) String() string {
 		return "role"
 	case Sequence:
 		return "sequence"
+	case Type:
+		return "type"
 	}
 	return "object"
 }
@@ -138,6 +143,9 @@ type Object struct {
 	// from Widths is seen whole. Invariant: each width is at least 1
 	// and less than the table's column count.
 	Widths map[uint64]int
+	// Labels are an enum type's labels in sort order. Invariant: Sort
+	// and Label unique, each label 1 to 63 bytes.
+	Labels []repr.EnumLabel
 }
 
 // UniqueKey is a set of a table's columns in which no two rows may hold
@@ -202,6 +210,13 @@ type storedObject struct {
 	// Widths is absent for views that see every column of what they
 	// read.
 	Widths map[uint64]int `json:"widths,omitempty"`
+	// Labels are an enum type's, absent for other objects.
+	Labels []storedLabel `json:"labels,omitempty"`
+}
+
+type storedLabel struct {
+	Sort  float64 `json:"sort"`
+	Label string  `json:"label"`
 }
 
 type storedGrant struct {
@@ -223,6 +238,10 @@ type storedColumn struct {
 	Default  string  `json:"default,omitempty"`
 	Identity string  `json:"identity,omitempty"`
 	Comment  string  `json:"comment,omitempty"`
+	// Enum is the OID of the column's enum type (or its array's
+	// element's; EnumArray), whose typname Type then holds.
+	Enum      uint32 `json:"enum,omitempty"`
+	EnumArray bool   `json:"enum_array,omitempty"`
 }
 
 // Encode returns the object's stored form.
@@ -242,10 +261,16 @@ func Encode(o *Object) []byte {
 		if c.Identity != 0 {
 			sc.Identity = string(c.Identity)
 		}
+		if oid := c.Type.EnumOID(); oid != 0 {
+			sc.Type, sc.Enum, sc.EnumArray = c.Type.Elem().EnumName(), oid, c.Type.IsArray()
+		}
 		s.Columns = append(s.Columns, sc)
 	}
 	for _, k := range o.UniqueKeys {
 		s.UniqueKeys = append(s.UniqueKeys, storedKey{Name: k.Name, Columns: k.Columns, Primary: k.Primary})
+	}
+	for _, l := range o.Labels {
+		s.Labels = append(s.Labels, storedLabel{Sort: l.Sort, Label: l.Label})
 	}
 	b, err := json.Marshal(s)
 	if err != nil {
@@ -276,8 +301,11 @@ func Decode(b []byte) (*Object, error) {
 	for _, k := range s.UniqueKeys {
 		o.UniqueKeys = append(o.UniqueKeys, UniqueKey{Name: k.Name, Columns: k.Columns, Primary: k.Primary})
 	}
+	for _, l := range s.Labels {
+		o.Labels = append(o.Labels, repr.EnumLabel{Sort: l.Sort, Label: l.Label})
+	}
 	for _, c := range s.Columns {
-		t, err := repr.TypeFromName(c.Type, c.Mods)
+		t, err := columnType(c)
 		if err != nil {
 			return nil, sqlerr.Wrapf(err, sqlerr.InternalError, "corrupt catalog record %d", s.ID)
 		}
@@ -288,6 +316,18 @@ func Decode(b []byte) (*Object, error) {
 		o.Columns = append(o.Columns, col)
 	}
 	return o, nil
+}
+
+// columnType returns the type of a stored column.
+func columnType(c storedColumn) (repr.Type, error) {
+	if c.Enum == 0 {
+		return repr.TypeFromName(c.Type, c.Mods)
+	}
+	t := repr.EnumType(c.Enum, c.Type)
+	if c.EnumArray {
+		t = repr.ArrayOf(t)
+	}
+	return t, nil
 }
 
 // typeMods returns the type modifiers that rebuild t with TypeFromName.

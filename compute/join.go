@@ -128,7 +128,8 @@ func shift(s expr.Scalar, delta int) expr.Scalar {
 	case expr.If:
 		return expr.If{Cond: shift(n.Cond, delta), Then: shift(n.Then, delta), Else: shift(n.Else, delta)}
 	case expr.Cast:
-		return expr.Cast{Arg: shift(n.Arg, delta), To: n.To, Zone: n.Zone}
+		n.Arg = shift(n.Arg, delta)
+		return n
 	}
 	panic(sqlerr.AssertionFailedf("shift of %T", s))
 }

@@ -57,7 +57,6 @@ var builtinViews = map[string]builtinView{
 }
 
 func init() {
-	builtinViews["pg_type"] = builtinView{columns: pgTypeColumns, sql: pgTypeSQL()}
 	builtinViews["pg_proc"] = builtinView{columns: pgProcColumns, sql: pgProcSQL()}
 }
 
@@ -162,4 +161,6 @@ var generatedViews = map[string]generatedView{
 	"pg_settings":      {columns: pgSettingsColumns, session: (*Session).pgSettingsSQL},
 	"pg_stat_activity": {columns: pgStatActivityColumns, session: (*Session).pgStatActivitySQL},
 	"pg_roles":         {columns: pgRolesColumns, rows: pgRolesRows, shared: true},
+	"pg_type":          {columns: pgTypeColumns, rows: pgTypeRows},
+	"pg_enum":          {columns: pgEnumColumns, rows: pgEnumRows},
 }

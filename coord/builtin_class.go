@@ -12,7 +12,7 @@ import (
 
 // userOIDBase is the OID of the catalog object with id 0; every user
 // object's OID is userOIDBase plus its id, so OIDs survive a restart.
-const userOIDBase = 16384
+const userOIDBase = catalog.UserOIDBase
 
 // pgClassColumns are pg_class's columns, PostgreSQL 15's, in its order.
 // The "char" columns are text, xid columns int8, and the array and node

@@ -21,7 +21,6 @@ import (
 // int2), V (int2vector), W (oidvector).
 var emptyRelations = map[string]string{
 	"pg_shdescription":         "objoid:o classoid:o description:t",
-	"pg_enum":                  "oid:o enumtypid:o enumsortorder:f enumlabel:n",
 	"pg_range":                 "rngtypid:o rngsubtype:o rngmultitypid:o rngcollation:o rngsubopc:o rngcanonical:t rngsubdiff:t",
 	"pg_inherits":              "inhrelid:o inhparent:o inhseqno:i inhdetachpending:b",
 	"pg_collation":             "oid:o collname:n collnamespace:o collowner:o collprovider:h collisdeterministic:b collencoding:i collcollate:t collctype:t colliculocale:t collversion:t",

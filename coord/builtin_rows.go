@@ -78,6 +78,7 @@ const (
 	subColumnDefault   = 0 // a pg_attrdef row, numbered by its column
 	subConstraint      = 1 // a pg_constraint row, numbered by its unique key
 	subConstraintIndex = 2 // the index behind a PRIMARY KEY or UNIQUE constraint
+	subEnumLabel       = 3 // a pg_enum row, numbered by its label's place
 	subObjectsPerKind  = 2000
 )
 

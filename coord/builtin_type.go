@@ -58,7 +58,7 @@ type typeRow struct {
 var typeRows = func() []typeRow {
 	var rows []typeRow
 	for k := repr.KindUnknown; k < repr.NumKinds; k++ {
-		if k == repr.KindArray {
+		if k == repr.KindArray || k == repr.KindEnum {
 			continue
 		}
 		t := k.Type()
@@ -111,25 +111,29 @@ var typeRows = func() []typeRow {
 		}
 	}
 	for _, r := range slices.Clone(rows) {
-		if r.array == 0 {
-			continue
+		if r.array != 0 {
+			rows = append(rows, arrayTypeRow(r))
 		}
-		align := r.align
-		if align == "c" || align == "s" {
-			align = "i"
-		}
-		rows = append(rows, typeRow{r.array, r.oid, 0, "_" + r.name, -1, false, 'A', false,
-			"array_in", "array_out", "array_recv", "array_send", align, "x", r.collation})
 	}
 	return rows
 }()
+
+// arrayTypeRow is the pg_type row of the array type over r.
+func arrayTypeRow(r typeRow) typeRow {
+	align := r.align
+	if align == "c" || align == "s" {
+		align = "i"
+	}
+	return typeRow{r.array, r.oid, 0, "_" + r.name, -1, false, 'A', false,
+		"array_in", "array_out", "array_recv", "array_send", align, "x", r.collation}
+}
 
 // procNames are the functions pg_proc lists: the types' I/O functions,
 // sorted; procOID gives each an OID, procOIDBase plus its position.
 var procNames = func() []string {
 	seen := map[string]bool{}
 	var names []string
-	for _, r := range typeRows {
+	for _, r := range append(slices.Clone(typeRows), enumTypeRow(0, 0, "")) {
 		for _, f := range []string{r.in, r.out, r.recv, r.send} {
 			if !seen[f] {
 				seen[f] = true
@@ -151,30 +155,74 @@ func procOID(name string) (uint32, bool) {
 	return procOIDBase + uint32(i), ok
 }
 
-// pgTypeSQL is pg_type as constant rows.
-func pgTypeSQL() string {
-	var rows [][]string
+// pgTypeRows are pg_type's rows: the built-in types' for no object, an
+// enum type's and its array's for an enum.
+func pgTypeRows(rs *rowSource, o *catalog.Object) [][]string {
+	if o == nil {
+		var rows [][]string
+		for _, r := range typeRows {
+			rows = append(rows, typeRowLiterals(r, pgCatalogNamespaceOID, bootstrapRoleOID, 'b'))
+		}
+		return rows
+	}
+	if o.Kind != catalog.Type {
+		return nil
+	}
+	ns, owner := schemaOID(rs.c, o.Database, o.Schema), roleOID(rs.c, o.OwnerName())
+	e := enumTypeRow(catalog.OIDOf(o.ID), catalog.EnumTypeOf(o).ArrayOID(), o.Name)
+	return [][]string{
+		typeRowLiterals(e, ns, owner, 'e'),
+		typeRowLiterals(arrayTypeRow(e), ns, owner, 'b'),
+	}
+}
+
+// enumTypeRow is the pg_type row of enum name with OID oid, whose array
+// type's OID is array.
+func enumTypeRow(oid, array uint32, name string) typeRow {
+	return typeRow{oid, 0, array, name, 4, true, 'E', false, "enum_in", "enum_out", "enum_recv", "enum_send", "i", "p", 0}
+}
+
+// typeRowLiterals writes r as pg_type's columns, the type in namespace
+// ns, owned by owner, of typtype typtype.
+func typeRowLiterals[N ~uint64 | ~int](r typeRow, ns, owner N, typtype byte) []string {
 	proc := func(name string) string {
 		oid, _ := procOID(name)
 		return sqlInt(oid)
 	}
-	for _, r := range typeRows {
-		subscript := "-"
-		if r.elem != 0 {
-			subscript = "array_subscript_handler"
-		}
-		rows = append(rows, []string{
-			sqlInt(r.oid), sqlText(r.name), sqlInt(pgCatalogNamespaceOID), sqlInt(bootstrapRoleOID),
-			sqlInt(r.typlen), sqlBool(r.byval), "'b'", sqlText(string(r.category)),
-			sqlBool(r.preferred), "true", "','", "0",
-			sqlText(subscript), sqlInt(r.elem), sqlInt(r.array), proc(r.in),
-			proc(r.out), proc(r.recv), proc(r.send), "'-'",
-			"'-'", "'-'", sqlText(r.align), sqlText(r.storage),
-			"false", "0", "-1", "0",
-			sqlInt(r.collation), sqlNull, sqlNull, sqlNull,
-		})
+	subscript := "-"
+	if r.elem != 0 {
+		subscript = "array_subscript_handler"
 	}
-	return constRowsSQL(pgTypeColumns, rows)
+	return []string{
+		sqlInt(r.oid), sqlText(r.name), sqlInt(ns), sqlInt(owner),
+		sqlInt(r.typlen), sqlBool(r.byval), sqlText(string(typtype)), sqlText(string(r.category)),
+		sqlBool(r.preferred), "true", "','", "0",
+		sqlText(subscript), sqlInt(r.elem), sqlInt(r.array), proc(r.in),
+		proc(r.out), proc(r.recv), proc(r.send), "'-'",
+		"'-'", "'-'", sqlText(r.align), sqlText(r.storage),
+		"false", "0", "-1", "0",
+		sqlInt(r.collation), sqlNull, sqlNull, sqlNull,
+	}
+}
+
+// pgEnumColumns are pg_enum's columns, PostgreSQL 15's.
+var pgEnumColumns = []planner.RelationColumn{
+	col("oid", oidType, false), col("enumtypid", oidType, false),
+	col("enumsortorder", repr.Float4, false), col("enumlabel", repr.Name, false),
+}
+
+// pgEnumRows are an enum type's rows of pg_enum, one per label. A
+// label's OID is derived from its type's id and its place in the list.
+func pgEnumRows(rs *rowSource, o *catalog.Object) [][]string {
+	if o == nil || o.Kind != catalog.Type {
+		return nil
+	}
+	var rows [][]string
+	for i, l := range o.Labels {
+		rows = append(rows, []string{sqlInt(subOID(o.ID, subEnumLabel, i)), sqlInt(catalog.OIDOf(o.ID)),
+			fmt.Sprint(l.Sort), sqlText(l.Label)})
+	}
+	return rows
 }
 
 // pgProcColumns are pg_proc's columns, PostgreSQL 15's, in its order.

@@ -373,6 +373,12 @@ func (s *Session) execute(ctx context.Context, st planner.Statement, reads []pla
 		return s.grant(ctx, st)
 	case *planner.CreateSequence:
 		return s.createSequence(ctx, st, w)
+	case *planner.CreateEnum:
+		return s.createEnum(ctx, st)
+	case *planner.AlterEnum:
+		return s.alterEnum(ctx, st, w)
+	case *planner.DropType:
+		return s.dropType(ctx, st, w)
 	case *planner.CreateSchema:
 		return s.createSchema(ctx, st, w)
 	case *planner.DropSchema:
@@ -595,7 +601,7 @@ func (s *Session) selectDatums(ctx context.Context, st *planner.Select) ([][]rep
 func describe(cols []planner.Column) []pgwire.Column {
 	out := make([]pgwire.Column, len(cols))
 	for i, c := range cols {
-		out[i] = pgwire.Column{Name: c.Name, TypeOID: c.Type.OID(), TypeSize: c.Type.Typlen(), TypeModifier: c.Type.Typmod()}
+		out[i] = pgwire.Column{Name: c.Name, TypeOID: c.Type.OID(), TypeSize: c.Type.Typlen(), TypeModifier: c.Type.Typmod(), TextIsBinary: c.Type.IsEnum()}
 		if c.Source.Relation != 0 {
 			out[i].TableOID = uint32(relationOID(uint64(c.Source.Relation)))
 			out[i].ColumnNumber = int16(c.Source.Column)

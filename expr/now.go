@@ -107,7 +107,8 @@ func mapCallsScalar(s Scalar, f func(CallVariadic) Scalar) Scalar {
 	case If:
 		return If{Cond: mapCallsScalar(n.Cond, f), Then: mapCallsScalar(n.Then, f), Else: mapCallsScalar(n.Else, f)}
 	case Cast:
-		return Cast{Arg: mapCallsScalar(n.Arg, f), To: n.To, Zone: n.Zone}
+		n.Arg = mapCallsScalar(n.Arg, f)
+		return n
 	case ScalarRewriter:
 		return n.RewriteScalars(func(x Scalar) Scalar { return mapCallsScalar(x, f) })
 	}

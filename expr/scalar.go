@@ -59,10 +59,16 @@ type If struct{ Cond, Then, Else Scalar }
 // Zone is the session time zone the planner found, for the casts that
 // depend on one (timestamptz to and from text, timestamp and date); nil
 // is UTC.
+//
+// Labels is set for a cast to an enum type: the enum's labels when the
+// statement was planned, which reading text needs. A plan that holds
+// them is fixed to the labels of its planning: a label added later is
+// not read by it (docs/types.md).
 type Cast struct {
-	Arg  Scalar
-	To   repr.Type
-	Zone *repr.Zone
+	Arg    Scalar
+	To     repr.Type
+	Zone   *repr.Zone
+	Labels *repr.EnumLabels
 }
 
 // NullOf returns the NULL literal of type t.
@@ -425,6 +431,9 @@ func (c Cast) Eval(row []repr.Datum) (repr.Datum, error) {
 	a, err := c.Arg.Eval(row)
 	if err != nil || a.IsNull() {
 		return repr.Null, err
+	}
+	if c.Labels != nil {
+		return c.Labels.Cast(a)
 	}
 	return repr.CastIn(a, c.To, c.Zone)
 }

@@ -95,7 +95,7 @@ func (c *conn) bind(m *pgproto3.Bind) error {
 		}
 	}
 	for i, f := range resultFormats {
-		if oid := st.cols[i].TypeOID; f == pgproto3.BinaryFormat && !c.formats.canBinary(oid) {
+		if oid := st.cols[i].TypeOID; f == pgproto3.BinaryFormat && !st.cols[i].TextIsBinary && !c.formats.canBinary(oid) {
 			return errNoBinaryOutput(c.formats.typeName(oid))
 		}
 	}

@@ -234,6 +234,10 @@ type Column struct {
 	// TypeModifier is pg_attribute.atttypmod, -1 when the type has none
 	// (most columns). It is never 0 by default: timestamp(0) has typmod 0.
 	TypeModifier int32
+	// TextIsBinary reports a type whose binary format is its text, as
+	// an enum's is (its label's bytes): pgwire cannot tell it from the
+	// OID, which the catalog gives out.
+	TextIsBinary bool
 }
 
 // Writer receives what a running statement sends to the client: rows,

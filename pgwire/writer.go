@@ -47,8 +47,11 @@ func (w *resultWriter) Row(values [][]byte) error {
 			continue
 		}
 		start := len(w.scratch)
-		out, err := w.c.formats.appendBinary(w.scratch, w.cols[i].TypeOID, v)
-		if err != nil {
+		var out []byte
+		var err error
+		if w.cols[i].TextIsBinary {
+			out = append(w.scratch, v...)
+		} else if out, err = w.c.formats.appendBinary(w.scratch, w.cols[i].TypeOID, v); err != nil {
 			return err
 		}
 		w.scratch = out

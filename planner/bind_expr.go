@@ -250,7 +250,11 @@ func (b *binder) typeFromName(tn *pg.TypeName) (repr.Type, error) {
 	}
 	name := names[len(names)-1]
 	if len(names) > 1 && names[len(names)-2] != "pg_catalog" {
-		return repr.Type{}, sqlerr.New(sqlerr.UndefinedObject, "type %q does not exist", strings.Join(names, "."))
+		t, err := b.enumType(names)
+		if err != nil {
+			return repr.Type{}, errorAt(err, b.sql, tn.Location)
+		}
+		return b.withArrayBounds(t, tn)
 	}
 	var mods []int32
 	for _, m := range tn.Typmods {
@@ -261,9 +265,17 @@ func (b *binder) typeFromName(tn *pg.TypeName) (repr.Type, error) {
 		mods = append(mods, ac.GetIval().Ival)
 	}
 	t, err := repr.TypeFromName(name, mods)
+	if sqlerr.Code(err) == sqlerr.UndefinedObject && len(names) == 1 && len(mods) == 0 {
+		t, err = b.enumType(names)
+	}
 	if err != nil {
 		return repr.Type{}, errorAt(err, b.sql, tn.Location)
 	}
+	return b.withArrayBounds(t, tn)
+}
+
+// withArrayBounds returns t, or an array of t if tn has array bounds.
+func (b *binder) withArrayBounds(t repr.Type, tn *pg.TypeName) (repr.Type, error) {
 	if len(tn.ArrayBounds) > 0 {
 		// int[], int[3] and int[][] are all int[]: PostgreSQL enforces
 		// neither the size nor the number of dimensions.

@@ -105,6 +105,9 @@ func (b *binder) bindFunc(fc *pg.FuncCall, c *exprCtx) (hscalar, error) {
 	if s, ok, err := b.bindArrayFunc(name, args); ok || err != nil {
 		return s, err
 	}
+	if s, ok, err := b.bindEnumFunc(name, args); ok || err != nil {
+		return s, err
+	}
 	if s, ok, err := b.bindByteaFunc(name, args); ok || err != nil {
 		return s, err
 	}
@@ -278,7 +281,7 @@ func (b *binder) bindFunc(fc *pg.FuncCall, c *exprCtx) (hscalar, error) {
 		if err != nil {
 			return nil, errNoFunction(name, args)
 		}
-		return hVariadic{fn: expr.FormatType, args: []hscalar{oid, mod}, t: expr.ColumnType{Type: repr.Text, Nullable: true}}, nil
+		return b.formatType(oid, mod), nil
 	case name == "make_time" && len(args) == 3:
 		var typed [3]hscalar
 		for i, want := range []repr.Type{repr.Int4, repr.Int4, repr.Float8} {

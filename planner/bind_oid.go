@@ -23,6 +23,13 @@ type OIDResolver interface {
 // the statement is planned.
 func (b *binder) parseLiteral(t repr.Type, text string) (repr.Datum, error) {
 	k := t.Kind()
+	if k == repr.KindEnum {
+		l, err := b.enumLabels(t)
+		if err != nil {
+			return repr.Null, err
+		}
+		return l.Parse(text)
+	}
 	if !k.IsOIDKind() || k == repr.KindOID {
 		return repr.ParseTextIn(t, text, b.zone())
 	}

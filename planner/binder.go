@@ -12,6 +12,9 @@ import (
 // scopes and the catalog, types every expression, and places aggregates.
 type binder struct {
 	cat Catalog
+	// enumSnapshot names the first call bound whose value is a copy of
+	// an enum's labels (enum_range and the like), which views refuse.
+	enumSnapshot string
 	// sql is the text that AST locations index, for error positions.
 	sql string
 	// params holds the types of $1, $2, ...: given by the client, or

@@ -337,6 +337,9 @@ func (p *planner) drop(ds *pg.DropStmt) (Statement, error) {
 	if ds.RemoveType == pg.ObjectType_OBJECT_SCHEMA {
 		return p.dropSchema(ds)
 	}
+	if ds.RemoveType == pg.ObjectType_OBJECT_TYPE {
+		return p.dropType(ds)
+	}
 	kind, ok := dropKinds[ds.RemoveType]
 	if !ok {
 		return nil, unsupported("DROP %s", strings.ReplaceAll(strings.TrimPrefix(ds.RemoveType.String(), "OBJECT_"), "_", " "))

@@ -326,6 +326,8 @@ type hCast struct {
 	assign bool
 	// zone is the session time zone, for a cast that depends on it.
 	zone *repr.Zone
+	// labels are the enum's, for a cast to an enum type.
+	labels *repr.EnumLabels
 }
 
 // hExists is EXISTS (rel).

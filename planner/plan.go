@@ -276,6 +276,10 @@ func (p *planner) statement(n *pg.Node) (Statement, error) {
 		return p.fetch(x.FetchStmt)
 	case *pg.Node_ClosePortalStmt:
 		return p.closeCursor(x.ClosePortalStmt)
+	case *pg.Node_CreateEnumStmt:
+		return p.createEnum(x.CreateEnumStmt)
+	case *pg.Node_AlterEnumStmt:
+		return p.alterEnum(x.AlterEnumStmt)
 	case *pg.Node_CreateSeqStmt:
 		return p.createSequence(x.CreateSeqStmt)
 	case *pg.Node_GrantStmt:
@@ -298,8 +302,8 @@ func (p *planner) statement(n *pg.Node) (Statement, error) {
 // pg_query's node name.
 var statementNames = map[string]string{
 	"Listen": "LISTEN", "Unlisten": "UNLISTEN", "Notify": "NOTIFY", "Merge": "MERGE",
-	"CreateEnum": "CREATE TYPE … AS ENUM", "CompositeType": "CREATE TYPE … AS (…)",
-	"CreateRange": "CREATE TYPE … AS RANGE", "CreateDomain": "CREATE DOMAIN",
+	"CompositeType": "CREATE TYPE … AS (…)",
+	"CreateRange":   "CREATE TYPE … AS RANGE", "CreateDomain": "CREATE DOMAIN",
 	"CreateFunction": "CREATE FUNCTION", "CreateTrig": "CREATE TRIGGER", "CreateEventTrig": "CREATE EVENT TRIGGER",
 	"CreateExtension": "CREATE EXTENSION", "Do": "DO", "Call": "CALL", "CreateCast": "CREATE CAST",
 	"CreatePolicy": "CREATE POLICY", "CreateTableSpace": "CREATE TABLESPACE", "Cluster": "CLUSTER",
@@ -364,6 +368,10 @@ func (p *planner) view(sel *pg.SelectStmt, aliases []*pg.Node) (expr.Relation, [
 	q, err := p.b.bindQuery(sel, nil)
 	if err != nil {
 		return nil, nil, err
+	}
+	if f := p.b.enumSnapshot; f != "" {
+		// A view is maintained over all times, and the labels change.
+		return nil, nil, sqlerr.New(sqlerr.FeatureNotSupported, "%s is not supported in views: its value is the enum's labels when the statement is planned", f)
 	}
 	rel, err := p.b.nested(q)
 	if err != nil {

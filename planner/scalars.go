@@ -180,7 +180,7 @@ func (c *exprConv) convert(s hscalar) (expr.Scalar, error) {
 		if _, ok := s.to.Length(); ok && s.assign {
 			return assignCast{arg: a, to: s.to, zone: zone}, nil
 		}
-		return expr.Cast{Arg: a, To: s.to, Zone: zone}, nil
+		return expr.Cast{Arg: a, To: s.to, Zone: zone, Labels: s.labels}, nil
 	}
 	return nil, sqlerr.AssertionFailedf("scalar %T cannot be converted before lowering", s)
 }

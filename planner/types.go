@@ -265,6 +265,8 @@ func resolveBinary(fn expr.BinaryFunc, op string, l, r repr.Type) (lt, rt, res r
 			if timeRank(rk) > timeRank(lk) {
 				t = rk.Type()
 			}
+		case lk == repr.KindEnum && rk == repr.KindEnum && l.EnumOID() == r.EnumOID():
+			t = l.Base()
 		case lk == rk && (lk == repr.KindBool || lk == repr.KindInterval || lk == repr.KindTime || lk.IsOIDKind() || lk == repr.KindUUID || lk == repr.KindBytea || lk == repr.KindJSONB):
 			t = lk.Type()
 		case (lk.IsOIDKind() || lk.IsInt()) && (rk.IsOIDKind() || rk.IsInt()):
@@ -352,6 +354,12 @@ func (b *binder) coerce(s hscalar, t repr.Type, ctx repr.CastContext) (hscalar, 
 			}
 			return hLiteral{v: d, t: t}, true, nil
 		case hParam:
+			if t.IsEnum() {
+				// The parameter arrives as text: reading it needs the
+				// labels.
+				b.setParamType(s.n, repr.Text)
+				return b.enumCastOK(hParam{n: s.n, t: repr.Text}, t, ctx == repr.CastAssignment)
+			}
 			// The parameter takes the base type; a modifier (varchar(3)
 			// of a column) is a cast in this context.
 			b.setParamType(s.n, t.Base())
@@ -379,7 +387,16 @@ func (b *binder) coerce(s hscalar, t repr.Type, ctx repr.CastContext) (hscalar, 
 		}
 		return b.coerce(s, t, ctx)
 	}
+	if t.IsEnum() {
+		return b.enumCastOK(s, t, ctx == repr.CastAssignment)
+	}
 	return hCast{arg: s, to: t, assign: ctx == repr.CastAssignment, zone: b.zone()}, true, nil
+}
+
+// enumCastOK is enumCast for coerce.
+func (b *binder) enumCastOK(s hscalar, t repr.Type, assign bool) (hscalar, bool, error) {
+	c, err := b.enumCast(s, t, assign)
+	return c, err == nil, err
 }
 
 // explicitCast builds CAST(s AS t).
@@ -404,6 +421,10 @@ func (b *binder) explicitCast(s hscalar, t repr.Type) (hscalar, error) {
 		return hLiteral{v: d, t: t}, nil
 	}
 	if p, ok := s.(hParam); ok && from.Kind() == repr.KindUnknown {
+		if t.IsEnum() {
+			b.setParamType(p.n, repr.Text)
+			return b.enumCast(hParam{n: p.n, t: repr.Text}, t, false)
+		}
 		b.setParamType(p.n, t)
 		return hParam{n: p.n, t: t}, nil
 	}
@@ -419,6 +440,9 @@ func (b *binder) explicitCast(s hscalar, t repr.Type) (hscalar, error) {
 	}
 	if isRegKind(t.Kind()) && from.Kind().IsString() {
 		return b.regFromText(s, t)
+	}
+	if t.IsEnum() {
+		return b.enumCast(s, t, false)
 	}
 	return hCast{arg: s, to: t, zone: b.zone()}, nil
 }

@@ -379,6 +379,9 @@ func (d Datum) Elems() ([]Datum, error) { return d.ArrayElems(Type{kind: d.elemK
 // nothing else.
 func TypeCastContext(from, to Type) CastContext {
 	switch {
+	case from.enumOID != to.enumOID && from.kind != KindUnknown && !from.kind.IsString() && !to.kind.IsString():
+		// Two enums, or an enum and any type but a string: no cast.
+		return CastNone
 	case from.kind == KindArray && to.kind == KindArray:
 		if to.vector && !from.vector {
 			// PostgreSQL reads a vector only from text or another

@@ -44,6 +44,9 @@ func cast(d Datum, to Type, assign bool, z *Zone) (Datum, error) {
 		return castArray(d, to, assign, z)
 	case from == to.kind && (from == KindJSON || from == KindUUID || from == KindBytea || from == KindJSONB):
 		return d, nil
+	case from == KindEnum && to.kind == KindEnum:
+		// The planner casts only between values of one enum.
+		return d, nil
 	case from == KindJSON && to.kind == KindJSONB:
 		return ParseTextIn(to, d.s, z)
 	case from == KindJSONB && !to.kind.IsString():

@@ -58,6 +58,8 @@ func Compare(a, b Datum) int {
 		return cmp.Compare(a.i, b.i)
 	case KindFloat4, KindFloat8:
 		return compareFloats(a.Float(), b.Float())
+	case KindEnum:
+		return cmp.Compare(a.EnumSort(), b.EnumSort())
 	case KindNumeric:
 		return compareNumerics(a.num, b.num)
 	case KindText, KindVarchar, KindBpchar, KindUnknown, KindJSON, KindName, KindChar:

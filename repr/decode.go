@@ -47,6 +47,8 @@ func family(k Kind) byte {
 		return tagBytea
 	case KindUUID:
 		return tagUUID
+	case KindEnum:
+		return tagEnum
 	case KindJSONB:
 		return tagJSONB
 	}
@@ -92,6 +94,8 @@ func familyType(tag byte) Type {
 		return Bytea
 	case tagUUID:
 		return UUID
+	case tagEnum:
+		return Type{kind: KindEnum}
 	case tagJSONB:
 		return JSONBType
 	}
@@ -156,8 +160,11 @@ func datumLen(b []byte) (int, error) {
 		n = i + 1
 	case tag >= tagNumNegInf && tag <= tagNumNaN:
 		n = 1
-	case tag == tagString || tag == tagBytea:
+	case tag == tagString || tag == tagBytea || tag == tagEnum:
 		i := 1
+		if tag == tagEnum {
+			i = 9
+		}
 		for {
 			if i+1 >= len(b) {
 				return 0, errCorrupt("unterminated string")
@@ -259,6 +266,9 @@ func decodeDatum(b []byte, t Type) (Datum, int, error) {
 		return NewBytea(decodeString(body[:len(body)-2])), n, nil
 	case KindUUID:
 		d, err := UUIDFromBytes(body)
+		return d, n, err
+	case KindEnum:
+		d, err := decodeEnum(body)
 		return d, n, err
 	case KindJSONB:
 		_, key, _, err := decodeJSONBBody(body)

@@ -46,6 +46,8 @@ import (
 //	             then 0x00 (see array.go)
 //	jsonb        0xA8, then its key and trailer (see jsonb_key.go)
 //	uuid         0xB0, then the 16 bytes
+//	enum         0xB8, then the label's sort position as a float's
+//	             (8 bytes), then the label as a string's body (enum.go)
 //	NULL         0xFF; no body
 const (
 	tagFalse       = 0x10
@@ -68,6 +70,7 @@ const (
 	tagTime        = 0x82
 	tagInterval    = 0x90
 	tagUUID        = 0xB0
+	tagEnum        = 0xB8
 	tagNull        = 0xFF
 )
 
@@ -100,6 +103,8 @@ func AppendDatum(buf []byte, d Datum) []byte {
 		return appendEscaped(append(buf, tagBytea), d.s)
 	case KindUUID:
 		return append(append(buf, tagUUID), d.s...)
+	case KindEnum:
+		return appendEnum(buf, d)
 	case KindDate:
 		return binary.BigEndian.AppendUint32(append(buf, tagDate), uint32(d.i)^1<<31)
 	case KindTimestamp:

@@ -66,6 +66,10 @@ func ParseTextIn(t Type, s string, z *Zone) (Datum, error) {
 		return NewJSONB(&v), nil
 	case KindUUID:
 		return parseUUID(s)
+	case KindEnum:
+		// The labels are the catalog's: the planner reads text as an
+		// enum with EnumLabels, never through here.
+		return Null, sqlerr.New(sqlerr.FeatureNotSupported, "input of enum %s is supported only in SQL expressions", t.String())
 	case KindBytea:
 		return parseBytea(s)
 	case KindOID, KindRegclass, KindRegtype, KindRegproc, KindRegnamespace, KindRegrole:

@@ -40,7 +40,7 @@ func AppendTextIn(buf []byte, d Datum, z *Zone) []byte {
 		return AppendFloat(buf, d.Float(), 64, 1)
 	case KindNumeric:
 		return appendNumeric(buf, d.num)
-	case KindText, KindVarchar, KindBpchar, KindUnknown, KindJSON, KindName:
+	case KindText, KindVarchar, KindBpchar, KindUnknown, KindJSON, KindName, KindEnum:
 		return append(buf, d.s...)
 	case KindChar:
 		return appendChar(buf, d.s)

@@ -57,6 +57,10 @@ const (
 	// KindTime is time without time zone: microseconds since midnight,
 	// 0 to 24:00:00 inclusive (time.go).
 	KindTime
+	// KindEnum is a user-defined enum type: its Type carries the
+	// type's OID and name, its datums their label and sort position
+	// (enum.go).
+	KindEnum
 	numKinds
 )
 
@@ -105,6 +109,8 @@ var kinds = [numKinds]kindInfo{
 	KindBytea:        {17, 1001, "bytea", "bytea", -1, 'U', false},
 	KindJSONB:        {3802, 3807, "jsonb", "jsonb", -1, 'U', false},
 	KindTime:         {1083, 1183, "time", "time without time zone", 8, 'D', false},
+	// An enum type's OID and name are its own (see EnumType).
+	KindEnum: {3500, 0, "anyenum", "anyenum", 4, 'E', false},
 }
 
 // String returns the kind's pg_type.typname, such as "int4".
@@ -160,6 +166,11 @@ type Type struct {
 	// written as their elements separated by spaces (array.go).
 	// Invariant: false but for KindArray with elem KindInt2 or KindOID.
 	vector bool
+	// enumOID and enumName are an enum type's pg_type OID and name as
+	// format_type prints it (for an array of enums, its element's). Invariant: zero and empty
+	// but for KindEnum and arrays of it.
+	enumOID  uint32
+	enumName string
 }
 
 // Limits on type modifiers, as in PostgreSQL.
@@ -237,6 +248,12 @@ func (t Type) OID() uint32 {
 		oid, _, _ := t.vectorFacts()
 		return oid
 	}
+	if t.enumOID != 0 {
+		if t.kind == KindArray {
+			return enumArrayOID(t.enumOID)
+		}
+		return t.enumOID
+	}
 	if t.kind == KindArray {
 		return kinds[t.elem].arrayOID
 	}
@@ -250,6 +267,9 @@ func (t Type) ArrayOID() uint32 {
 		_, array, _ := t.vectorFacts()
 		return array
 	}
+	if t.kind == KindEnum && t.enumOID != 0 {
+		return enumArrayOID(t.enumOID)
+	}
 	return kinds[t.kind].arrayOID
 }
 
@@ -259,6 +279,12 @@ func (t Type) Name() string {
 	if t.vector {
 		_, _, name := t.vectorFacts()
 		return name
+	}
+	if t.enumOID != 0 {
+		if t.kind == KindArray {
+			return "_" + t.enumName
+		}
+		return t.enumName
 	}
 	if t.kind == KindArray {
 		return "_" + kinds[t.elem].typname
@@ -280,7 +306,9 @@ func (t Type) Preferred() bool { return kinds[t.kind].preferred }
 
 // Base returns t without its modifiers: varchar for varchar(10),
 // varchar[] for varchar(10)[].
-func (t Type) Base() Type { return Type{kind: t.kind, elem: t.elem, vector: t.vector} }
+func (t Type) Base() Type {
+	return Type{kind: t.kind, elem: t.elem, vector: t.vector, enumOID: t.enumOID, enumName: t.enumName}
+}
 
 // Typmod returns PostgreSQL's type modifier (atttypmod) for t, or -1 when
 // t has none: n+4 for varchar(n) and char(n), ((p<<16)|(s&0x7ff))+4 for
@@ -380,6 +408,10 @@ func (t Type) String() string {
 	}
 	info := kinds[t.kind]
 	switch t.kind {
+	case KindEnum:
+		if t.enumOID != 0 {
+			return t.enumName
+		}
 	case KindVarchar, KindBpchar:
 		if t.width > 0 {
 			name := "character varying"
