@@ -197,11 +197,11 @@ func usesType(o *Object, oid uint32) (string, bool) {
 }
 
 // typeDependents returns the relations with a column of the enum type
-// whose OID is oid.
+// whose OID is oid, and the views and indexes whose definitions name it.
 func (c *Catalog) typeDependents(oid uint32) []*Object {
 	var out []*Object
 	for _, o := range c.Objects() {
-		if _, ok := usesType(o, oid); ok && o.Kind.IsRelation() {
+		if _, ok := usesType(o, oid); (ok && o.Kind.IsRelation()) || slices.Contains(o.UsesTypes, oid) {
 			out = append(out, o)
 		}
 	}
@@ -209,8 +209,11 @@ func (c *Catalog) typeDependents(oid uint32) []*Object {
 }
 
 // typeDependsLine is PostgreSQL's "column m of table t depends on type
-// mood".
+// mood", or "materialized view v depends on type mood" for a definition
+// that names it.
 func typeDependsLine(o, t *Object, oid uint32) string {
-	col, _ := usesType(o, oid)
-	return fmt.Sprintf("column %s of %s %s depends on type %s", col, o.Kind, o.Name, t.Name)
+	if col, ok := usesType(o, oid); ok && o.Kind.IsRelation() {
+		return fmt.Sprintf("column %s of %s %s depends on type %s", col, o.Kind, o.Name, t.Name)
+	}
+	return fmt.Sprintf("%s %s depends on type %s", o.Kind, o.Name, t.Name)
 }

@@ -103,6 +103,10 @@ type Object struct {
 	SQL string
 	// DependsOn lists the objects this one reads.
 	DependsOn []uint64
+	// UsesTypes are the OIDs of the enum types a view's or an index's
+	// definition names (a cast, a label read as one): planning it again
+	// at a restart needs them, so DROP TYPE is refused while it exists.
+	UsesTypes []uint32
 	// On is the relation an index is on.
 	On uint64
 	// UniqueKeys are a table's PRIMARY KEY and UNIQUE constraints, the
@@ -190,6 +194,7 @@ type storedObject struct {
 	Columns   []storedColumn `json:"columns,omitempty"`
 	SQL       string         `json:"sql,omitempty"`
 	DependsOn []uint64       `json:"depends_on,omitempty"`
+	UsesTypes []uint32       `json:"uses_types,omitempty"`
 	On        uint64         `json:"on,omitempty"`
 	// UniqueKeys, Unique and KeyColumns are absent from records written
 	// before unique keys existed: those tables have none.
@@ -247,7 +252,7 @@ type storedColumn struct {
 // Encode returns the object's stored form.
 func Encode(o *Object) []byte {
 	s := storedObject{ID: o.ID, Kind: o.Kind, Name: o.Name, Database: o.Database, Schema: o.Schema,
-		SQL: o.SQL, DependsOn: o.DependsOn, On: o.On, Unique: o.Unique, KeyColumns: o.KeyColumns, TimeZone: o.TimeZone, SearchPath: o.SearchPath,
+		SQL: o.SQL, DependsOn: o.DependsOn, UsesTypes: o.UsesTypes, On: o.On, Unique: o.Unique, KeyColumns: o.KeyColumns, TimeZone: o.TimeZone, SearchPath: o.SearchPath,
 		Login: o.Login, Superuser: o.Superuser, Password: o.Password, Owner: o.Owner, Seq: o.Seq, Comment: o.Comment, Widths: o.Widths}
 	if o.ACL != nil {
 		acl := make([]storedGrant, len(o.ACL))
@@ -286,7 +291,7 @@ func Decode(b []byte) (*Object, error) {
 		return nil, sqlerr.Wrapf(err, sqlerr.InternalError, "corrupt catalog record")
 	}
 	o := &Object{ID: s.ID, Kind: s.Kind, Name: s.Name, Database: s.Database, Schema: s.Schema,
-		SQL: s.SQL, DependsOn: s.DependsOn, On: s.On, Unique: s.Unique, KeyColumns: s.KeyColumns, TimeZone: s.TimeZone, SearchPath: s.SearchPath,
+		SQL: s.SQL, DependsOn: s.DependsOn, UsesTypes: s.UsesTypes, On: s.On, Unique: s.Unique, KeyColumns: s.KeyColumns, TimeZone: s.TimeZone, SearchPath: s.SearchPath,
 		Login: s.Login, Superuser: s.Superuser, Password: s.Password, Owner: s.Owner, Seq: s.Seq, Comment: s.Comment, Widths: s.Widths}
 	if s.ACL != nil {
 		o.ACL = make([]Grant, len(*s.ACL))

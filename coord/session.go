@@ -832,6 +832,7 @@ func (s *Session) createView(ctx context.Context, st *planner.CreateView, w pgwi
 		kind = catalog.MaterializedView
 	}
 	o := s.objectFor(kind, st.Name, st.Columns, st.Query)
+	o.UsesTypes = st.Enums
 	// The view depends on every relation its definition reads, as the
 	// planner recorded them; the engine checks, when it commits the
 	// view, that they all still exist.
@@ -887,7 +888,7 @@ func (s *Session) createIndex(ctx context.Context, st *planner.CreateIndex, w pg
 		onID = id
 	}
 	o := &catalog.Object{Kind: catalog.Index, Name: st.Name, Database: s.database, Schema: catalog.DefaultSchema,
-		On: onID, DependsOn: []uint64{onID}}
+		On: onID, DependsOn: []uint64{onID}, UsesTypes: st.Enums}
 	on := s.engine.catalogObject(onID)
 	if on == nil {
 		return result{}, sqlerr.New(sqlerr.UndefinedTable, "relation %q does not exist", st.On.Name)

@@ -15,6 +15,9 @@ type binder struct {
 	// enumSnapshot names the first call bound whose value is a copy of
 	// an enum's labels (enum_range and the like), which views refuse.
 	enumSnapshot string
+	// enums are the OIDs of the enum types the statement names, for the
+	// dependencies of a view or an index (catalog.Object.UsesTypes).
+	enums []uint32
 	// sql is the text that AST locations index, for error positions.
 	sql string
 	// params holds the types of $1, $2, ...: given by the client, or

@@ -232,7 +232,7 @@ func (p *planner) createView(vs *pg.ViewStmt) (Statement, error) {
 	if err != nil {
 		return nil, sqlerr.Wrap(err, sqlerr.InternalError)
 	}
-	return &CreateView{Name: qualifiedName(vs.View), Plan: plan, Columns: cols, OrReplace: vs.Replace, Query: query, Reads: *p.b.reads, Temp: temp}, nil
+	return &CreateView{Name: qualifiedName(vs.View), Plan: plan, Columns: cols, OrReplace: vs.Replace, Query: query, Reads: *p.b.reads, Temp: temp, Enums: p.b.enums}, nil
 }
 
 func (p *planner) createTableAs(c *pg.CreateTableAsStmt) (Statement, error) {
@@ -255,7 +255,7 @@ func (p *planner) createTableAs(c *pg.CreateTableAsStmt) (Statement, error) {
 		return nil, sqlerr.Wrap(err, sqlerr.InternalError)
 	}
 	return &CreateView{Name: qualifiedName(c.Into.Rel), Plan: plan, Columns: cols, Materialized: true,
-		IfNotExists: c.IfNotExists, Query: query, Reads: *p.b.reads}, nil
+		IfNotExists: c.IfNotExists, Query: query, Reads: *p.b.reads, Enums: p.b.enums}, nil
 }
 
 func (p *planner) createIndex(is *pg.IndexStmt) (Statement, error) {
@@ -324,6 +324,7 @@ func (p *planner) createIndex(is *pg.IndexStmt) (Statement, error) {
 		// unique.
 		ci.Name = strings.Join(append(nameParts, "idx"), "_")
 	}
+	ci.Enums = p.b.enums
 	return ci, nil
 }
 

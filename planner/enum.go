@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"slices"
 	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v5"
@@ -71,7 +72,15 @@ func (b *binder) enumType(names []string) (repr.Type, error) {
 	if err != nil {
 		return repr.Type{}, err
 	}
+	b.usesEnum(l.Type.EnumOID())
 	return l.Type, nil
+}
+
+// usesEnum records that the statement names the enum type oid.
+func (b *binder) usesEnum(oid uint32) {
+	if !slices.Contains(b.enums, oid) {
+		b.enums = append(b.enums, oid)
+	}
 }
 
 // enumLabels returns the labels of enum type t as the catalog holds
@@ -81,6 +90,7 @@ func (b *binder) enumLabels(t repr.Type) (*repr.EnumLabels, error) {
 	if !ok {
 		return nil, sqlerr.New(sqlerr.UndefinedObject, "type %s does not exist", t)
 	}
+	b.usesEnum(t.EnumOID())
 	return ec.EnumByOID(t.EnumOID())
 }
 

@@ -115,6 +115,8 @@ type CreateView struct {
 	// Reads are the catalog relations the definition reads, the views it
 	// inlines and what they read included: the view's dependencies.
 	Reads []Read
+	// Enums are the OIDs of the enum types the definition names.
+	Enums []uint32
 }
 
 // CreateIndex is CREATE INDEX.
@@ -133,6 +135,8 @@ type CreateIndex struct {
 	// table.
 	Unique      bool
 	IfNotExists bool
+	// Enums are the OIDs of the enum types the keys name.
+	Enums []uint32
 }
 
 // Target is the table that INSERT, UPDATE, DELETE or COPY writes.
