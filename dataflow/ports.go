@@ -108,11 +108,21 @@ func (o *Output[T]) GiveSlice(t uint64, recs []T) {
 		b.recs = recs
 		return
 	}
-	// A run that gives many slices at one time (an operator working in
-	// pieces) sends them as as many messages: appending each to the
-	// first would copy them over and over as it grows.
-	o.bufs = append(o.bufs, timedRecords[T]{time: t, recs: recs})
+	// A run that gives many large slices at one time (an operator
+	// working in pieces) sends them as as many messages: appending each
+	// to the first would copy them over and over as it grows. Small
+	// slices (an input's records pushed one by one) are gathered into
+	// one message, which is far cheaper than a message each.
+	if len(recs) >= separateMessage && len(b.recs) >= separateMessage {
+		o.bufs = append(o.bufs, timedRecords[T]{time: t, recs: recs})
+		return
+	}
+	b.recs = append(b.recs, recs...)
 }
+
+// separateMessage is the size from which a slice given at a time that
+// already has a buffer of that size goes out as a message of its own.
+const separateMessage = 1024
 
 func (o *Output[T]) buffer(t uint64) *timedRecords[T] {
 	for i := range o.bufs {
