@@ -88,8 +88,16 @@ func (s *Store) commitGroup(group []*request) error {
 			return sqlerr.AssertionFailedf("could not build storage batch: %v", err)
 		}
 	}
-	if seq != s.nextSeq {
-		if err := b.Set(internalKey(internalNextSeq), encodeUint64(seq), nil); err != nil {
+	limit := s.seqLimit
+	if seq > limit {
+		// The batch uses seqs past the durable bound: raise it, some way
+		// ahead, so that most batches hold only their own keys. A record
+		// written with every batch would put a key of the store's own
+		// beside every batch of updates, every flushed file would span
+		// the whole key space, and compactions would rewrite the tables'
+		// logs instead of moving them down.
+		limit = seq + seqAhead
+		if err := b.Set(internalKey(internalNextSeq), encodeUint64(limit), nil); err != nil {
 			return sqlerr.AssertionFailedf("could not build storage batch: %v", err)
 		}
 	}
@@ -116,7 +124,7 @@ func (s *Store) commitGroup(group []*request) error {
 		return err
 	}
 	s.syncs.Add(1)
-	s.nextSeq = seq
+	s.nextSeq, s.seqLimit = seq, limit
 	s.upper.Store(upper)
 	return nil
 }

@@ -61,8 +61,9 @@
 //     acknowledged after a failed sync, because after a failed fsync the
 //     kernel may have dropped the dirty pages it could not write.
 //   - Keys are never overwritten by a later Txn: the committer assigns
-//     seqs from a counter that is persisted in the same batch as the keys
-//     that use it.
+//     seqs from a counter whose bound is persisted, raised ahead of need,
+//     in the same batch as any key that would pass it; a restart counts
+//     on from the bound.
 //   - LoadTimestampUpper is at least every time passed to a successful
 //     AllocateTimestamps and every time of a durable update: the
 //     committer raises the persisted upper in the batch of any update

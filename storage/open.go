@@ -71,6 +71,7 @@ func (s *Store) load() error {
 	if s.nextSeq, _, err = s.getUint64(internalKey(internalNextSeq)); err != nil {
 		return err
 	}
+	s.seqLimit = s.nextSeq
 	upper, _, err := s.getUint64(internalKey(internalTimestampUpper))
 	if err != nil {
 		return err

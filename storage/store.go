@@ -54,6 +54,9 @@ type Store struct {
 
 	// nextSeq is the least seq no key holds. Only the committer uses it.
 	nextSeq uint64
+	// seqLimit is the persisted bound on seqs (internalNextSeq): no key
+	// holds a seq at or above it. Only the committer uses it.
+	seqLimit uint64
 
 	// Counters reported by Stats.
 	commits atomic.Uint64

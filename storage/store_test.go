@@ -346,3 +346,65 @@ func TestTableBoundaries(t *testing.T) {
 		}
 	}
 }
+
+// TestSeqsSurviveRestarts: the seqs that keep update keys apart are
+// bounded by a record raised ahead of need, not written with every
+// batch; a restart counts on from the bound, so updates written at the
+// same time before and after restarts, and across the bound, all stay.
+func TestSeqsSurviveRestarts(t *testing.T) {
+	fs := vfs.NewMem()
+	ctx := context.Background()
+	want := 0
+	for round := range 3 {
+		s := openMem(t, fs)
+		for i := range 3 {
+			if err := s.Write(ctx, 7, []TableWrite{{Table: 1, Row: fmt.Appendf(nil, "r%d-%d", round, i), Diff: 1}}); err != nil {
+				t.Fatal(err)
+			}
+			want++
+		}
+		if round == 1 {
+			// A batch that needs seqs past the bound raises it.
+			big := make([]TableWrite, seqAhead+10)
+			for i := range big {
+				big[i] = TableWrite{Table: 1, Row: fmt.Appendf(nil, "big-%d", i), Diff: 1}
+			}
+			if err := s.Write(ctx, 7, big); err != nil {
+				t.Fatal(err)
+			}
+			want += len(big)
+		}
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := openMem(t, fs)
+	defer s.Close()
+	got := 0
+	if err := s.ScanTable(1, func(ts uint64, row []byte, diff int64) error {
+		got++
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if got != want {
+		t.Fatalf("%d updates after restarts, want %d: keys were overwritten", got, want)
+	}
+	// The bound is written when a batch passes it, not with every batch.
+	bound := func() uint64 {
+		v, _, err := s.getUint64(internalKey(internalNextSeq))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	before := bound()
+	for range 2 {
+		if err := s.Write(ctx, 8, []TableWrite{{Table: 1, Row: []byte("later"), Diff: 1}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if after := bound(); after != before+1+seqAhead {
+		t.Fatalf("the bound went from %d to %d over two one-update batches, want %d", before, after, before+1+seqAhead)
+	}
+}
