@@ -21,12 +21,12 @@ func (s *Session) copyFrom(ctx context.Context, st *planner.Copy, w pgwire.Write
 	switch st.Options.Format {
 	case "text", "", "csv":
 	case "binary":
-		oids := make([]uint32, len(st.Columns))
+		cols := make([]planner.Column, len(st.Columns))
 		for i, ci := range st.Columns {
-			oids[i] = st.Table.Columns[ci].Type.OID()
+			cols[i] = st.Table.Columns[ci]
 		}
 		var err error
-		if bc, err = pgwire.NewBinaryCopy(oids, true); err != nil {
+		if bc, err = pgwire.NewBinaryCopyOf(describe(cols), true); err != nil {
 			return result{}, err
 		}
 		format.Binary = true
@@ -95,7 +95,7 @@ func (s *Session) copyFrom(ctx context.Context, st *planner.Copy, w pgwire.Write
 				row[ci] = repr.Null
 				continue
 			}
-			v, err := repr.ParseTextIn(col.Type, string(fields[fi]), zone)
+			v, err := st.ParseField(fi, string(fields[fi]), zone)
 			if err != nil {
 				return result{}, copyError(err, "COPY %s, line %d, column %s", st.Table.Name.Name, line, col.Name)
 			}
@@ -368,11 +368,7 @@ func (s *Session) copyTo(ctx context.Context, st *planner.CopyTo, w pgwire.Write
 // copyToBinary runs COPY … TO STDOUT (FORMAT binary): the header with
 // the first row, a row per CopyData message, the trailer in the last.
 func (s *Session) copyToBinary(ctx context.Context, st *planner.CopyTo, w pgwire.Writer) (result, error) {
-	oids := make([]uint32, len(st.Query.Columns))
-	for i, c := range st.Query.Columns {
-		oids[i] = c.Type.OID()
-	}
-	bc, err := pgwire.NewBinaryCopy(oids, false)
+	bc, err := pgwire.NewBinaryCopyOf(describe(st.Query.Columns), false)
 	if err != nil {
 		return result{}, err
 	}
@@ -380,7 +376,7 @@ func (s *Session) copyToBinary(ctx context.Context, st *planner.CopyTo, w pgwire
 	if err != nil {
 		return result{}, err
 	}
-	out, err := w.CopyOut(pgwire.CopyFormat{Binary: true, Columns: len(oids)})
+	out, err := w.CopyOut(pgwire.CopyFormat{Binary: true, Columns: len(st.Query.Columns)})
 	if err != nil {
 		return result{}, err
 	}

@@ -176,3 +176,49 @@ func (s *Session) dropType(ctx context.Context, st *planner.DropType, w pgwire.W
 	}
 	return result{tag: st.Tag()}, nil
 }
+
+// enumParamType returns the type of a parameter whose type OID, given by
+// the client in Parse, is no built-in type's: an enum's or its array's
+// (whose OID follows the enum's), as a client that read the OID from a
+// RowDescription sends it back.
+func (s *Session) enumParamType(oid uint32) (repr.Type, bool) {
+	sc := sessionCatalog{s: s}
+	if l, err := sc.EnumByOID(oid); err == nil {
+		return l.Type, true
+	}
+	if l, err := sc.EnumByOID(oid - 1); err == nil && repr.ArrayOf(l.Type).OID() == oid {
+		return repr.ArrayOf(l.Type), true
+	}
+	return repr.Type{}, false
+}
+
+// paramLabels returns, per parameter type, the labels of its enum (of an
+// enum or an array of one) as they are now, nil for other types: a
+// prepared statement reads its enum parameters with the labels of its
+// planning, as its casts of text to the enum do.
+func (s *Session) paramLabels(types []repr.Type) ([]*repr.EnumLabels, error) {
+	var out []*repr.EnumLabels
+	for i, t := range types {
+		if t.EnumOID() == 0 {
+			continue
+		}
+		if out == nil {
+			out = make([]*repr.EnumLabels, len(types))
+		}
+		l, err := sessionCatalog{s: s}.EnumByOID(t.EnumOID())
+		if err != nil {
+			return nil, err
+		}
+		out[i] = l
+	}
+	return out, nil
+}
+
+// parseParam reads the text of parameter i of types as its type, with
+// labels from paramLabels.
+func (s *Session) parseParam(types []repr.Type, labels []*repr.EnumLabels, i int, text string) (repr.Datum, error) {
+	if labels != nil && labels[i] != nil {
+		return repr.ParseTextLabels(types[i], text, s.zone(), labels[i])
+	}
+	return repr.ParseTextIn(types[i], text, s.zone())
+}

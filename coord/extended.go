@@ -21,6 +21,9 @@ func (s *Session) Parse(ctx context.Context, sql string, paramOIDs []uint32) (pg
 		}
 		t, ok := repr.TypeFromOID(oid)
 		if !ok {
+			t, ok = s.enumParamType(oid)
+		}
+		if !ok {
 			return nil, sqlerr.New(sqlerr.FeatureNotSupported, "parameters of type oid %d are not supported", oid)
 		}
 		given[i] = t
@@ -31,7 +34,11 @@ func (s *Session) Parse(ctx context.Context, sql string, paramOIDs []uint32) (pg
 	if err != nil {
 		return nil, err
 	}
-	ps := &preparedStatement{s: s, sql: sql, stmt: st, types: types, generated: generated, reads: reads}
+	labels, err := s.paramLabels(types)
+	if err != nil {
+		return nil, err
+	}
+	ps := &preparedStatement{s: s, sql: sql, stmt: st, types: types, labels: labels, generated: generated, reads: reads}
 	switch st := st.(type) {
 	case *planner.Select:
 		ps.columns = describe(st.Columns)
@@ -60,10 +67,13 @@ func (s *Session) Parse(ctx context.Context, sql string, paramOIDs []uint32) (pg
 
 // preparedStatement is a planned statement waiting for its parameters.
 type preparedStatement struct {
-	s       *Session
-	sql     string
-	stmt    planner.Statement // nil for the empty statement
-	types   []repr.Type
+	s     *Session
+	sql   string
+	stmt  planner.Statement // nil for the empty statement
+	types []repr.Type
+	// labels are the labels of enum parameters' types at planning, nil
+	// when there are none (paramLabels).
+	labels  []*repr.EnumLabels
 	columns []pgwire.Column
 	// generated says the plan read a relation written from the sessions'
 	// state when it was planned: each Bind plans it again, so that each
@@ -96,7 +106,7 @@ func (p *preparedStatement) Bind(ctx context.Context, params [][]byte) (pgwire.P
 		if raw == nil {
 			continue
 		}
-		v, err := repr.ParseTextIn(p.types[i], string(raw), p.s.zone())
+		v, err := p.s.parseParam(p.types, p.labels, i, string(raw))
 		if err != nil {
 			return nil, err
 		}

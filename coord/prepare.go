@@ -18,6 +18,7 @@ type sqlPrepared struct {
 	sql       string
 	stmt      planner.Statement
 	types     []repr.Type
+	labels    []*repr.EnumLabels
 	generated bool
 	reads     []planner.Read
 }
@@ -39,7 +40,11 @@ func (s *Session) prepare(st *planner.Prepare) (result, error) {
 	if s.sqlPrepared == nil {
 		s.sqlPrepared = map[string]*sqlPrepared{}
 	}
-	s.sqlPrepared[st.Name] = &sqlPrepared{sql: st.SQL, stmt: stmt, types: types, generated: generated, reads: reads}
+	labels, err := s.paramLabels(types)
+	if err != nil {
+		return result{}, err
+	}
+	s.sqlPrepared[st.Name] = &sqlPrepared{sql: st.SQL, stmt: stmt, types: types, labels: labels, generated: generated, reads: reads}
 	return result{tag: st.Tag()}, nil
 }
 
@@ -64,7 +69,7 @@ func (s *Session) executePrepared(ctx context.Context, st *planner.Execute, w pg
 		// A string literal is read as the parameter's type; any other
 		// value is cast to it, as an assignment would.
 		if v.Kind() == repr.KindText && p.types[i].Kind() != repr.KindText {
-			v, err = repr.ParseTextIn(p.types[i], v.Text(), s.zone())
+			v, err = s.parseParam(p.types, p.labels, i, v.Text())
 		} else {
 			v, err = repr.AssignCastIn(v, p.types[i], s.zone())
 		}

@@ -60,7 +60,7 @@ type If struct{ Cond, Then, Else Scalar }
 // depend on one (timestamptz to and from text, timestamp and date); nil
 // is UTC.
 //
-// Labels is set for a cast to an enum type: the enum's labels when the
+// Labels is set for a cast to an enum type or an array of one: the enum's labels when the
 // statement was planned, which reading text needs. A plan that holds
 // them is fixed to the labels of its planning: a label added later is
 // not read by it (docs/types.md).
@@ -433,7 +433,7 @@ func (c Cast) Eval(row []repr.Datum) (repr.Datum, error) {
 		return repr.Null, err
 	}
 	if c.Labels != nil {
-		return c.Labels.Cast(a)
+		return c.Labels.CastTo(a, c.To)
 	}
 	return repr.CastIn(a, c.To, c.Zone)
 }

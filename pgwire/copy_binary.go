@@ -40,6 +40,20 @@ type BinaryCopy struct {
 	f    formats
 }
 
+// NewBinaryCopyOf is NewBinaryCopy for columns described as results
+// are: a column whose TextIsBinary is set (an enum's) is read and written
+// as text is, its OID being one the catalog gave out.
+func NewBinaryCopyOf(cols []Column, in bool) (*BinaryCopy, error) {
+	oids := make([]uint32, len(cols))
+	for i, c := range cols {
+		oids[i] = c.TypeOID
+		if c.TextIsBinary {
+			oids[i] = oidText
+		}
+	}
+	return NewBinaryCopy(oids, in)
+}
+
 // NewBinaryCopy returns the BinaryCopy of rows whose columns have the
 // type OIDs oids, in order; in reports that it will read (COPY FROM). It
 // fails with 42883, as the extended protocol does for a binary result or

@@ -1,6 +1,8 @@
 package planner
 
 import (
+	"fmt"
+
 	pg "github.com/pganalyze/pg_query_go/v5"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -214,9 +216,9 @@ func (b *binder) bindArrayFunc(name string, args []hscalar) (s hscalar, ok bool,
 // bindArraySubLink binds ARRAY(subquery) as the scalar subquery
 // (SELECT coalesce(array_agg(v), '{}') FROM (subquery) AS s(v)): the
 // subquery's rows as an array, empty when there are none. array_agg
-// orders its values ascending, so an ORDER BY of the subquery is kept
-// only when it asks for that order (ORDER BY 1, or the one output
-// column, ascending); any other order is not supported yet.
+// orders its values ascending, which is the order of ORDER BY 1; any
+// other ORDER BY of the subquery becomes array_agg's own
+// (arraySubLinkOrder).
 func (b *binder) bindArraySubLink(l *pg.SubLink, c *exprCtx) (hscalar, error) {
 	sel := proto.Clone(l.Subselect.GetSelectStmt()).(*pg.SelectStmt)
 	if len(sel.TargetList) > 1 {
@@ -227,19 +229,23 @@ func (b *binder) bindArraySubLink(l *pg.SubLink, c *exprCtx) (hscalar, error) {
 			return nil, errorAt(unsupported("ARRAY(SELECT * …)"), b.sql, l.Location)
 		}
 	}
+	loc := l.Location
+	colnames := []*pg.Node{pg.MakeStrNode("freshet_array_value")}
+	var order []*pg.Node
 	if len(sel.SortClause) > 0 {
 		if len(sel.SortClause) != 1 || !sortsByFirstColumnAscending(sel) {
-			return nil, errorAt(unsupported("ARRAY subqueries with an ORDER BY other than of their column, ascending"), b.sql, l.Location)
+			var err error
+			if order, err = arraySubLinkOrder(sel, &colnames, loc); err != nil {
+				return nil, errorAt(err, b.sql, l.Location)
+			}
 		}
 		if sel.LimitCount == nil && sel.LimitOffset == nil {
 			sel.SortClause = nil
 		}
 	}
-	loc := l.Location
-	colRef := &pg.Node{Node: &pg.Node_ColumnRef{ColumnRef: &pg.ColumnRef{
-		Fields: []*pg.Node{pg.MakeStrNode("freshet_array_value")}, Location: loc}}}
+	colRef := arrayColumnRef("freshet_array_value", loc)
 	agg := &pg.Node{Node: &pg.Node_FuncCall{FuncCall: &pg.FuncCall{
-		Funcname: []*pg.Node{pg.MakeStrNode("array_agg")}, Args: []*pg.Node{colRef},
+		Funcname: []*pg.Node{pg.MakeStrNode("array_agg")}, Args: []*pg.Node{colRef}, AggOrder: order,
 		Funcformat: pg.CoercionForm_COERCE_EXPLICIT_CALL, Location: loc}}}
 	empty := &pg.Node{Node: &pg.Node_AConst{AConst: &pg.A_Const{Val: &pg.A_Const_Sval{Sval: &pg.String{Sval: "{}"}}, Location: loc}}}
 	coalesce := &pg.Node{Node: &pg.Node_CoalesceExpr{CoalesceExpr: &pg.CoalesceExpr{Args: []*pg.Node{agg, empty}, Location: loc}}}
@@ -247,7 +253,7 @@ func (b *binder) bindArraySubLink(l *pg.SubLink, c *exprCtx) (hscalar, error) {
 		TargetList: []*pg.Node{{Node: &pg.Node_ResTarget{ResTarget: &pg.ResTarget{Val: coalesce, Location: loc}}}},
 		FromClause: []*pg.Node{{Node: &pg.Node_RangeSubselect{RangeSubselect: &pg.RangeSubselect{
 			Subquery: &pg.Node{Node: &pg.Node_SelectStmt{SelectStmt: sel}},
-			Alias:    &pg.Alias{Aliasname: "freshet_array", Colnames: []*pg.Node{pg.MakeStrNode("freshet_array_value")}},
+			Alias:    &pg.Alias{Aliasname: "freshet_array", Colnames: colnames},
 		}}}},
 		LimitOption: pg.LimitOption_LIMIT_OPTION_DEFAULT,
 		Op:          pg.SetOperation_SETOP_NONE,
@@ -259,6 +265,44 @@ func (b *binder) bindArraySubLink(l *pg.SubLink, c *exprCtx) (hscalar, error) {
 	}, c)
 }
 
+// arraySubLinkOrder returns the ORDER BY of array_agg that keeps the
+// order of ARRAY(sel)'s ORDER BY: an item that is the output column
+// orders by it, any other is added to sel's select list as a column of
+// its own (named in colnames, after the value's) to order by, so that
+// ARRAY(SELECT label … ORDER BY position) keeps its order. sel must be a
+// plain SELECT for that: not DISTINCT, as PostgreSQL requires of an
+// ORDER BY expression outside the select list.
+func arraySubLinkOrder(sel *pg.SelectStmt, colnames *[]*pg.Node, loc int32) ([]*pg.Node, error) {
+	var order []*pg.Node
+	for i, n := range sel.SortClause {
+		sb := n.GetSortBy()
+		if sb == nil || len(sb.UseOp) > 0 {
+			return nil, unsupported("ARRAY subqueries with ORDER BY … USING")
+		}
+		if ac := sb.Node.GetAConst(); ac != nil && ac.GetIval() != nil && ac.GetIval().Ival != 1 {
+			return nil, sqlerr.New(sqlerr.InvalidColumnReference, "ORDER BY position %d is not in select list", ac.GetIval().Ival)
+		}
+		key := "freshet_array_value"
+		if !sortsByOutput(sel, sb) {
+			if sel.Op != pg.SetOperation_SETOP_NONE || len(sel.DistinctClause) > 0 {
+				return nil, unsupported("ARRAY subqueries of DISTINCT or set operations ordered by other than their column")
+			}
+			key = fmt.Sprintf("freshet_array_key%d", i+1)
+			sel.TargetList = append(sel.TargetList, &pg.Node{Node: &pg.Node_ResTarget{ResTarget: &pg.ResTarget{Val: sb.Node, Location: loc}}})
+			*colnames = append(*colnames, pg.MakeStrNode(key))
+		}
+		order = append(order, &pg.Node{Node: &pg.Node_SortBy{SortBy: &pg.SortBy{
+			Node: arrayColumnRef(key, loc), SortbyDir: sb.SortbyDir, SortbyNulls: sb.SortbyNulls, Location: loc}}})
+	}
+	return order, nil
+}
+
+// arrayColumnRef is a reference to the column name of ARRAY()'s subquery.
+func arrayColumnRef(name string, loc int32) *pg.Node {
+	return &pg.Node{Node: &pg.Node_ColumnRef{ColumnRef: &pg.ColumnRef{
+		Fields: []*pg.Node{pg.MakeStrNode(name)}, Location: loc}}}
+}
+
 // sortsByFirstColumnAscending reports whether sel's one ORDER BY item is
 // its first output column, by position or as written, ascending with
 // NULLs last (the default).
@@ -268,6 +312,15 @@ func sortsByFirstColumnAscending(sel *pg.SelectStmt) bool {
 		return false
 	}
 	if sb.SortbyDir == pg.SortByDir_SORTBY_DESC || sb.SortbyNulls == pg.SortByNulls_SORTBY_NULLS_FIRST || len(sb.UseOp) > 0 {
+		return false
+	}
+	return sortsByOutput(sel, sb)
+}
+
+// sortsByOutput reports whether ORDER BY item sb of sel is sel's first
+// output column, by position, by its name or as written.
+func sortsByOutput(sel *pg.SelectStmt, sb *pg.SortBy) bool {
+	if len(sel.TargetList) == 0 {
 		return false
 	}
 	if ac := sb.Node.GetAConst(); ac != nil && ac.GetIval() != nil {

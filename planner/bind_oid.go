@@ -23,12 +23,14 @@ type OIDResolver interface {
 // the statement is planned.
 func (b *binder) parseLiteral(t repr.Type, text string) (repr.Datum, error) {
 	k := t.Kind()
-	if k == repr.KindEnum {
+	if t.EnumOID() != 0 {
+		// An enum or an array of one: the labels are read as they are
+		// now.
 		l, err := b.enumLabels(t)
 		if err != nil {
 			return repr.Null, err
 		}
-		return l.Parse(text)
+		return repr.ParseTextLabels(t, text, b.zone(), l)
 	}
 	if !k.IsOIDKind() || k == repr.KindOID {
 		return repr.ParseTextIn(t, text, b.zone())

@@ -430,6 +430,14 @@ func (p *planner) copy(cs *pg.CopyStmt) (Statement, error) {
 	for _, col := range r.Columns {
 		c.defaults = append(c.defaults, col.Default)
 	}
+	c.Labels = make([]*repr.EnumLabels, len(c.Columns))
+	for j, i := range c.Columns {
+		if t := r.Columns[i].Type.Type; t.EnumOID() != 0 {
+			if c.Labels[j], err = p.b.enumLabels(t); err != nil {
+				return nil, err
+			}
+		}
+	}
 	return c, nil
 }
 
@@ -708,6 +716,17 @@ func defElemString(n *pg.Node) string {
 	return ""
 }
 
+// ParseField reads s, the text of the field of COPY data for Columns[j],
+// as its column's type, as PostgreSQL's input function for the type
+// does; a timestamptz without an offset is read in zone z.
+func (c *Copy) ParseField(j int, s string, z *repr.Zone) (repr.Datum, error) {
+	t := c.Table.Columns[c.Columns[j]].Type
+	if j < len(c.Labels) && c.Labels[j] != nil {
+		return repr.ParseTextLabels(t, s, z, c.Labels[j])
+	}
+	return repr.ParseTextIn(t, s, z)
+}
+
 // Row builds the table row for one row of COPY data: values holds the
 // values of Columns, in order, already of their columns' types (or
 // strings, which are read as those types); other columns take their
@@ -720,6 +739,14 @@ func (c *Copy) Row(values []repr.Datum) ([]repr.Datum, error) {
 	given := make([]bool, len(row))
 	for j, i := range c.Columns {
 		row[i], given[i] = values[j], true
+		if j < len(c.Labels) && c.Labels[j] != nil && !row[i].IsNull() {
+			// A string read as the enum, with the planned labels.
+			d, err := c.Labels[j].CastTo(row[i], c.Table.Columns[i].Type)
+			if err != nil {
+				return nil, err
+			}
+			row[i] = d
+		}
 	}
 	for i, col := range c.Table.Columns {
 		if !given[i] && i < len(c.defaults) && c.defaults[i] != nil {

@@ -94,7 +94,8 @@ func (b *binder) enumLabels(t repr.Type) (*repr.EnumLabels, error) {
 	return ec.EnumByOID(t.EnumOID())
 }
 
-// enumCast is a cast to enum type to: it carries the enum's labels.
+// enumCast is a cast to enum type to, or to an array of one: it carries
+// the enum's labels.
 func (b *binder) enumCast(s hscalar, to repr.Type, assign bool) (hscalar, error) {
 	l, err := b.enumLabels(to)
 	if err != nil {

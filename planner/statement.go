@@ -188,6 +188,11 @@ type Copy struct {
 	// Columns are the table columns the data holds, in the data's order.
 	Columns []int
 	Options CopyOptions
+	// Labels holds, per entry of Columns, the labels of the column's
+	// enum type (of an enum or an array of one) as the statement was
+	// planned, and nil for columns of other types: reading a field as an
+	// enum needs them (ParseField).
+	Labels []*repr.EnumLabels
 	// defaults are the table's defaults, per column (nil for NULL).
 	defaults []expr.Scalar
 }

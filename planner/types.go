@@ -354,7 +354,7 @@ func (b *binder) coerce(s hscalar, t repr.Type, ctx repr.CastContext) (hscalar, 
 			}
 			return hLiteral{v: d, t: t}, true, nil
 		case hParam:
-			if t.IsEnum() {
+			if t.EnumOID() != 0 {
 				// The parameter arrives as text: reading it needs the
 				// labels.
 				b.setParamType(s.n, repr.Text)
@@ -387,7 +387,7 @@ func (b *binder) coerce(s hscalar, t repr.Type, ctx repr.CastContext) (hscalar, 
 		}
 		return b.coerce(s, t, ctx)
 	}
-	if t.IsEnum() {
+	if t.EnumOID() != 0 {
 		return b.enumCastOK(s, t, ctx == repr.CastAssignment)
 	}
 	return hCast{arg: s, to: t, assign: ctx == repr.CastAssignment, zone: b.zone()}, true, nil
@@ -421,7 +421,7 @@ func (b *binder) explicitCast(s hscalar, t repr.Type) (hscalar, error) {
 		return hLiteral{v: d, t: t}, nil
 	}
 	if p, ok := s.(hParam); ok && from.Kind() == repr.KindUnknown {
-		if t.IsEnum() {
+		if t.EnumOID() != 0 {
 			b.setParamType(p.n, repr.Text)
 			return b.enumCast(hParam{n: p.n, t: repr.Text}, t, false)
 		}
@@ -441,7 +441,7 @@ func (b *binder) explicitCast(s hscalar, t repr.Type) (hscalar, error) {
 	if isRegKind(t.Kind()) && from.Kind().IsString() {
 		return b.regFromText(s, t)
 	}
-	if t.IsEnum() {
+	if t.EnumOID() != 0 {
 		return b.enumCast(s, t, false)
 	}
 	return hCast{arg: s, to: t, zone: b.zone()}, nil

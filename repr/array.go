@@ -229,17 +229,18 @@ func errMalformedArray(s, detail string) error {
 }
 
 // parseArray reads an array literal of type t ({1,2,3}, {"a b",NULL}):
-// its elements are read with the element type's input function. Arrays
+// its elements are read with the element type's input function, an
+// enum's with its labels l. Arrays
 // of more than one dimension, and explicit bounds ([0:2]={...}), are
 // refused with 0A000.
-func parseArray(t Type, s string, z *Zone) (Datum, error) {
+func parseArray(t Type, s string, z *Zone, l *EnumLabels) (Datum, error) {
 	if err := checkEncoding(s); err != nil {
 		return Null, err
 	}
 	if t.vector {
 		var elems []Datum
 		for _, f := range strings.FieldsFunc(s, func(r rune) bool { return r < 128 && isSpace(byte(r)) }) {
-			e, err := ParseTextIn(t.Elem(), f, z)
+			e, err := parseText(t.Elem(), f, z, l)
 			if err != nil {
 				return Null, err
 			}
@@ -332,7 +333,7 @@ func parseArray(t Type, s string, z *Zone) (Datum, error) {
 		if !quoted && strings.EqualFold(text, "NULL") {
 			e = Null
 		} else {
-			v, err := ParseTextIn(elem, text, z)
+			v, err := parseText(elem, text, z, l)
 			if err != nil {
 				return Null, err
 			}
@@ -379,16 +380,17 @@ func (d Datum) Elems() ([]Datum, error) { return d.ArrayElems(Type{kind: d.elemK
 // nothing else.
 func TypeCastContext(from, to Type) CastContext {
 	switch {
-	case from.enumOID != to.enumOID && from.kind != KindUnknown && !from.kind.IsString() && !to.kind.IsString():
-		// Two enums, or an enum and any type but a string: no cast.
-		return CastNone
 	case from.kind == KindArray && to.kind == KindArray:
 		if to.vector && !from.vector {
 			// PostgreSQL reads a vector only from text or another
 			// vector.
 			return CastExplicit
 		}
-		return CastContextOf(from.elem, to.elem)
+		// Element by element, enums included (text[] to mood[]).
+		return TypeCastContext(from.Elem(), to.Elem())
+	case from.enumOID != to.enumOID && from.kind != KindUnknown && !from.kind.IsString() && !to.kind.IsString():
+		// Two enums, or an enum and any type but a string: no cast.
+		return CastNone
 	case from.kind == KindArray:
 		if to.kind.IsString() {
 			return CastAssignment

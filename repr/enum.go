@@ -100,6 +100,33 @@ func (l *EnumLabels) Cast(d Datum) (Datum, error) {
 	return Null, sqlerr.New(sqlerr.CannotCoerce, "cannot cast type %s to %s", kinds[d.kind].display, l.Type.String())
 }
 
+// CastTo converts d to to, the enum or an array of it: a string is read
+// as its text input (a label, or an array literal of labels), an array
+// converts element by element.
+func (l *EnumLabels) CastTo(d Datum, to Type) (Datum, error) {
+	if to.kind != KindArray {
+		return l.Cast(d)
+	}
+	switch {
+	case !d.valid:
+		return Null, nil
+	case d.kind.IsString():
+		return parseText(to, d.s, UTC, l)
+	case d.kind == KindArray:
+		elems, err := d.Elems()
+		if err != nil {
+			return Null, err
+		}
+		for i, e := range elems {
+			if elems[i], err = l.Cast(e); err != nil {
+				return Null, err
+			}
+		}
+		return NewArray(l.Type, elems), nil
+	}
+	return Null, sqlerr.New(sqlerr.CannotCoerce, "cannot cast type %s to %s", kinds[d.kind].display, to.String())
+}
+
 // First and Last return the enum's first and last values, NULL if it has
 // no labels.
 func (l *EnumLabels) First() Datum {

@@ -25,7 +25,16 @@ func ParseText(t Type, s string) (Datum, error) { return ParseTextIn(t, s, UTC) 
 // ParseTextIn is ParseText in the session time zone z: a timestamp with
 // time zone written without an offset or zone is read as a wall-clock
 // time in z.
-func ParseTextIn(t Type, s string, z *Zone) (Datum, error) {
+func ParseTextIn(t Type, s string, z *Zone) (Datum, error) { return parseText(t, s, z, nil) }
+
+// ParseTextLabels is ParseTextIn for a type that may be an enum or an
+// array of one: l is the enum's labels as the statement was planned
+// (nil for other types), which reading a label needs.
+func ParseTextLabels(t Type, s string, z *Zone, l *EnumLabels) (Datum, error) {
+	return parseText(t, s, z, l)
+}
+
+func parseText(t Type, s string, z *Zone, l *EnumLabels) (Datum, error) {
 	switch t.kind {
 	case KindBool:
 		return parseBool(s)
@@ -55,7 +64,7 @@ func ParseTextIn(t Type, s string, z *Zone) (Datum, error) {
 	case KindTime:
 		return parseTime(t, s)
 	case KindArray:
-		return parseArray(t, s, z)
+		return parseArray(t, s, z, l)
 	case KindJSON:
 		return parseJSON(s)
 	case KindJSONB:
@@ -67,8 +76,11 @@ func ParseTextIn(t Type, s string, z *Zone) (Datum, error) {
 	case KindUUID:
 		return parseUUID(s)
 	case KindEnum:
-		// The labels are the catalog's: the planner reads text as an
-		// enum with EnumLabels, never through here.
+		// The labels are the catalog's, which the planner copies into
+		// the plan; without them there is nothing to read against.
+		if l != nil && l.Type.enumOID == t.enumOID {
+			return l.Parse(s)
+		}
 		return Null, sqlerr.New(sqlerr.FeatureNotSupported, "input of enum %s is supported only in SQL expressions", t.String())
 	case KindBytea:
 		return parseBytea(s)

@@ -15,7 +15,7 @@ import (
 // role, and public's owner is pg_database_owner; here one role, freshet,
 // owns everything). \d NAME of a table, a view, a materialized view
 // and an index, and \d+ of a table, print exactly what PostgreSQL
-// prints. \l and \du print
+// prints, and so do \dT and \dT+ of an enum. \l and \du print
 // PostgreSQL's columns; their rows are
 // Freshet's own: its databases (there are no template databases) and its
 // one role. \dx lists no extension, where PostgreSQL lists plpgsql.
@@ -29,6 +29,7 @@ func TestPsqlDescribe(t *testing.T) {
 	s.must("CREATE INDEX orders_customer_idx ON orders (customer)")
 	s.must("CREATE VIEW big AS SELECT * FROM orders WHERE amount > 100")
 	s.must("CREATE MATERIALIZED VIEW tot AS SELECT count(*) FROM orders")
+	s.must("CREATE TYPE mood AS ENUM ('sad', 'ok', 'happy')")
 	host, port, _ := net.SplitHostPort(s.addr)
 	for _, tc := range []struct{ cmd, want string }{
 		{`\dt`, `
@@ -144,6 +145,22 @@ Access method: heap`},
  Schema | Name | Type |  Owner
 --------+------+------+---------
  public | big  | view | freshet
+(1 row)`},
+		{`\dT`, `
+     List of data types
+ Schema | Name | Description
+--------+------+-------------
+ public | mood |
+(1 row)`},
+		// The labels in their order: ARRAY(SELECT … ORDER BY) over
+		// pg_enum.
+		{`\dT+`, `
+                                     List of data types
+ Schema | Name | Internal name | Size | Elements |  Owner  | Access privileges | Description
+--------+------+---------------+------+----------+---------+-------------------+-------------
+ public | mood | mood          | 4    | sad     +| freshet |                   |
+        |      |               |      | ok      +|         |                   |
+        |      |               |      | happy    |         |                   |
 (1 row)`},
 		{`\d`, `
               List of relations
