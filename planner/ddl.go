@@ -347,20 +347,9 @@ func (p *planner) drop(ds *pg.DropStmt) (Statement, error) {
 	}
 	d := &Drop{Kind: kind, IfExists: ds.MissingOk, Cascade: ds.Behavior == pg.DropBehavior_DROP_CASCADE}
 	for _, o := range ds.Objects {
-		var parts []string
-		for _, n := range o.GetList().GetItems() {
-			parts = append(parts, n.GetString_().GetSval())
-		}
-		var name QualifiedName
-		switch len(parts) {
-		case 1:
-			name.Name = parts[0]
-		case 2:
-			name.Schema, name.Name = parts[0], parts[1]
-		case 3:
-			name.Database, name.Schema, name.Name = parts[0], parts[1], parts[2]
-		default:
-			return nil, sqlerr.New(sqlerr.SyntaxError, "improper qualified name (too many dotted names): %s", strings.Join(parts, "."))
+		name, err := nameFromList(o.GetList().GetItems())
+		if err != nil {
+			return nil, err
 		}
 		d.Names = append(d.Names, name)
 	}

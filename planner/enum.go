@@ -56,16 +56,8 @@ func (b *binder) formatType(oid, mod hscalar) hscalar {
 // enumType resolves names as a user's enum type.
 func (b *binder) enumType(names []string) (repr.Type, error) {
 	ec, ok := b.cat.(EnumCatalog)
-	var name QualifiedName
-	switch len(names) {
-	case 1:
-		name.Name = names[0]
-	case 2:
-		name.Schema, name.Name = names[0], names[1]
-	case 3:
-		name.Database, name.Schema, name.Name = names[0], names[1], names[2]
-	}
-	if !ok || name.Name == "" {
+	name, err := nameFromParts(names)
+	if !ok || err != nil || name.Name == "" {
 		return repr.Type{}, sqlerr.New(sqlerr.UndefinedObject, "type %q does not exist", strings.Join(names, "."))
 	}
 	l, err := ec.ResolveEnum(name)
@@ -192,6 +184,12 @@ func nameFromList(nodes []*pg.Node) (QualifiedName, error) {
 	for _, n := range nodes {
 		parts = append(parts, n.GetString_().GetSval())
 	}
+	return nameFromParts(parts)
+}
+
+// nameFromParts reads a qualified name from its dotted parts: name,
+// schema.name or database.schema.name.
+func nameFromParts(parts []string) (QualifiedName, error) {
 	var name QualifiedName
 	switch len(parts) {
 	case 1:
