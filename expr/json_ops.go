@@ -64,16 +64,8 @@ func (c CallVariadic) evalJSONOp(row []repr.Datum) (repr.Datum, error) {
 		if err != nil {
 			return repr.Null, err
 		}
-		v, ok := j, true
-		for _, p := range path {
-			if p.IsNull() {
-				return repr.Null, nil
-			}
-			if v, ok, err = jsonStep(v, p); err != nil || !ok {
-				break
-			}
-		}
-		if err != nil {
+		v, ok, isNull, err := walkPath(j, path, jsonStep)
+		if err != nil || isNull {
 			return repr.Null, err
 		}
 		return jsonResult(v, ok, c.Func == JSONPathText)
@@ -90,6 +82,22 @@ func (c CallVariadic) evalJSONOp(row []repr.Datum) (repr.Datum, error) {
 		return repr.Null, sqlerr.New(sqlerr.InvalidParameterValue, "cannot get array length of a scalar")
 	}
 	return repr.Null, sqlerr.AssertionFailedf("unknown json function %d", c.Func)
+}
+
+// walkPath follows path from v one step at a time, for #> and #>> on
+// json and jsonb alike: ok is false once a step finds nothing, isNull
+// if the path holds a NULL (the operator's result is then NULL).
+func walkPath[V any](v V, path []repr.Datum, step func(V, repr.Datum) (V, bool, error)) (_ V, ok, isNull bool, err error) {
+	ok = true
+	for _, p := range path {
+		if p.IsNull() {
+			return v, false, true, nil
+		}
+		if v, ok, err = step(v, p); err != nil || !ok {
+			return v, ok, false, err
+		}
+	}
+	return v, ok, false, nil
 }
 
 // jsonTypeof is the JSON type of value text j, from its first byte.

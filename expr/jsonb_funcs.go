@@ -92,14 +92,12 @@ func (c CallVariadic) evalJSONB(row []repr.Datum) (repr.Datum, error) {
 		if err != nil {
 			return repr.Null, err
 		}
-		v, ok := j, true
-		for _, p := range path {
-			if p.IsNull() {
-				return repr.Null, nil
-			}
-			if v, ok = jsonbStep(&v, p); !ok {
-				break
-			}
+		v, ok, isNull, _ := walkPath(j, path, func(v repr.JSONB, k repr.Datum) (repr.JSONB, bool, error) {
+			next, ok := jsonbStep(&v, k)
+			return next, ok, nil
+		})
+		if isNull {
+			return repr.Null, nil
 		}
 		return jsonbResult(v, ok, c.Func == JSONBPathText)
 	case JSONBContains, JSONBContained:
