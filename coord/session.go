@@ -350,6 +350,8 @@ func (s *Session) execute(ctx context.Context, st planner.Statement, reads []pla
 		n, res, err := s.writeRows(ctx, st.Table, st.Plan, -1, st.Returning)
 		res.tag = fmt.Sprintf("DELETE %d", n)
 		return res, err
+	case *planner.Merge:
+		return s.merge(ctx, st)
 	case *planner.Copy:
 		return s.copyFrom(ctx, st, w)
 	case *planner.CopyTo:
@@ -931,34 +933,11 @@ func (s *Session) createIndex(ctx context.Context, st *planner.CreateIndex, w pg
 // count, computed before anything is written: an error there writes
 // nothing.
 func (s *Session) writeRows(ctx context.Context, t planner.Target, plan expr.Relation, split int, ret *planner.Returning) (int64, result, error) {
-	if err := s.checkOwnWrites(plan); err != nil {
-		return 0, result{}, err
-	}
-	deps := dependencies(plan)
-	inBlock := s.tx.status == pgwire.TxInBlock
-	if !inBlock && len(deps) > 0 {
-		// Read and write as one step: no other write may land between.
-		if err := s.engine.dmlMu.acquire(ctx); err != nil {
-			return 0, result{}, err
-		}
-		defer s.engine.dmlMu.Unlock()
-	}
-	plan, apply, err := s.bindSession(plan)
+	rows, deps, done, err := s.readForWrite(ctx, plan)
 	if err != nil {
 		return 0, result{}, err
 	}
-	if apply != nil {
-		return 0, result{}, sqlerr.New(sqlerr.FeatureNotSupported, "set_config() is not supported in INSERT, UPDATE or DELETE")
-	}
-	if err := s.engine.flushCatalogFor(ctx, plan); err != nil {
-		return 0, result{}, err
-	}
-	ts, now, release := s.readTime()
-	defer release()
-	rows, err := s.engine.Read(ctx, withNow(withRandomKeys(plan), now), ts)
-	if err != nil {
-		return 0, result{}, err
-	}
+	defer done()
 	var writes []TableWrite
 	var res result
 	if ret != nil {
@@ -995,6 +974,51 @@ func (s *Session) writeRows(ctx context.Context, t planner.Target, plan expr.Rel
 		return 0, result{}, err
 	}
 	return n, res, nil
+}
+
+// readForWrite reads the plan of a write statement at the read time and
+// returns its rows and the relations it read. Outside a transaction
+// block it first takes the DML lock, so that read and write are one
+// step: no other write may land between. done releases the lock and the
+// read time; call it once the writes are submitted.
+func (s *Session) readForWrite(ctx context.Context, plan expr.Relation) (rows expr.Collection, deps []uint64, done func(), err error) {
+	if err := s.checkOwnWrites(plan); err != nil {
+		return nil, nil, nil, err
+	}
+	deps = dependencies(plan)
+	var undo []func()
+	release := func() {
+		for i := len(undo) - 1; i >= 0; i-- {
+			undo[i]()
+		}
+	}
+	defer func() {
+		if err != nil {
+			release()
+		}
+	}()
+	if s.tx.status != pgwire.TxInBlock && len(deps) > 0 {
+		if err := s.engine.dmlMu.acquire(ctx); err != nil {
+			return nil, nil, nil, err
+		}
+		undo = append(undo, s.engine.dmlMu.Unlock)
+	}
+	plan, apply, err := s.bindSession(plan)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if apply != nil {
+		return nil, nil, nil, sqlerr.New(sqlerr.FeatureNotSupported, "set_config() is not supported in INSERT, UPDATE, DELETE or MERGE")
+	}
+	if err := s.engine.flushCatalogFor(ctx, plan); err != nil {
+		return nil, nil, nil, err
+	}
+	ts, now, releaseRead := s.readTime()
+	undo = append(undo, releaseRead)
+	if rows, err = s.engine.Read(ctx, withNow(withRandomKeys(plan), now), ts); err != nil {
+		return nil, nil, nil, err
+	}
+	return rows, deps, release, nil
 }
 
 // submitWrites commits a statement's writes to table t, which read deps:

@@ -37,6 +37,9 @@ const (
 type Merge struct {
 	Table Target
 	Plan  expr.Relation
+	// Actions are the actions of the WHEN clauses that change the
+	// table, in order, for the privileges the statement needs.
+	Actions []MergeAction
 }
 
 // Tag implements Statement.
@@ -197,7 +200,11 @@ func (p *planner) merge(ms *pg.MergeStmt) (Statement, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Merge{Table: tgt, Plan: checkNotNull(plan, tgt, 2+n)}, nil
+	st := &Merge{Table: tgt, Plan: checkNotNull(plan, tgt, 2+n)}
+	for _, c := range clauses {
+		st.Actions = append(st.Actions, c.action)
+	}
+	return st, nil
 }
 
 // mergeArm is one WHEN of a CASE: value where cond holds (always, for a
