@@ -95,3 +95,28 @@ func TestMergeTagParamsAndBlocks(t *testing.T) {
 		t.Fatalf("view after a committed MERGE: %q, want 25", got)
 	}
 }
+
+// MERGE needs the privilege of every action its clauses name, whether
+// or not a row takes it, and SELECT on what it reads, as in PostgreSQL.
+func TestMergePrivileges(t *testing.T) {
+	env := openSQL(t, t.TempDir())
+	defer env.e.Close()
+	admin := env.session()
+	env.exec(admin, "CREATE ROLE bob LOGIN")
+	env.exec(admin, "CREATE TABLE kv (k int PRIMARY KEY, v int)")
+	env.exec(admin, "CREATE TABLE src (k int, v int)")
+	env.exec(admin, "INSERT INTO kv VALUES (1, 1)")
+	env.exec(admin, "INSERT INTO src VALUES (1, 10)")
+	bob := env.sessionAs("bob")
+	const update = "MERGE INTO kv USING src ON kv.k = src.k WHEN MATCHED THEN UPDATE SET v = src.v"
+	env.fails(bob, update, "42501", "permission denied for table kv", "")
+	env.exec(admin, "GRANT SELECT, UPDATE ON kv TO bob")
+	env.fails(bob, update, "42501", "permission denied for table src", "")
+	env.exec(admin, "GRANT SELECT ON src TO bob")
+	env.exec(bob, update)
+	env.fails(bob, update+" WHEN NOT MATCHED THEN INSERT VALUES (src.k, src.v)", "42501", "permission denied for table kv", "")
+	env.fails(bob, "MERGE INTO kv USING src ON kv.k = src.k WHEN MATCHED AND false THEN DELETE", "42501", "permission denied for table kv", "")
+	if got := env.query(admin, "SELECT v FROM kv"); got != "10" {
+		t.Fatalf("after bob's MERGE: %q, want 10", got)
+	}
+}
