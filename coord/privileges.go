@@ -210,6 +210,19 @@ func (s *Session) authorize(st planner.Statement, reads []planner.Read) error {
 				return err
 			}
 			return s.checkReads(c, reads)
+		case *planner.Merge:
+			// As PostgreSQL: the privilege of each action a WHEN clause
+			// names, whether or not any row takes it, and SELECT on
+			// what the statement reads, the target included.
+			var p catalog.Privileges
+			for _, a := range st.Actions {
+				p |= map[planner.MergeAction]catalog.Privileges{planner.MergeInsert: catalog.PrivInsert,
+					planner.MergeUpdate: catalog.PrivUpdate, planner.MergeDelete: catalog.PrivDelete}[a]
+			}
+			if err := s.checkTarget(c, st.Table.ID, p); err != nil {
+				return err
+			}
+			return s.checkReads(c, reads)
 		case *planner.Copy:
 			return s.checkTarget(c, st.Table.ID, catalog.PrivInsert)
 		case *planner.Truncate:

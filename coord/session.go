@@ -351,6 +351,8 @@ func (s *Session) execute(ctx context.Context, st planner.Statement, reads []pla
 		n, res, err := s.writeRows(ctx, st.Table, st.Plan, -1, st.Returning)
 		res.tag = fmt.Sprintf("DELETE %d", n)
 		return res, err
+	case *planner.Merge:
+		return s.merge(ctx, st)
 	case *planner.Copy:
 		return s.copyFrom(ctx, st, w)
 	case *planner.CopyTo:
@@ -939,35 +941,15 @@ func (s *Session) createIndex(ctx context.Context, st *planner.CreateIndex, w pg
 // count, computed before anything is written: an error there writes
 // nothing.
 func (s *Session) writeRows(ctx context.Context, t planner.Target, plan expr.Relation, split int, ret *planner.Returning) (int64, result, error) {
-	if err := s.checkOwnWrites(plan); err != nil {
-		return 0, result{}, err
-	}
-	deps := dependencies(plan)
-	inBlock := s.tx.status == pgwire.TxInBlock
-	if !inBlock && len(deps) > 0 {
-		// Read and write as one step: no other write may land between.
-		if err := s.engine.dmlMu.acquire(ctx); err != nil {
-			return 0, result{}, err
-		}
-		defer s.engine.dmlMu.Unlock()
-	}
-	plan, apply, err := s.bindSession(plan)
-	if err != nil {
-		return 0, result{}, err
-	}
-	if apply != nil {
-		return 0, result{}, sqlerr.New(sqlerr.FeatureNotSupported, "set_config() is not supported in INSERT, UPDATE or DELETE")
-	}
-	if err := s.engine.flushCatalogFor(ctx, plan); err != nil {
-		return 0, result{}, err
-	}
-	ts, now, release := s.readTime()
-	defer release()
-	plan = withNow(withRandomKeys(plan), now)
 	if ret == nil {
 		// Nothing is returned: the rows are written in the encoding the
 		// read gives them in.
-		updates, err := s.engine.ReadEncoded(ctx, plan, ts)
+		bound, ts, deps, done, err := s.prepareWrite(ctx, plan)
+		if err != nil {
+			return 0, result{}, err
+		}
+		defer done()
+		updates, err := s.engine.ReadEncoded(ctx, bound, ts)
 		if err != nil {
 			return 0, result{}, err
 		}
@@ -977,10 +959,11 @@ func (s *Session) writeRows(ctx context.Context, t planner.Target, plan expr.Rel
 		}
 		return n, result{}, nil
 	}
-	rows, err := s.engine.Read(ctx, plan, ts)
+	rows, deps, done, err := s.readForWrite(ctx, plan)
 	if err != nil {
 		return 0, result{}, err
 	}
+	defer done()
 	var writes []TableWrite
 	var res result
 	if ret != nil {
@@ -1017,6 +1000,65 @@ func (s *Session) writeRows(ctx context.Context, t planner.Target, plan expr.Rel
 		return 0, result{}, err
 	}
 	return n, res, nil
+}
+
+// readForWrite reads the plan of a write statement at the read time and
+// returns its rows and the relations it read. Outside a transaction
+// block it first takes the DML lock, so that read and write are one
+// step: no other write may land between. done releases the lock and the
+// read time; call it once the writes are submitted.
+func (s *Session) readForWrite(ctx context.Context, plan expr.Relation) (rows expr.Collection, deps []uint64, done func(), err error) {
+	bound, ts, deps, done, err := s.prepareWrite(ctx, plan)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if rows, err = s.engine.Read(ctx, bound, ts); err != nil {
+		done()
+		return nil, nil, nil, err
+	}
+	return rows, deps, done, nil
+}
+
+// prepareWrite does what comes before a write statement's read: it
+// checks the plan, takes the DML lock outside a transaction block, binds
+// the session's values and takes the read time. It returns the plan to
+// read at ts, the relations it reads, and done, which releases the lock
+// and the read time.
+func (s *Session) prepareWrite(ctx context.Context, plan expr.Relation) (bound expr.Relation, ts uint64, deps []uint64, done func(), err error) {
+	if err := s.checkOwnWrites(plan); err != nil {
+		return nil, 0, nil, nil, err
+	}
+	deps = dependencies(plan)
+	var undo []func()
+	release := func() {
+		for i := len(undo) - 1; i >= 0; i-- {
+			undo[i]()
+		}
+	}
+	defer func() {
+		if err != nil {
+			release()
+		}
+	}()
+	if s.tx.status != pgwire.TxInBlock && len(deps) > 0 {
+		if err := s.engine.dmlMu.acquire(ctx); err != nil {
+			return nil, 0, nil, nil, err
+		}
+		undo = append(undo, s.engine.dmlMu.Unlock)
+	}
+	plan, apply, err := s.bindSession(plan)
+	if err != nil {
+		return nil, 0, nil, nil, err
+	}
+	if apply != nil {
+		return nil, 0, nil, nil, sqlerr.New(sqlerr.FeatureNotSupported, "set_config() is not supported in INSERT, UPDATE, DELETE or MERGE")
+	}
+	if err := s.engine.flushCatalogFor(ctx, plan); err != nil {
+		return nil, 0, nil, nil, err
+	}
+	ts, now, releaseRead := s.readTime()
+	undo = append(undo, releaseRead)
+	return withNow(withRandomKeys(plan), now), ts, deps, release, nil
 }
 
 // encodedWrites are the writes to t of a read's encoded rows, as

@@ -97,25 +97,9 @@ func (p *planner) insert(is *pg.InsertStmt) (Statement, error) {
 	if err != nil {
 		return nil, err
 	}
-	var cols []int
-	seen := map[int]bool{}
-	for _, n := range is.Cols {
-		rt := n.GetResTarget()
-		if len(rt.Indirection) > 0 {
-			return nil, errorAt(unsupported("assigning to subscripts or fields"), p.b.sql, rt.Location)
-		}
-		i := columnIndex(r, rt.Name)
-		if i < 0 {
-			return nil, errorAt(sqlerr.New(sqlerr.UndefinedColumn, "column %q of relation %q does not exist", rt.Name, is.Relation.Relname), p.b.sql, rt.Location)
-		}
-		if seen[i] {
-			return nil, errorAt(sqlerr.New(sqlerr.DuplicateColumn, "column %q specified more than once", rt.Name), p.b.sql, rt.Location)
-		}
-		seen[i] = true
-		cols = append(cols, i)
-	}
-	if is.Cols == nil {
-		cols = seq(0, len(r.Columns))
+	cols, err := p.insertColumns(is.Cols, r, is.Relation.Relname)
+	if err != nil {
+		return nil, err
 	}
 	types := make([]repr.Type, len(r.Columns))
 	for i, c := range r.Columns {
@@ -229,6 +213,32 @@ func (p *planner) insert(is *pg.InsertStmt) (Statement, error) {
 		}
 	}
 	return ins, nil
+}
+
+// insertColumns resolves an INSERT's column list over table r, named
+// relname in the statement, to column indexes; no list is every column.
+func (p *planner) insertColumns(list []*pg.Node, r Relation, relname string) ([]int, error) {
+	if list == nil {
+		return seq(0, len(r.Columns)), nil
+	}
+	var cols []int
+	seen := map[int]bool{}
+	for _, n := range list {
+		rt := n.GetResTarget()
+		if len(rt.Indirection) > 0 {
+			return nil, errorAt(unsupported("assigning to subscripts or fields"), p.b.sql, rt.Location)
+		}
+		i := columnIndex(r, rt.Name)
+		if i < 0 {
+			return nil, errorAt(sqlerr.New(sqlerr.UndefinedColumn, "column %q of relation %q does not exist", rt.Name, relname), p.b.sql, rt.Location)
+		}
+		if seen[i] {
+			return nil, errorAt(sqlerr.New(sqlerr.DuplicateColumn, "column %q specified more than once", rt.Name), p.b.sql, rt.Location)
+		}
+		seen[i] = true
+		cols = append(cols, i)
+	}
+	return cols, nil
 }
 
 // checkIdentityInsert refuses a value given for column i, a GENERATED

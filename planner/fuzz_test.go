@@ -38,6 +38,8 @@ func FuzzPlan(f *testing.F) {
 		"FETCH 10 c WITH (timeout = '1s')",
 		"SELECT time '10:00' + interval '1 hour', k::time(2), date '2024-01-01' - time '1:02 PM', extract(second FROM localtime), make_time(k, 0, 1.5) FROM t",
 		"COPY t FROM STDIN (FORMAT csv, HEADER match, FORCE_NULL (k), QUOTE '|')",
+		"MERGE INTO t AS x USING (SELECT k, w FROM u) s ON x.k = s.k WHEN MATCHED AND s.w > 1 THEN UPDATE SET v = DEFAULT WHEN MATCHED THEN DELETE WHEN NOT MATCHED THEN INSERT (k) VALUES (s.w)",
+		"MERGE INTO items USING t ON items.id = t.k WHEN NOT MATCHED AND t.v IS NULL THEN INSERT DEFAULT VALUES WHEN NOT MATCHED THEN DO NOTHING",
 	} {
 		f.Add(s)
 	}

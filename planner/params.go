@@ -84,6 +84,10 @@ func (b *paramBinder) statement(s Statement) Statement {
 		c := *s
 		c.Plan = b.plan(s.Plan)
 		return &c
+	case *Merge:
+		c := *s
+		c.Plan = b.plan(s.Plan)
+		return &c
 	case *CopyTo:
 		c := *s
 		c.Query = b.statement(s.Query).(*Select)

@@ -284,6 +284,8 @@ func (p *planner) statement(n *pg.Node) (Statement, error) {
 		return p.createSequence(x.CreateSeqStmt)
 	case *pg.Node_GrantStmt:
 		return p.grant(x.GrantStmt)
+	case *pg.Node_MergeStmt:
+		return p.merge(x.MergeStmt)
 	case *pg.Node_GrantRoleStmt:
 		return nil, unsupported("role membership (GRANT role TO role)")
 	}
@@ -301,7 +303,7 @@ func (p *planner) statement(n *pg.Node) (Statement, error) {
 // statementNames spell the statements that are refused as SQL, by
 // pg_query's node name.
 var statementNames = map[string]string{
-	"Listen": "LISTEN", "Unlisten": "UNLISTEN", "Notify": "NOTIFY", "Merge": "MERGE",
+	"Listen": "LISTEN", "Unlisten": "UNLISTEN", "Notify": "NOTIFY",
 	"CompositeType": "CREATE TYPE … AS (…)",
 	"CreateRange":   "CREATE TYPE … AS RANGE", "CreateDomain": "CREATE DOMAIN",
 	"CreateFunction": "CREATE FUNCTION", "CreateTrig": "CREATE TRIGGER", "CreateEventTrig": "CREATE EVENT TRIGGER",

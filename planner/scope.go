@@ -1,6 +1,8 @@
 package planner
 
 import (
+	"slices"
+
 	"freshet/expr"
 	"freshet/sqlerr"
 )
@@ -12,6 +14,10 @@ import (
 type scope struct {
 	items  []scopeItem
 	parent *scope
+	// unreachable names tables of the statement that this level's
+	// expressions may not refer to (a MERGE target in a WHEN NOT
+	// MATCHED clause), for PostgreSQL's error when one does.
+	unreachable []string
 }
 
 // scopeItem is a column that a name can refer to.
@@ -92,6 +98,12 @@ func (s *scope) resolveColumn(table, name string) (hColumn, error) {
 		}
 	}
 	if table != "" {
+		for sc := s; sc != nil; sc = sc.parent {
+			if slices.Contains(sc.unreachable, table) {
+				return hColumn{}, sqlerr.New(sqlerr.UndefinedTable, "invalid reference to FROM-clause entry for table %q", table).
+					WithHint("There is an entry for table %q, but it cannot be referenced from this part of the query.", table)
+			}
+		}
 		return hColumn{}, sqlerr.New(sqlerr.UndefinedTable, "missing FROM-clause entry for table %q", table)
 	}
 	return hColumn{}, sqlerr.New(sqlerr.UndefinedColumn, "column %q does not exist", name)

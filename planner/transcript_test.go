@@ -169,6 +169,19 @@ func (s *session) run(stmt Statement, raw expr.Relation) string {
 		for _, c := range st.Columns {
 			names = append(names, c.Name)
 		}
+	case *Merge:
+		plan = st.Plan
+		names = []string{"action", "copies"}
+		for _, c := range st.Table.Columns {
+			names = append(names, "old."+c.Name)
+		}
+		for _, c := range st.Table.Columns {
+			names = append(names, c.Name)
+		}
+		if raw != nil {
+			raw = checkNotNull(raw, st.Table, 2+len(st.Table.Columns))
+		}
+		fin.Project = seq(0, len(names))
 	case *Insert, *Update, *Delete:
 		var tgt Target
 		switch st := st.(type) {
@@ -356,6 +369,8 @@ func renderStatement(s Statement) string {
 		fmt.Fprintf(&b, "update %s (%s)\n%s", s.Table.Name, s.Table.ID, expr.Explain(s.Plan))
 	case *Delete:
 		fmt.Fprintf(&b, "delete from %s (%s)\n%s", s.Table.Name, s.Table.ID, expr.Explain(s.Plan))
+	case *Merge:
+		fmt.Fprintf(&b, "merge into %s (%s)\n%s", s.Table.Name, s.Table.ID, expr.Explain(s.Plan))
 	case *CreateTable:
 		fmt.Fprintf(&b, "create table %s", s.Name)
 		if s.IfNotExists {
