@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"freshet/dataflow"
 )
 
 func TestBatcherSeal(t *testing.T) {
@@ -236,5 +238,86 @@ func TestBatcherSlicedSealMatchesWhole(t *testing.T) {
 			}
 			lower = upper
 		}
+	})
+}
+
+// heldFromScratch returns the bytes a batcher holds, counted chunk by
+// chunk: what its account should be charged.
+func heldFromScratch(b *Batcher) int64 {
+	var n int64
+	chunks := func(cs []*chunk) {
+		for _, c := range cs {
+			n += c.size()
+		}
+	}
+	chains := func(chs []chain) {
+		for _, ch := range chs {
+			chunks(ch.chunks)
+		}
+	}
+	merge := func(m *chainMerge) {
+		if m != nil {
+			chunks(m.x.chunks)
+			chunks(m.y.chunks)
+			chunks(m.out.chunks)
+		}
+	}
+	if b.pending != nil {
+		n += b.pending.size()
+	}
+	if b.spare != nil {
+		n += b.spare.size()
+	}
+	chunks(b.free)
+	chains(b.chains)
+	merge(b.merge)
+	if s := b.seal; s != nil {
+		chains(s.chains)
+		chains(s.kept)
+		merge(s.merge)
+		n += s.out.bytes()
+	}
+	return n
+}
+
+// TestBatcherChargesWhatItHolds stages, works and seals random updates,
+// a piece of fuel at a time, into a batcher with an account, and checks
+// after every step that the account holds exactly the bytes of the
+// chunks the batcher holds (and of the batch a seal is building).
+func TestBatcherChargesWhatItHolds(t *testing.T) {
+	forSeeds(t, 8, func(t *testing.T, rng *rand.Rand) {
+		var acct dataflow.Account
+		b := &Batcher{frontier: Done, limit: []int{2, radixMin, 300}[rng.IntN(3)], account: &acct}
+		check := func(when string) {
+			if got, want := acct.Bytes(), heldFromScratch(b); got != want {
+				t.Fatalf("%s: account holds %d bytes, the batcher %d", when, got, want)
+			}
+		}
+		lower := uint64(0)
+		for round := range 10 {
+			for range rng.IntN(40 * b.limit) {
+				u := randomBatcherUpdate(rng, lower, 300)
+				if rng.IntN(2) == 0 {
+					b.Push([]byte(u.key), []byte(u.val), u.time, u.diff)
+				} else {
+					b.Stage([]byte(u.key), []byte(u.val), u.time, u.diff)
+				}
+				check("push")
+				if rng.IntN(b.limit) == 0 && b.seal == nil {
+					b.Work(1 + rng.IntN(50))
+					check("work")
+				}
+			}
+			upper := lower + uint64(rng.IntN(3))
+			b.BeginSeal(upper)
+			check("begin seal")
+			for b.Work(1+rng.IntN(50)) == nil {
+				check(fmt.Sprintf("round %d: seal", round))
+			}
+			check(fmt.Sprintf("round %d: sealed", round))
+			lower = upper
+		}
+		b.Seal(Done)
+		check("sealed everything")
 	})
 }
