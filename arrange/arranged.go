@@ -51,49 +51,85 @@ func arrange(s dataflow.Stream[Update], name string, pact dataflow.Pact[Update])
 }
 
 type arrangeLogic struct {
-	a       *Arranged
-	in      *dataflow.Input[Update]
-	out     *dataflow.Output[*Batch]
+	a   *Arranged
+	in  *dataflow.Input[Update]
+	out *dataflow.Output[*Batch]
+	// cap is at the batcher's lower while no seal is in progress, and
+	// at the seal's lower while one is: a batch goes out at its lower.
 	cap     *dataflow.Capability
 	batcher *Batcher
+	// upper is the upper of the seal in progress, if any.
+	upper dataflow.Frontier
 }
 
+// Schedule stages the input and seals a batch each time the input
+// frontier advances. The batcher's merges and seals are worked through a
+// piece at a time: when the run is out of time (Operator.OutOfTime) the
+// operator keeps its place, holds its capability at the lower of the
+// batch it is sealing, and asks to run again. It reads no input while
+// merges are due, and seals only once it has read all its input, so that
+// the frontier it seals at covers everything it staged.
 func (l *arrangeLogic) Schedule() {
-	for {
-		_, data, ok := l.in.Next()
-		if !ok {
-			break
-		}
-		for _, u := range data {
-			l.batcher.Push(u.Key, u.Val, u.Time, u.Diff)
-		}
-	}
-	if l.cap == nil {
-		return
-	}
-	f := l.in.Frontier()
-	upper := uint64(f)
-	if upper > l.batcher.Lower() {
-		batch := l.batcher.Seal(upper)
-		if err := l.a.Trace.Insert(batch); err != nil {
-			panic(err)
-		}
-		if batch.Len() > 0 {
-			l.out.Give(l.cap.Time(), batch)
-		}
-		if l.a.shard != nil {
-			l.a.shard.publish(batch)
-		}
-	}
-	if l.a.shard != nil {
+	op := l.a.op
+	if l.cap != nil && l.a.shard != nil {
 		l.a.shard.applyCompaction()
 	}
-	if f.IsDone() {
+	for {
+		for l.batcher.Busy() {
+			if batch := l.batcher.Work(arrangePiece); batch != nil {
+				l.emit(batch)
+			}
+			if l.batcher.Busy() && op.OutOfTime() {
+				op.Activate()
+				return
+			}
+		}
+		_, data, ok := l.in.Next()
+		if ok {
+			for _, u := range data {
+				l.batcher.Stage(u.Key, u.Val, u.Time, u.Diff)
+			}
+			if op.OutOfTime() {
+				op.Activate()
+				return
+			}
+			continue
+		}
+		if l.cap == nil {
+			return
+		}
+		f := l.in.Frontier()
+		if uint64(f) <= l.batcher.Lower() {
+			return
+		}
+		l.upper = f
+		l.batcher.BeginSeal(uint64(f))
+	}
+}
+
+// arrangePiece is how many updates the batcher merges between checks of
+// the run's time.
+var arrangePiece = 4096
+
+// emit inserts a sealed batch into the trace, sends it on and hands it to
+// importers, then moves the capability to the batch's upper, or releases
+// it if that is the empty frontier.
+func (l *arrangeLogic) emit(batch *Batch) {
+	if err := l.a.Trace.Insert(batch); err != nil {
+		panic(err)
+	}
+	if batch.Len() > 0 {
+		l.out.Give(l.cap.Time(), batch)
+	}
+	if l.a.shard != nil {
+		l.a.shard.publish(batch)
+	}
+	if l.upper.IsDone() {
 		l.cap.Release()
 		l.cap = nil
 		return
 	}
-	l.cap.Downgrade(upper)
+	l.cap.Downgrade(uint64(l.upper))
 }
 
 func (l *arrangeLogic) Shutdown(dataflow.Reason) {}

@@ -1,20 +1,10 @@
 package arrange
 
 import (
-	"bytes"
-	"cmp"
-	"encoding/binary"
-	"slices"
-	"unsafe"
+	"math"
 
 	"freshet/dataflow"
 )
-
-// consolidateAt is the least number of staged updates at which Push sorts
-// and consolidates them in place. Staging then grows to twice what
-// survived, so a stream that keeps cancelling itself between seals holds
-// memory proportional to its net size, at O(log) sorts per update.
-const consolidateAt = 1 << 16
 
 // Batcher collects updates in any order and seals them into batches.
 //
@@ -23,49 +13,78 @@ const consolidateAt = 1 << 16
 // The batcher's lower starts at the lower it was made with and moves to
 // each seal's upper, so the batches it returns tile time.
 //
+// It is a merge batcher. Updates are staged in a pending chunk of fixed
+// size; a full chunk is sorted and consolidated and becomes a chain of
+// its own. Chains are kept geometric: while the newest is at least half
+// the size of the one before it, the two are merged. Every update is
+// then sorted once, within its chunk, and merged O(log(n/chunkLen))
+// times, and no buffer grows with the number of updates staged. Sealing
+// merges the chains that hold times below upper into one pass that feeds
+// the batch's Builder and keeps the rest.
+//
+// The merges can be done at once (Push, Seal) or a piece at a time
+// (Stage, BeginSeal and Work), so that an operator can spread them over
+// several runs.
+//
 // The zero value is a Batcher with lower 0, ready for use.
 type Batcher struct {
-	// lower is the Lower of the next sealed batch.
-	// Invariant: every staged update has time >= lower.
+	// lower is the Lower of the next seal.
+	// Invariant: every update staged since the last seal began has time
+	// >= lower.
 	lower uint64
 
-	// staged are the updates not yet sealed; their keys and vals live in
-	// arena. Invariant: staged[:sorted] is sorted and consolidated.
-	staged []staged
-	arena  []byte
-	sorted int
+	// pending takes pushes, unsorted; nil until the first.
+	pending *chunk
+	// chains are sorted and consolidated, oldest first.
+	chains []chain
+	// merge, if not nil, merges two chains taken from the end of chains;
+	// its output goes back at merge.at.
+	merge *chainMerge
+	// seal, if not nil, is the seal in progress.
+	seal *sealing
+	// free holds emptied chunks of full size for reuse; spare, an
+	// emptied smaller one, for the next pending chunk.
+	free  []*chunk
+	spare *chunk
+	// bursting reports whether a pending chunk filled since the last
+	// seal, so that the next one is made at full size at once.
+	bursting bool
 
-	// spare is the previous arena, kept for reuse so that a steady
-	// stream of seals allocates nothing for staging.
-	spare []byte
-	// merge is the staging buffer that consolidate merges into, kept
-	// for reuse until the next seal.
-	merge []staged
-
-	// frontier is a lower bound on the least staged time, exact right
-	// after a seal.
+	// n is the number of updates staged: pushed and not yet sealed or
+	// cancelled by a consolidation.
+	n int
+	// frontier is at or below the time of every update staged since the
+	// last seal began, and of every update that seal kept.
 	frontier uint64
-	// consolidateAt is the staged length at which Push consolidates next.
-	consolidateAt int
+
+	// limit, if not zero, is the updates per chunk instead of chunkLen
+	// (tests use small chunks to cross their boundaries).
+	limit int
 
 	// account, if set, is charged the bytes the batcher holds; charged
-	// is what it was last charged.
+	// is what it was last charged. held is the bytes of every chunk the
+	// batcher holds but the pending one.
 	account *dataflow.Account
 	charged int64
+	held    int64
 }
 
-// staged is one update waiting to be sealed. Its bytes live in the
-// batcher's arena; prefix holds the key's first eight bytes big-endian
-// (zero-padded), so most comparisons end before touching the arena.
-type staged struct {
-	prefix uint64
-	key    uint32
-	keyLen uint32
-	val    uint32
-	valLen uint32
-	time   uint64
-	diff   int64
+// sealing is a seal begun and not yet done.
+type sealing struct {
+	lower, upper uint64
+	// chains hold times below upper, and are merged, the two newest
+	// first, until one final merge builds the batch from the last two.
+	chains []chain
+	// kept hold no time below upper; they go back to the batcher.
+	kept  []chain
+	merge *chainMerge
+	out   Builder
 }
+
+// freeChunks is how many emptied chunks of full size a batcher keeps for
+// reuse: a merge frees one chunk for about every one it fills, and a
+// burst of pushes between seals takes them for its pending chunks.
+const freeChunks = 4
 
 // NewBatcher returns a batcher whose first sealed batch starts at lower.
 func NewBatcher(lower uint64) *Batcher {
@@ -78,210 +97,325 @@ func newAccountedBatcher(b *dataflow.Builder, lower uint64) *Batcher {
 	return &Batcher{lower: lower, frontier: Done, account: b.Account()}
 }
 
-// recharge brings the account's charge to the bytes the batcher's arenas
-// and staging hold now. It changes only when a buffer was reallocated, so
-// it costs a few comparisons a push.
+// recharge brings the account's charge to the bytes the batcher's
+// chunks and the batch being sealed hold now.
 func (b *Batcher) recharge() {
 	if b.account == nil {
 		return
 	}
-	held := int64(cap(b.arena)+cap(b.spare)) + int64(cap(b.staged)+cap(b.merge))*int64(unsafe.Sizeof(staged{}))
+	held := b.held
+	if b.pending != nil {
+		held += b.pending.size()
+	}
+	if b.seal != nil {
+		held += b.seal.out.bytes()
+	}
 	if held != b.charged {
 		b.account.Add(held - b.charged)
 		b.charged = held
 	}
 }
 
-// Lower returns the Lower of the next batch Seal returns.
+// Lower returns the Lower of the next batch Seal returns. Once a seal
+// has begun, it is that seal's upper.
 func (b *Batcher) Lower() uint64 { return b.lower }
 
-// Len returns the number of updates staged. It counts pushes since the
-// last consolidation, so updates that will cancel are still counted.
-func (b *Batcher) Len() int { return len(b.staged) }
+// Len returns the number of updates staged, a seal in progress included.
+// It counts pushes not yet consolidated, so updates that will cancel may
+// still be counted.
+func (b *Batcher) Len() int { return b.n }
 
 // Frontier returns a time at or below every staged update's time, or Done
 // if nothing is staged: the least time at which the batcher may still
 // emit an update. Right after Seal it is exact.
 func (b *Batcher) Frontier() uint64 {
-	if len(b.staged) == 0 {
+	if b.seal != nil {
+		return min(b.frontier, b.seal.upper)
+	}
+	if b.n == 0 {
 		return Done
 	}
 	return b.frontier
 }
 
-// Push stages one update; key and val are copied. The time must be at or
-// after the batcher's lower, since the batch that would hold an earlier
-// time was sealed already; breaking that is a bug and panics with an
+// Push stages one update, and does any merging that it makes due at
+// once; key and val are copied. The time must be at or after the
+// batcher's lower, since the batch that would hold an earlier time was
+// sealed already; breaking that is a bug and panics with an
 // *AssertionError.
 func (b *Batcher) Push(key, val []byte, time uint64, diff int64) {
+	if b.Stage(key, val, time, diff) && b.seal == nil {
+		b.mergeChains(math.MaxInt)
+		b.recharge()
+	}
+}
+
+// Stage stages one update as Push does, but leaves the merging of chains
+// to Work (see Busy). It reports whether it filled a chunk.
+func (b *Batcher) Stage(key, val []byte, time uint64, diff int64) bool {
 	if time < b.lower || time == Done {
 		panic(assertionFailedf("batcher: update at time %d, but lower is %d", time, b.lower))
 	}
 	if diff == 0 {
-		return
+		return false
 	}
-	if len(b.staged) == 0 {
+	if b.pending == nil {
+		b.pending = b.newPending()
+	}
+	b.pending.push(key, val, keyPrefix(key), time, diff)
+	if b.n == 0 {
 		b.frontier = time
 	} else {
 		b.frontier = min(b.frontier, time)
 	}
-	off := len(b.arena)
-	if off+len(key)+len(val) > maxOffset {
-		panic(assertionFailedf("batcher: staging exceeds %d bytes", uint64(maxOffset)))
-	}
-	b.arena = append(b.arena, key...)
-	b.arena = append(b.arena, val...)
-	b.staged = append(b.staged, staged{
-		prefix: keyPrefix(key),
-		key:    uint32(off),
-		keyLen: uint32(len(key)),
-		val:    uint32(off + len(key)),
-		valLen: uint32(len(val)),
-		time:   time,
-		diff:   diff,
-	})
-	if len(b.staged) >= max(b.consolidateAt, consolidateAt) {
-		b.consolidate(Done, nil)
+	b.n++
+	filled := b.pending.full(b.chunkLimit())
+	if filled {
+		b.bursting = true
+		b.flushPending()
 	}
 	b.recharge()
+	return filled
+}
+
+// Busy reports whether the batcher has work for Work: a seal in
+// progress, or chains due to be merged.
+func (b *Batcher) Busy() bool {
+	if b.seal != nil || b.merge != nil {
+		return true
+	}
+	k := len(b.chains)
+	return k >= 2 && 2*b.chains[k-1].n >= b.chains[k-2].n
 }
 
 // Seal returns a batch described by [lower, upper) holding exactly the
 // staged updates with time < upper, sorted and consolidated, and keeps the
 // others. The batcher's lower becomes upper. upper may be Done to seal
-// everything; it must not be below the lower.
+// everything; it must not be below the lower. No seal may be in
+// progress.
 func (b *Batcher) Seal(upper uint64) *Batch {
+	b.BeginSeal(upper)
+	for {
+		if batch := b.Work(math.MaxInt); batch != nil {
+			return batch
+		}
+	}
+}
+
+// BeginSeal begins a seal at upper, which Work completes: from now on
+// the batcher's lower is upper, and updates staged meanwhile are kept for
+// later seals. No seal may be in progress already.
+func (b *Batcher) BeginSeal(upper uint64) {
 	if upper < b.lower {
 		panic(assertionFailedf("batcher: seal at %d below lower %d", upper, b.lower))
 	}
-	// Size the batch once, for the case that nothing cancels and no key
-	// repeats; Done trims what that overestimates.
+	if b.seal != nil {
+		panic(assertionFailedf("batcher: seal at %d while the seal at %d is in progress", upper, b.seal.upper))
+	}
+	if b.pending != nil && len(b.pending.recs) > 0 {
+		b.flushPending()
+	}
+	s := &sealing{lower: b.lower, upper: upper, merge: b.merge}
 	var h sizeHint
-	for _, s := range b.staged {
-		if s.time < upper {
-			h.upds++
-			h.keyBytes += int(s.keyLen)
-			h.valBytes += int(s.valLen)
-		}
+	if m := s.merge; m != nil {
+		h = m.hint
 	}
+	// A chain with no time below upper is kept as it is. A merge in
+	// progress is the seal's first: its output goes among the chains to
+	// seal, at the place of its inputs.
+	at := -1
+	for i, c := range b.chains {
+		if s.merge != nil && s.merge.at == i {
+			at = len(s.chains)
+		}
+		if c.least >= upper {
+			s.kept = append(s.kept, c)
+			continue
+		}
+		s.chains = append(s.chains, c)
+		h.upds += c.n
+		h.keyBytes += c.keyBytes
+		h.valBytes += c.valBytes
+	}
+	if s.merge != nil {
+		if at < 0 {
+			at = len(s.chains)
+		}
+		s.merge.at = at
+	}
+	// Size the batch once, for the case that nothing is kept, nothing
+	// cancels and no key repeats; Builder.Done trims what that
+	// overestimates.
 	h.keys, h.vals = h.upds, h.upds
-	var out Builder
-	out.reserve(h)
-	b.consolidate(upper, &out)
-	// The merge buffer serves a burst of pushes; between seals it would
-	// only hold a copy's worth of staging.
-	b.merge = nil
-	b.recharge()
-	batch := out.Done(Description{Lower: b.lower, Upper: upper})
+	s.out.reserve(h)
+	b.chains, b.merge, b.seal = nil, nil, s
 	b.lower = upper
-	return batch
+	b.frontier = Done
+	b.recharge()
 }
 
-// consolidate sorts the staged updates, sums those that share (key, val,
-// time) and drops zero sums. Survivors with time < upper go to out, which
-// receives them in order; the others, or all of them when out is nil, stay
-// staged, their bytes moved to a fresh arena so that the old one, and
-// everything sealed or cancelled in it, can be reused.
-func (b *Batcher) consolidate(upper uint64, out *Builder) {
-	// Only what was pushed since the last consolidation is sorted; it is
-	// then merged with the sorted prefix in one pass. Sorting the whole
-	// staging again (as a burst of pushes crosses consolidateAt, twice
-	// as far each time) cost several sorts of the same updates.
-	if b.sorted < len(b.staged) {
-		tail := b.staged[b.sorted:]
-		b.sortStaged(tail)
-		if b.sorted > 0 && b.compare(b.staged[b.sorted-1], tail[0]) > 0 {
-			b.mergeSorted()
-		}
+// Work spends up to fuel, counted in updates read, on the batcher's
+// merges: the seal in progress, else chains due to be merged. It returns
+// the sealed batch when this call completed the seal, nil otherwise.
+func (b *Batcher) Work(fuel int) *Batch {
+	defer b.recharge()
+	if b.seal == nil {
+		b.mergeChains(fuel)
+		return nil
 	}
-	src := b.arena
-	dst := b.spare[:0]
-	kept := b.staged[:0]
-	frontier := Done
-	for i := 0; i < len(b.staged); {
-		s := b.staged[i]
-		sum := s.diff
-		j := i + 1
-		for j < len(b.staged) && b.compare(s, b.staged[j]) == 0 {
-			sum += b.staged[j].diff
-			j++
+	s := b.seal
+	for {
+		if s.merge == nil {
+			if k := len(s.chains); k > 2 {
+				s.merge = newChainMerge(s.chains[k-2], s.chains[k-1])
+				s.merge.at = k - 2
+				s.chains = s.chains[:k-2]
+			} else {
+				var x, y chain
+				if k > 0 {
+					x = s.chains[0]
+				}
+				if k > 1 {
+					y = s.chains[1]
+				}
+				s.merge = newChainMerge(x, y)
+				s.merge.final, s.merge.upper, s.merge.build = true, s.upper, &s.out
+				s.chains = s.chains[:0]
+			}
 		}
-		i = j
-		if sum == 0 {
+		fuel = s.merge.step(b, fuel)
+		if !s.merge.done() {
+			return nil
+		}
+		m := s.merge
+		s.merge = nil
+		if !m.final {
+			s.chains = insertChain(s.chains, m.at, m.out)
 			continue
 		}
-		key := src[s.key : s.key+s.keyLen]
-		val := src[s.val : s.val+s.valLen]
-		if out != nil && s.time < upper {
-			out.Push(key, val, s.time, sum)
-			continue
+		if m.out.n > 0 {
+			s.kept = append(s.kept, m.out)
 		}
-		// kept may overwrite staged entries already read: it never
-		// passes i.
-		off := len(dst)
-		dst = append(dst, key...)
-		dst = append(dst, val...)
-		kept = append(kept, staged{
-			prefix: s.prefix,
-			key:    uint32(off),
-			keyLen: s.keyLen,
-			val:    uint32(off + len(key)),
-			valLen: s.valLen,
-			time:   s.time,
-			diff:   sum,
-		})
-		frontier = min(frontier, s.time)
+		for _, c := range s.kept {
+			b.frontier = min(b.frontier, c.least)
+		}
+		// The kept chains are older than any staged during the seal.
+		b.chains = append(s.kept, b.chains...)
+		b.seal = nil
+		b.bursting = false
+		return s.out.Done(Description{Lower: s.lower, Upper: s.upper})
 	}
-	b.staged = kept
-	b.sorted = len(kept)
-	b.arena, b.spare = dst, src[:0]
-	b.frontier = frontier
-	b.consolidateAt = 2 * len(kept)
 }
 
-// mergeSorted merges staged[:sorted] and staged[sorted:], each sorted,
-// into one sorted run, through a second buffer that the next merge
-// reuses.
-func (b *Batcher) mergeSorted() {
-	x, y := b.staged[:b.sorted], b.staged[b.sorted:]
-	merged := slices.Grow(b.merge[:0], len(b.staged))
-	for len(x) > 0 && len(y) > 0 {
-		if b.compare(y[0], x[0]) < 0 {
-			merged = append(merged, y[0])
-			y = y[1:]
-		} else {
-			merged = append(merged, x[0])
-			x = x[1:]
+// mergeChains merges the newest two chains while the newer is at least
+// half the size of the older, until fuel is spent.
+func (b *Batcher) mergeChains(fuel int) {
+	for {
+		if b.merge == nil {
+			k := len(b.chains)
+			if k < 2 || 2*b.chains[k-1].n < b.chains[k-2].n {
+				return
+			}
+			b.merge = newChainMerge(b.chains[k-2], b.chains[k-1])
+			b.merge.at = k - 2
+			b.chains = b.chains[:k-2]
 		}
+		fuel = b.merge.step(b, fuel)
+		if !b.merge.done() {
+			return
+		}
+		b.chains = insertChain(b.chains, b.merge.at, b.merge.out)
+		b.merge = nil
 	}
-	merged = append(merged, x...)
-	merged = append(merged, y...)
-	b.merge, b.staged = b.staged[:0], merged
-	b.sorted = len(merged)
 }
 
-// compare orders staged updates by (key, val, time).
-func (b *Batcher) compare(x, y staged) int {
-	if x.prefix != y.prefix {
-		return cmp.Compare(x.prefix, y.prefix)
+// insertChain inserts c into chains at i, unless it is empty.
+func insertChain(chains []chain, i int, c chain) []chain {
+	if c.n == 0 {
+		return chains
 	}
-	if c := bytes.Compare(b.arena[x.key:x.key+x.keyLen], b.arena[y.key:y.key+y.keyLen]); c != 0 {
+	chains = append(chains, chain{})
+	copy(chains[i+1:], chains[i:])
+	chains[i] = c
+	return chains
+}
+
+// flushPending sorts and consolidates the pending chunk and makes it the
+// newest chain, unless nothing survives, in which case it is reused.
+func (b *Batcher) flushPending() {
+	p := b.pending
+	before := len(p.recs)
+	p.consolidate()
+	b.n -= before - len(p.recs)
+	if len(p.recs) == 0 {
+		p.reset()
+		return
+	}
+	c := chain{least: Done}
+	c.add(p)
+	b.chains = append(b.chains, c)
+	b.held += p.size()
+	b.pending = nil
+}
+
+// chunkLimit returns the number of updates a chunk holds.
+func (b *Batcher) chunkLimit() int {
+	if b.limit > 0 {
+		return b.limit
+	}
+	return chunkLen
+}
+
+// newPending returns a chunk for pushes. Outside a burst it starts small
+// and grows by append, so that a batcher that sees a few updates a seal
+// holds little memory.
+func (b *Batcher) newPending() *chunk {
+	if !b.bursting {
+		if c := b.spare; c != nil {
+			b.spare = nil
+			b.held -= c.size()
+			return c
+		}
+		return &chunk{least: Done}
+	}
+	c := b.newChunk()
+	b.held -= c.size() // the pending chunk is charged apart
+	return c
+}
+
+// newChunk returns an empty chunk of full size, counted in held.
+func (b *Batcher) newChunk() *chunk {
+	if k := len(b.free); k > 0 {
+		c := b.free[k-1]
+		b.free[k-1] = nil
+		b.free = b.free[:k-1]
 		return c
 	}
-	if c := bytes.Compare(b.arena[x.val:x.val+x.valLen], b.arena[y.val:y.val+y.valLen]); c != 0 {
-		return c
+	limit := b.chunkLimit()
+	c := &chunk{
+		recs:  make([]staged, 0, limit),
+		arena: make([]byte, 0, limit*(chunkBytes/chunkLen)),
+		least: Done,
 	}
-	return cmp.Compare(x.time, y.time)
+	b.held += c.size()
+	return c
 }
 
-// keyPrefix returns key's first eight bytes as a big-endian integer,
-// zero-padded. Padding with zeros keeps the order a refinement of
-// bytes.Compare: equal prefixes fall back to comparing the bytes.
-func keyPrefix(key []byte) uint64 {
-	if len(key) >= 8 {
-		return binary.BigEndian.Uint64(key)
+// release takes back a chunk that has been read: it is kept for reuse
+// if it is of full size and few are kept, else left to the collector.
+func (b *Batcher) release(c *chunk) {
+	if len(b.free) < freeChunks && cap(c.recs) >= b.chunkLimit() {
+		c.reset()
+		b.free = append(b.free, c)
+		return
 	}
-	var buf [8]byte
-	copy(buf[:], key)
-	return binary.BigEndian.Uint64(buf[:])
+	if b.spare == nil && cap(c.recs) < b.chunkLimit() {
+		c.reset()
+		b.spare = c
+		return
+	}
+	b.drop(c)
 }
+
+// drop forgets a chunk counted in held.
+func (b *Batcher) drop(c *chunk) { b.held -= c.size() }

@@ -100,23 +100,25 @@ func BenchmarkBatcher(b *testing.B) {
 
 // BenchmarkSortStaged measures sorting one batcher's staged updates, as
 // consolidation does: with the batcher's sort ("radix") and with a
-// comparison sort alone ("pdq"), on 64K updates (a chunk, the size of the
-// first consolidation) and 1M. One op is one update.
+// comparison sort alone ("pdq"), on a chunk (8K updates), 64K and 1M.
+// One op is one update.
 func BenchmarkSortStaged(b *testing.B) {
-	for _, n := range []int{consolidateAt, 1 << 20} {
+	for _, n := range []int{chunkLen, 1 << 16, 1 << 20} {
 		for _, w := range batcherWorkloads(n) {
-			batcher := NewBatcher(0)
-			batcher.consolidateAt = 2 * n // stage all n unsorted
+			c := &chunk{least: Done}
 			for _, u := range w.upds {
-				batcher.Push(w.bytes[u.key:u.key+u.keyLen], w.bytes[u.val:u.val+u.valLen], 0, 1)
+				key := w.bytes[u.key : u.key+u.keyLen]
+				c.push(key, w.bytes[u.val:u.val+u.valLen], keyPrefix(key), 0, 1)
 			}
-			unsorted := slices.Clone(batcher.staged)
+			unsorted := slices.Clone(c.recs)
 			for _, sorter := range []struct {
 				name string
 				sort func([]staged)
 			}{
-				{"radix", batcher.sortStaged},
-				{"pdq", func(s []staged) { slices.SortFunc(s, batcher.compare) }},
+				{"radix", func(s []staged) { sortStaged(s, c.arena) }},
+				{"pdq", func(s []staged) {
+					slices.SortFunc(s, func(x, y staged) int { return compareStaged(c.arena, x, c.arena, y) })
+				}},
 			} {
 				b.Run(fmt.Sprintf("%s/n=%d/%s", w.name, n, sorter.name), func(b *testing.B) {
 					work := make([]staged, n)

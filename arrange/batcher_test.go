@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"freshet/dataflow"
 )
 
 func TestBatcherSeal(t *testing.T) {
@@ -87,57 +89,235 @@ func TestBatcherRejects(t *testing.T) {
 func TestBatcherConsolidatesWhileStaging(t *testing.T) {
 	var b Batcher
 	key := []byte("some-key-of-16-b")
-	for i := range 3 * consolidateAt {
+	for i := range 3 * chunkLen {
 		b.Push(key, []byte{byte(i % 7)}, 1, 1)
 		b.Push(key, []byte{byte(i % 7)}, 1, -1)
 	}
-	if b.Len() > consolidateAt {
-		t.Fatalf("%d updates staged; want at most %d", b.Len(), consolidateAt)
+	if b.Len() > chunkLen {
+		t.Fatalf("%d updates staged; want at most %d", b.Len(), chunkLen)
 	}
 	if batch := b.Seal(2); batch.Len() != 0 {
 		t.Fatalf("sealed %d updates, want none", batch.Len())
 	}
 }
 
-// TestBatcherMatchesModel pushes random updates, many of them at times
-// after the next seal, in bursts that cross consolidateAt, and checks
-// every sealed batch against a model: what stays staged is sorted, and
-// merged with what comes after it, every time.
-func TestBatcherMatchesModel(t *testing.T) {
-	seed := uint64(5)
-	t.Logf("seed %d", seed)
-	rng := rand.New(rand.NewPCG(seed, seed))
-	var b Batcher
-	model := map[update]int64{}
-	lower := uint64(0)
-	for round := range 6 {
-		n := rng.IntN(3 * consolidateAt)
-		if round == 0 {
-			n = 3 * consolidateAt // through several consolidations
-		}
-		for range n {
-			u := update{key: fmt.Sprint(rng.IntN(50_000)), val: fmt.Sprint(rng.IntN(3)), time: lower + uint64(rng.IntN(4)), diff: int64(rng.IntN(3) - 1)}
-			b.Push([]byte(u.key), []byte(u.val), u.time, u.diff)
-			model[update{u.key, u.val, u.time, 0}] += u.diff
-		}
-		upper := lower + 2
-		batch := b.Seal(upper)
-		mustValidate(t, batch)
-		var want []update
-		for k, d := range model {
-			if k.time < upper && d != 0 {
+// batcherModel is the reference a batcher is checked against: the
+// accumulated diff of every (key, val, time) staged and not yet sealed.
+type batcherModel map[update]int64
+
+func (m batcherModel) push(u update) { m[update{u.key, u.val, u.time, 0}] += u.diff }
+
+// seal removes and returns, sorted, the nonzero sums before upper.
+func (m batcherModel) seal(upper uint64) []update {
+	var want []update
+	for k, d := range m {
+		if k.time < upper {
+			if d != 0 {
 				want = append(want, update{k.key, k.val, k.time, d})
 			}
-			if k.time < upper {
-				delete(model, k)
+			delete(m, k)
+		}
+	}
+	slices.SortFunc(want, func(x, y update) int {
+		return cmp.Or(strings.Compare(x.key, y.key), strings.Compare(x.val, y.val), cmp.Compare(x.time, y.time))
+	})
+	return want
+}
+
+// frontier returns the least time with a nonzero sum, or Done.
+func (m batcherModel) frontier() uint64 {
+	f := Done
+	for k, d := range m {
+		if d != 0 {
+			f = min(f, k.time)
+		}
+	}
+	return f
+}
+
+// randomBatcherUpdate returns an update at or after lower, many of them
+// beyond the next seal, with keys that share prefixes so that sorting
+// and merging compare bytes past the prefix.
+func randomBatcherUpdate(rng *rand.Rand, lower uint64, keys int) update {
+	key := fmt.Sprint(rng.IntN(keys))
+	if rng.IntN(4) == 0 {
+		key = "shared-prefix-" + key
+	}
+	return update{key: key, val: fmt.Sprint(rng.IntN(3)), time: lower + uint64(rng.IntN(4)), diff: int64(rng.IntN(3) - 1)}
+}
+
+// TestBatcherMatchesModel pushes random seeded updates, many at times
+// after the next seal, in bursts that fill many chunks (of a few sizes,
+// small ones to cross their boundaries often), and checks every sealed
+// batch, and the frontier after it, against a model.
+func TestBatcherMatchesModel(t *testing.T) {
+	forSeeds(t, 12, func(t *testing.T, rng *rand.Rand) {
+		limit := []int{1, 3, radixMin, 500, 0}[rng.IntN(5)]
+		b := &Batcher{frontier: Done, limit: limit}
+		model := batcherModel{}
+		lower := uint64(0)
+		for round := range 8 {
+			size := max(limit, 64)
+			if limit == 0 {
+				size = chunkLen
+			}
+			n := rng.IntN(5 * size)
+			for range n {
+				u := randomBatcherUpdate(rng, lower, []int{10, 1000, 50_000}[rng.IntN(3)])
+				b.Push([]byte(u.key), []byte(u.val), u.time, u.diff)
+				model.push(u)
+			}
+			upper := lower + uint64(rng.IntN(3))
+			batch := b.Seal(upper)
+			mustValidate(t, batch)
+			if got, want := contents(batch.Cursor()), model.seal(upper); !slices.Equal(got, want) {
+				t.Fatalf("limit %d, round %d: sealed %d updates, want %d", limit, round, len(got), len(want))
+			}
+			if got, want := b.Frontier(), model.frontier(); got != want {
+				t.Fatalf("limit %d, round %d: frontier %d after the seal, want %d", limit, round, got, want)
+			}
+			lower = upper
+		}
+		if b.Seal(Done).Len() != len(model.seal(Done)) || b.Len() != 0 || b.Frontier() != Done {
+			t.Fatalf("limit %d: the last seal left %d staged", limit, b.Len())
+		}
+	})
+}
+
+// TestBatcherSlicedSealMatchesWhole stages the same random updates into
+// two batchers, one sealing at once (Push, Seal) and one a piece of fuel
+// at a time (Stage, Work between pushes, BeginSeal, more pushes during
+// the seal), and checks that they seal the same batches.
+func TestBatcherSlicedSealMatchesWhole(t *testing.T) {
+	forSeeds(t, 12, func(t *testing.T, rng *rand.Rand) {
+		limit := []int{2, radixMin, 300}[rng.IntN(3)]
+		whole := &Batcher{frontier: Done, limit: limit}
+		sliced := &Batcher{frontier: Done, limit: limit}
+		fuel := 1 + rng.IntN(7)
+		work := func() *Batch {
+			for sliced.Busy() {
+				if batch := sliced.Work(fuel); batch != nil {
+					return batch
+				}
+			}
+			return nil
+		}
+		lower := uint64(0)
+		var early []update // staged into sliced during its seal
+		for round := range 6 {
+			for _, u := range early {
+				whole.Push([]byte(u.key), []byte(u.val), u.time, u.diff)
+			}
+			early = early[:0]
+			for range rng.IntN(20 * limit) {
+				u := randomBatcherUpdate(rng, lower, 200)
+				whole.Push([]byte(u.key), []byte(u.val), u.time, u.diff)
+				sliced.Stage([]byte(u.key), []byte(u.val), u.time, u.diff)
+				if rng.IntN(limit) == 0 && work() != nil {
+					t.Fatalf("round %d: Work returned a batch with no seal begun", round)
+				}
+			}
+			upper := lower + uint64(rng.IntN(3))
+			want := whole.Seal(upper)
+			sliced.BeginSeal(upper)
+			var got *Batch
+			for got == nil {
+				got = sliced.Work(fuel)
+				if got == nil && rng.IntN(3) == 0 {
+					// Updates staged during the seal are at or after
+					// its upper and stay for the next.
+					u := randomBatcherUpdate(rng, upper, 200)
+					sliced.Stage([]byte(u.key), []byte(u.val), u.time, u.diff)
+					early = append(early, u)
+				}
+			}
+			mustValidate(t, got)
+			if got.Description() != want.Description() || !slices.Equal(contents(got.Cursor()), contents(want.Cursor())) {
+				t.Fatalf("round %d (fuel %d): sliced seal %v gave %d updates, whole %v gave %d",
+					round, fuel, got.Description(), got.Len(), want.Description(), want.Len())
+			}
+			lower = upper
+		}
+	})
+}
+
+// heldFromScratch returns the bytes a batcher holds, counted chunk by
+// chunk: what its account should be charged.
+func heldFromScratch(b *Batcher) int64 {
+	var n int64
+	chunks := func(cs []*chunk) {
+		for _, c := range cs {
+			n += c.size()
+		}
+	}
+	chains := func(chs []chain) {
+		for _, ch := range chs {
+			chunks(ch.chunks)
+		}
+	}
+	merge := func(m *chainMerge) {
+		if m != nil {
+			chunks(m.x.chunks)
+			chunks(m.y.chunks)
+			chunks(m.out.chunks)
+		}
+	}
+	if b.pending != nil {
+		n += b.pending.size()
+	}
+	if b.spare != nil {
+		n += b.spare.size()
+	}
+	chunks(b.free)
+	chains(b.chains)
+	merge(b.merge)
+	if s := b.seal; s != nil {
+		chains(s.chains)
+		chains(s.kept)
+		merge(s.merge)
+		n += s.out.bytes()
+	}
+	return n
+}
+
+// TestBatcherChargesWhatItHolds stages, works and seals random updates,
+// a piece of fuel at a time, into a batcher with an account, and checks
+// after every step that the account holds exactly the bytes of the
+// chunks the batcher holds (and of the batch a seal is building).
+func TestBatcherChargesWhatItHolds(t *testing.T) {
+	forSeeds(t, 8, func(t *testing.T, rng *rand.Rand) {
+		var acct dataflow.Account
+		b := &Batcher{frontier: Done, limit: []int{2, radixMin, 300}[rng.IntN(3)], account: &acct}
+		check := func(when string) {
+			if got, want := acct.Bytes(), heldFromScratch(b); got != want {
+				t.Fatalf("%s: account holds %d bytes, the batcher %d", when, got, want)
 			}
 		}
-		slices.SortFunc(want, func(x, y update) int {
-			return cmp.Or(strings.Compare(x.key, y.key), strings.Compare(x.val, y.val), cmp.Compare(x.time, y.time))
-		})
-		if got := contents(batch.Cursor()); !slices.Equal(got, want) {
-			t.Fatalf("round %d: sealed %d updates, want %d", round, len(got), len(want))
+		lower := uint64(0)
+		for round := range 10 {
+			for range rng.IntN(40 * b.limit) {
+				u := randomBatcherUpdate(rng, lower, 300)
+				if rng.IntN(2) == 0 {
+					b.Push([]byte(u.key), []byte(u.val), u.time, u.diff)
+				} else {
+					b.Stage([]byte(u.key), []byte(u.val), u.time, u.diff)
+				}
+				check("push")
+				if rng.IntN(b.limit) == 0 && b.seal == nil {
+					b.Work(1 + rng.IntN(50))
+					check("work")
+				}
+			}
+			upper := lower + uint64(rng.IntN(3))
+			b.BeginSeal(upper)
+			check("begin seal")
+			for b.Work(1+rng.IntN(50)) == nil {
+				check(fmt.Sprintf("round %d: seal", round))
+			}
+			check(fmt.Sprintf("round %d: sealed", round))
+			lower = upper
 		}
-		lower = upper
-	}
+		b.Seal(Done)
+		check("sealed everything")
+	})
 }

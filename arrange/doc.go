@@ -28,7 +28,11 @@
 //     columns (a three-level trie: keys, vals per key, updates per val).
 //   - Builder: writes a batch from updates that arrive in order.
 //   - Batcher: takes updates in any order and seals, at an upper, a batch
-//     of those before it, keeping the rest.
+//     of those before it, keeping the rest. It stages updates in
+//     fixed-size chunks, each sorted as it fills, and merges them as
+//     chains; its merges can be done a piece at a time.
+//   - Chunk, chain: a chunk is a run of staged updates with the arena of
+//     their bytes; a chain is a sorted, consolidated list of chunks.
 //   - Cursor: walks keys, then vals within a key, then the (time, diff)
 //     history of a val. BatchCursor walks one batch; CursorList merges
 //     several.

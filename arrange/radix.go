@@ -7,7 +7,8 @@ import "slices"
 // is cheaper than a byte histogram and a permutation pass over them.
 const radixMin = 64
 
-// sortStaged sorts s in the order compare gives: (key, val, time).
+// sortStaged sorts s, whose bytes are in arena, in the order
+// compareStaged gives: (key, val, time).
 //
 // The prefix orders staged updates as bytes.Compare orders their keys,
 // except that keys which share their first eight bytes (or are equal
@@ -18,14 +19,14 @@ const radixMin = 64
 // which every update agrees costs one histogram and no permutation, as
 // the leading bytes of row-encoded keys often do. A bucket smaller than
 // radixMin, or one left after all eight bytes (its updates share the
-// prefix), is sorted by compare. It needs no scratch memory.
-func (b *Batcher) sortStaged(s []staged) {
-	b.radixSort(s, 56)
+// prefix), is sorted by compareStaged. It needs no scratch memory.
+func sortStaged(s []staged, arena []byte) {
+	radixSort(s, arena, 56)
 }
 
 // radixSort sorts s, whose prefixes all agree above bit shift+8, by the
-// prefix byte at shift and the ones below it, then by compare.
-func (b *Batcher) radixSort(s []staged, shift int) {
+// prefix byte at shift and the ones below it, then by compareStaged.
+func radixSort(s []staged, arena []byte, shift int) {
 	for len(s) >= radixMin && shift >= 0 {
 		var counts [256]int
 		for i := range s {
@@ -61,13 +62,13 @@ func (b *Batcher) radixSort(s []staged, shift int) {
 		start := 0
 		for _, c := range counts {
 			if c > 1 {
-				b.radixSort(s[start:start+c], shift-8)
+				radixSort(s[start:start+c], arena, shift-8)
 			}
 			start += c
 		}
 		return
 	}
 	if len(s) > 1 {
-		slices.SortFunc(s, b.compare)
+		slices.SortFunc(s, func(x, y staged) int { return compareStaged(arena, x, arena, y) })
 	}
 }

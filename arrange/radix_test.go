@@ -62,8 +62,7 @@ func TestSortStagedMatchesComparisonSort(t *testing.T) {
 			for i := range vals {
 				vals[i] = randomSortKey(rng)
 			}
-			b := NewBatcher(0)
-			b.consolidateAt = 2 * n // stage all n, unsorted
+			c := &chunk{least: Done}
 			var want []update
 			for range n {
 				k, v := keys[rng.IntN(len(keys))], vals[rng.IntN(len(vals))]
@@ -71,16 +70,13 @@ func TestSortStagedMatchesComparisonSort(t *testing.T) {
 				if d >= 0 {
 					d++
 				}
-				b.Push(k, v, tm, d)
+				c.push(k, v, keyPrefix(k), tm, d)
 				want = append(want, update{string(k), string(v), tm, d})
 			}
-			if len(b.staged) != n {
-				t.Fatalf("round %d: %d staged, want %d", round, len(b.staged), n)
-			}
-			b.sortStaged(b.staged)
+			sortStaged(c.recs, c.arena)
 			got := make([]update, n)
-			for i, s := range b.staged {
-				got[i] = update{string(b.arena[s.key : s.key+s.keyLen]), string(b.arena[s.val : s.val+s.valLen]), s.time, s.diff}
+			for i, s := range c.recs {
+				got[i] = update{string(s.keyIn(c.arena)), string(s.valIn(c.arena)), s.time, s.diff}
 				if i > 0 && compareUpdates(got[i-1], got[i]) > 0 {
 					t.Fatalf("round %d (n %d): out of order at %d: %v before %v", round, n, i, got[i-1], got[i])
 				}
