@@ -83,6 +83,10 @@ func (r *renderer) mfp(top expr.Relation) (Collection, error) {
 		// the rest waits, with capabilities at its time, for the next.
 		// Pieces are cut by count, never by time, so an update and its
 		// retraction give the same rows and errors.
+		// A chain that calls a function per row (nextval) evaluates an
+		// update that stands for n equal rows n times, a row each, so
+		// that each gets its own value, as in PostgreSQL.
+		perRow := expr.StepsCallPerRow(steps)
 		var (
 			t    uint64
 			rest []arrange.Update
@@ -115,6 +119,9 @@ func (r *renderer) mfp(top expr.Relation) (Collection, error) {
 					var ok bool
 					if t, rest, ok = input.Next(); !ok {
 						return
+					}
+					if perRow {
+						rest = unitUpdates(rest)
 					}
 					continue
 				}
@@ -172,6 +179,25 @@ func (r *renderer) mfp(top expr.Relation) (Collection, error) {
 		})
 	})
 	return Collection{Rows: rows, Errs: dataflow.Concat(in.Errs, errs, "mfp errors")}, nil
+}
+
+// unitUpdates returns us with every update of a diff other than 1 or -1
+// split into updates of diff 1 or -1: us itself if there is none.
+func unitUpdates(us []arrange.Update) []arrange.Update {
+	if !slices.ContainsFunc(us, func(u arrange.Update) bool { return u.Diff > 1 || u.Diff < -1 }) {
+		return us
+	}
+	var out []arrange.Update
+	for _, u := range us {
+		n, unit := u.Diff, int64(1)
+		if n < 0 {
+			n, unit = -n, -1
+		}
+		for range n {
+			out = append(out, arrange.Update{Key: u.Key, Val: u.Val, Time: u.Time, Diff: unit})
+		}
+	}
+	return out
 }
 
 // mfpPiece is how many rows the mfp operator takes between checks of its

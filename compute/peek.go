@@ -31,6 +31,11 @@ func PeekOf(plan expr.Relation) (Peek, bool) {
 			for i := range chain {
 				steps[i] = chain[len(chain)-1-i]
 			}
+			if expr.StepsCallPerRow(steps) {
+				// Each of a row's copies needs a call of its own (the
+				// dataflow's mfp makes them); a peek reads it once.
+				return Peek{}, false
+			}
 			return Peek{Get: n, steps: steps}, true
 		default:
 			return Peek{}, false

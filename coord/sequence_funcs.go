@@ -76,6 +76,10 @@ func (c sequenceCall) RewriteScalars(f func(expr.Scalar) expr.Scalar) expr.Scala
 	return sequenceCall{s: c.s, f: c.f, args: args}
 }
 
+// CallsPerRow implements expr.PerRowCall: nextval gives each row its
+// own value, and setval acts on each.
+func (c sequenceCall) CallsPerRow() bool { return c.f == expr.NextVal || c.f == expr.SetVal }
+
 func (c sequenceCall) Eval(row []repr.Datum) (repr.Datum, error) {
 	args := make([]repr.Datum, len(c.args))
 	for i, a := range c.args {

@@ -1,6 +1,10 @@
 package expr
 
-import "freshet/repr"
+import (
+	"slices"
+
+	"freshet/repr"
+)
 
 // ReplaceNow returns r with every Now replaced by the literal t: a
 // statement's now() is its read time, the same in every row.
@@ -121,4 +125,62 @@ type ScalarRewriter interface {
 	// RewriteScalars returns the scalar with f applied to each scalar it
 	// holds.
 	RewriteScalars(f func(Scalar) Scalar) Scalar
+}
+
+// PerRowCall is implemented by scalars defined outside expr whose every
+// evaluation acts anew, as nextval does. PostgreSQL calls such a function
+// once per row, so a row of a collection that stands for n equal rows
+// must be evaluated n times, once for each.
+type PerRowCall interface {
+	CallsPerRow() bool
+}
+
+// CallsPerRow reports whether s, or a scalar within it, is a PerRowCall
+// that says so.
+func CallsPerRow(s Scalar) bool {
+	if p, ok := s.(PerRowCall); ok && p.CallsPerRow() {
+		return true
+	}
+	switch n := s.(type) {
+	case CallUnary:
+		return CallsPerRow(n.Arg)
+	case CallBinary:
+		return CallsPerRow(n.Left) || CallsPerRow(n.Right)
+	case CallVariadic:
+		return slices.ContainsFunc(n.Args, CallsPerRow)
+	case If:
+		return CallsPerRow(n.Cond) || CallsPerRow(n.Then) || CallsPerRow(n.Else)
+	case Cast:
+		return CallsPerRow(n.Arg)
+	case ScalarRewriter:
+		found := false
+		n.RewriteScalars(func(x Scalar) Scalar {
+			found = found || CallsPerRow(x)
+			return x
+		})
+		return found
+	}
+	return false
+}
+
+// StepsCallPerRow reports whether a chain of Map, Filter, Project and
+// FlatMap calls a PerRowCall.
+func StepsCallPerRow(steps []Relation) bool {
+	for _, s := range steps {
+		switch n := s.(type) {
+		case Map:
+			if slices.ContainsFunc(n.Scalars, CallsPerRow) {
+				return true
+			}
+		case Filter:
+			if slices.ContainsFunc(n.Predicates, CallsPerRow) {
+				return true
+			}
+		case FlatMap:
+			if slices.ContainsFunc(n.Args, CallsPerRow) {
+				return true
+			}
+		}
+	}
+	return false
 }
