@@ -3,12 +3,10 @@ package e2e
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 )
 
@@ -22,11 +20,7 @@ func TestPathologicalStatements(t *testing.T) {
 	s := startBinary(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	conn, err := pgx.Connect(ctx, fmt.Sprintf("postgres://u@%s/freshet?sslmode=disable", s.addr))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
+	conn := s.pgx(ctx, "")
 
 	for _, tt := range []struct{ name, sql, code string }{
 		{"sum of 24,000 terms", "SELECT 1" + strings.Repeat("+1", 23999), "54001"},

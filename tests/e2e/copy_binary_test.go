@@ -71,11 +71,7 @@ func TestPgxCopyBinary(t *testing.T) {
 	s := startBinary(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	conn, err := pgx.Connect(ctx, fmt.Sprintf("postgres://u@%s/freshet?sslmode=disable", s.addr))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
+	conn := s.pgx(ctx, "")
 	for _, sql := range []string{
 		`CREATE TABLE cf (id int8 NOT NULL, i int4, f float8, n numeric(12,2), t text, ts timestamptz, d date, b bool,
 			u uuid, by bytea, ia int4[], j jsonb)`,

@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 )
 
 // server is one run of the binary.
@@ -57,6 +59,19 @@ func freeAddr(t *testing.T) string {
 
 // startBinary builds the server and starts it on a fresh directory with
 // flags; the test's cleanup kills it if it still runs.
+// pgx connects pgx to s's database freshet as user u, with params (such
+// as "&timezone=UTC") added to the URL; the connection closes when the
+// test ends.
+func (s *server) pgx(ctx context.Context, params string) *pgx.Conn {
+	s.t.Helper()
+	conn, err := pgx.Connect(ctx, fmt.Sprintf("postgres://u@%s/freshet?sslmode=disable%s", s.addr, params))
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	s.t.Cleanup(func() { conn.Close(context.Background()) })
+	return conn
+}
+
 func startBinary(t *testing.T, flags ...string) *server {
 	t.Helper()
 	s := &server{t: t, bin: buildServer(t), dataDir: t.TempDir(), addr: freeAddr(t), flags: flags}

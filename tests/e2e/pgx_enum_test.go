@@ -2,11 +2,9 @@ package e2e
 
 import (
 	"context"
-	"fmt"
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 )
 
@@ -18,11 +16,7 @@ func TestPgxEnumParams(t *testing.T) {
 	s := startBinary(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	conn, err := pgx.Connect(ctx, fmt.Sprintf("postgres://u@%s/freshet?sslmode=disable", s.addr))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
+	conn := s.pgx(ctx, "")
 	for _, sql := range []string{
 		"CREATE TYPE mood AS ENUM ('sad', 'ok', 'happy')",
 		"CREATE TABLE pm (id int, m mood, ms mood[])",

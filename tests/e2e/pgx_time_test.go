@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"context"
-	"fmt"
 	"reflect"
 	"testing"
 	"time"
@@ -18,11 +17,7 @@ func TestPgxTime(t *testing.T) {
 	s := startBinary(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	conn, err := pgx.Connect(ctx, fmt.Sprintf("postgres://u@%s/freshet?sslmode=disable", s.addr))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
+	conn := s.pgx(ctx, "")
 	if _, err := conn.Exec(ctx, `CREATE TABLE tt (id int, at time, ats time[])`); err != nil {
 		t.Fatal(err)
 	}

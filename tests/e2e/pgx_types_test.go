@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"context"
-	"fmt"
 	"reflect"
 	"testing"
 	"time"
@@ -18,11 +17,7 @@ func TestPgxCatalogTypes(t *testing.T) {
 	s := startBinary(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	conn, err := pgx.Connect(ctx, fmt.Sprintf("postgres://u@%s/freshet?sslmode=disable&timezone=America/New_York", s.addr))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
+	conn := s.pgx(ctx, "&timezone=America/New_York")
 	if _, err := conn.Exec(ctx, `CREATE TABLE pt (id int PRIMARY KEY, ints int[], texts text[], o oid, n name, ch "char", ts timestamptz)`); err != nil {
 		t.Fatal(err)
 	}
@@ -38,7 +33,7 @@ func TestPgxCatalogTypes(t *testing.T) {
 		ts    time.Time
 		zone  string
 	)
-	err = conn.QueryRow(ctx, `SELECT ints, texts, o, n, ch, ts, current_setting('TimeZone') FROM pt WHERE id = $1`, 1).
+	err := conn.QueryRow(ctx, `SELECT ints, texts, o, n, ch, ts, current_setting('TimeZone') FROM pt WHERE id = $1`, 1).
 		Scan(&ints, &texts, &o, &n, &ch, &ts, &zone)
 	if err != nil {
 		t.Fatal(err)
@@ -71,11 +66,7 @@ func TestPgxUUIDBytea(t *testing.T) {
 	s := startBinary(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	conn, err := pgx.Connect(ctx, fmt.Sprintf("postgres://u@%s/freshet?sslmode=disable", s.addr))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
+	conn := s.pgx(ctx, "")
 	if _, err := conn.Exec(ctx, `CREATE TABLE ub (id uuid PRIMARY KEY, b bytea, ids uuid[], bs bytea[])`); err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +83,7 @@ func TestPgxUUIDBytea(t *testing.T) {
 		gotIDs [][16]byte
 		gotBs  [][]byte
 	)
-	err = conn.QueryRow(ctx, `SELECT id, b, ids, bs FROM ub WHERE b = $1`, blob).Scan(&gotID, &gotB, &gotIDs, &gotBs)
+	err := conn.QueryRow(ctx, `SELECT id, b, ids, bs FROM ub WHERE b = $1`, blob).Scan(&gotID, &gotB, &gotIDs, &gotBs)
 	if err != nil {
 		t.Fatal(err)
 	}
