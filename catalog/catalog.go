@@ -273,20 +273,7 @@ func (c *Catalog) PlanDrop(kind Kind, target *Object, cascade bool) (*DropPlan, 
 				WithHint("Use DROP ... CASCADE to drop the dependent objects too.")
 		}
 	}
-	var order []*Object
-	visited := map[uint64]bool{}
-	var visit func(o *Object)
-	visit = func(o *Object) {
-		if visited[o.ID] {
-			return
-		}
-		visited[o.ID] = true
-		for _, d := range c.Dependents(o.ID) {
-			visit(d)
-		}
-		order = append(order, o)
-	}
-	visit(target)
+	order := c.dependentsFirst(target, map[uint64]bool{}, nil)
 	// Objects other than the target and its own indexes are dependents
 	// that need CASCADE.
 	var lines []string
@@ -487,22 +474,11 @@ func (c *Catalog) Rename(o *Object) error {
 func (c *Catalog) PlanDropDependents(t *Object) *DropPlan {
 	var order []*Object
 	visited := map[uint64]bool{t.ID: true}
-	var visit func(o *Object)
-	visit = func(o *Object) {
-		if visited[o.ID] {
-			return
-		}
-		visited[o.ID] = true
-		for _, d := range c.Dependents(o.ID) {
-			visit(d)
-		}
-		order = append(order, o)
-	}
 	for _, d := range c.Dependents(t.ID) {
 		if d.Kind == Sequence && d.On == t.ID {
 			continue
 		}
-		visit(d)
+		order = c.dependentsFirst(d, visited, order)
 	}
 	if len(order) == 0 {
 		return nil
@@ -516,4 +492,19 @@ func (c *Catalog) PlanDropDependents(t *Object) *DropPlan {
 	}
 	plan.noteCascades(cascades)
 	return plan
+}
+
+// dependentsFirst appends o and what depends on it, transitively, to
+// order, each object after everything that depends on it (the order a
+// drop takes them in), skipping and then marking the objects visited
+// holds.
+func (c *Catalog) dependentsFirst(o *Object, visited map[uint64]bool, order []*Object) []*Object {
+	if visited[o.ID] {
+		return order
+	}
+	visited[o.ID] = true
+	for _, d := range c.Dependents(o.ID) {
+		order = c.dependentsFirst(d, visited, order)
+	}
+	return append(order, o)
 }
