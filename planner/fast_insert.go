@@ -26,15 +26,15 @@ import (
 // the statement goes to the parser, which also reports every error.
 // TestFastInsertMatchesParser checks the trees are the same.
 func parseFastInsert(sql string) (Parsed, bool) {
-	// Text that is not UTF-8, or holds a NUL, has the parser's own
-	// answers.
-	if !utf8.ValidString(sql) || strings.IndexByte(sql, 0) >= 0 {
-		return Parsed{}, false
-	}
 	r := fastReader{s: sql}
 	r.space()
 	start := r.i
 	if !r.word("insert") || !r.word("into") {
+		return Parsed{}, false
+	}
+	// Text that is not UTF-8, or holds a NUL, has the parser's own
+	// answers.
+	if !utf8.ValidString(sql) || strings.IndexByte(sql, 0) >= 0 {
 		return Parsed{}, false
 	}
 	rv := &pg.RangeVar{Inh: true, Relpersistence: "p", Location: int32(r.i)}
