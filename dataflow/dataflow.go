@@ -48,6 +48,10 @@ type dataflow struct {
 	seqIn []uint64
 	// hot reports whether some operator may need to run this step.
 	hot bool
+	// resume is the index of the operator a step starts from: 0, unless
+	// the last step spent the dataflow's slice before it had run every
+	// activated operator (Worker.runDataflow).
+	resume int
 	// failed is set when an operator panicked during this step.
 	failed bool
 	// queued reports whether the dataflow is on its worker's attention

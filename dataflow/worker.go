@@ -367,9 +367,27 @@ func (w *Worker) runDataflow(df *dataflow) bool {
 			op.activated = true
 		}
 	}
-	for _, op := range df.ops {
+	// The operators run in order, from where the last step stopped; once
+	// the dataflow has held the worker for the slice, the rest wait,
+	// activated, for the next step. So a dataflow with much to do costs
+	// every other dataflow on the worker about one slice (plus one run's
+	// overshoot) per step, however many of its operators have work: the
+	// others' progress, which needs steps on every worker, is not held
+	// back by the sum of its operators' runs.
+	start := time.Now()
+	n := len(df.ops)
+	first := df.resume
+	df.resume = 0
+	for k := range n {
+		i := (first + k) % n
+		op := df.ops[i]
 		if !op.activated {
 			continue
+		}
+		if ran && w.spent(start) {
+			df.resume = i
+			df.hot = true
+			return true
 		}
 		op.activated = false
 		ran = true
@@ -384,6 +402,12 @@ func (w *Worker) runDataflow(df *dataflow) bool {
 		}
 	}
 	return ran
+}
+
+// spent reports whether a dataflow whose operators began running at start
+// has used the worker's slice for this step (see Operator.OutOfTime).
+func (w *Worker) spent(start time.Time) bool {
+	return w.slice > 0 && (w.slice == SlicePiece || time.Since(start) >= w.slice)
 }
 
 // schedule runs one operator and sends what it gave. A panic fails the
