@@ -73,11 +73,21 @@ type buffered interface {
 }
 
 // Output is a typed operator output. Records given to it are buffered and
-// sent by the worker after the operator's Schedule returns.
+// sent by the worker after the operator's Schedule returns, or as soon as
+// flushAt of them are buffered.
 type Output[T any] struct {
 	p    *outPort
 	bufs []timedRecords[T]
+	// held counts the records in bufs.
+	held int
 }
+
+// flushAt is how many buffered records an output sends at once, in the
+// middle of a run. An operator that works in pieces then pays for
+// sending (an exchange hashes and copies every record) as it goes, inside
+// the run whose time it checks, not in one lump after the run has
+// returned; and what it sends is still in cache.
+const flushAt = 4096
 
 type timedRecords[T any] struct {
 	time uint64
@@ -96,6 +106,15 @@ func (o *Output[T]) Give(t uint64, recs ...T) {
 	}
 	b := o.buffer(t)
 	b.recs = append(b.recs, recs...)
+	o.hold(len(recs))
+}
+
+// hold counts n records given, and sends what is buffered once that
+// reaches flushAt. Records leave in the order they were given.
+func (o *Output[T]) hold(n int) {
+	if o.held += n; o.held >= flushAt {
+		o.flushBuffers()
+	}
 }
 
 // GiveSlice is Give for a slice whose ownership passes to the output.
@@ -103,6 +122,7 @@ func (o *Output[T]) GiveSlice(t uint64, recs []T) {
 	if len(recs) == 0 {
 		return
 	}
+	defer o.hold(len(recs))
 	b := o.buffer(t)
 	if b.recs == nil {
 		b.recs = recs
@@ -203,10 +223,12 @@ func (o *Output[T]) flushBuffers() {
 	}
 	clear(o.bufs)
 	o.bufs = o.bufs[:0]
+	o.held = 0
 }
 
 // discard drops buffered records without sending them (teardown).
 func (o *Output[T]) discard() {
 	clear(o.bufs)
 	o.bufs = o.bufs[:0]
+	o.held = 0
 }

@@ -7,14 +7,18 @@ import "testing"
 // one: a message each would cost far more than the records), and as a
 // message each once both the buffered and the given slice are large (an
 // operator working in pieces: appending would copy the pieces over and
-// over). No record is lost or repeated either way.
+// over). Whatever is buffered leaves once it reaches flushAt records, so
+// a run's output is sent as it is made. No record is lost or repeated
+// either way.
 func TestGiveSliceMessages(t *testing.T) {
 	for _, tc := range []struct {
 		name             string
 		slices, perSlice int
 		wantMessages     int
 	}{
-		{"small", 5000, 1, 1},
+		{"small", flushAt - 1, 1, 1},
+		{"small past flushAt", 2*flushAt + 1, 1, 3},
+		{"large past flushAt", 2, flushAt, 2},
 		{"large", 4, separateMessage, 4},
 		{"small after large", 3, separateMessage - 1, 1},
 	} {
