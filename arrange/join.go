@@ -148,11 +148,14 @@ func (l *joinLogic) Schedule() {
 			piece := min(fuel, joinPiece)
 			left, d := l.work(piece)
 			fuel -= piece - left
+			// Each piece's output leaves as it is made: at most one
+			// piece of pairs waits in emitted, so a run's output never
+			// grows (and is copied and cleared) as one large slice.
+			l.flush()
 			if done = d; done || fuel <= 0 || l.op.OutOfTime() {
 				break
 			}
 		}
-		l.flush()
 		if !done {
 			l.op.Activate()
 			return
@@ -197,11 +200,13 @@ func (l *joinLogic) closeWindow() {
 	l.fOld = w.fNew
 }
 
-// flush sends what this call emitted.
+// flush sends what the last piece of work emitted. The slice is given
+// away; the next piece's starts at a piece's size, which a piece of pairs
+// does not outgrow (loading a key's histories emits nothing).
 func (l *joinLogic) flush() {
 	if len(l.emitted) > 0 {
 		giveByTime(l.out, l.emitted)
-		l.emitted = nil
+		l.emitted = make([]Update, 0, joinPiece)
 	}
 }
 
