@@ -231,9 +231,7 @@ func (r *renderer) contributions(c Collection, types []repr.Type, keys []expr.Sc
 		return dataflow.ScheduleFunc(func() {
 			for {
 				if len(rest) == 0 {
-					for _, c := range held {
-						c.Release()
-					}
+					releaseAll(held)
 					held = nil
 					var ok bool
 					if t, rest, ok = in.Next(); !ok {
@@ -289,8 +287,14 @@ func (r *renderer) contributions(c Collection, types []repr.Type, keys []expr.Sc
 				}
 				out.GiveSlice(t, res)
 				errOut.GiveSlice(t, bad)
-				if len(rest) > 0 && op.OutOfTime() {
-					if held == nil {
+				// Out of time, the run ends between messages too: the
+				// input's queue keeps the messages not yet taken.
+				if op.OutOfTime() {
+					switch {
+					case len(rest) == 0:
+						releaseAll(held)
+						held = nil
+					case held == nil:
 						// The input's queue may reuse its slice.
 						held = []*dataflow.Capability{op.Retain(0, t), op.Retain(1, t)}
 						rest = slices.Clone(rest)

@@ -112,9 +112,7 @@ func (r *renderer) mfp(top expr.Relation) (Collection, error) {
 		return dataflow.ScheduleFunc(func() {
 			for {
 				if len(pending) == 0 && len(rest) == 0 {
-					for _, c := range held {
-						c.Release()
-					}
+					releaseAll(held)
 					held = nil
 					var ok bool
 					if t, rest, ok = input.Next(); !ok {
@@ -166,8 +164,14 @@ func (r *renderer) mfp(top expr.Relation) (Collection, error) {
 				}
 				out.GiveSlice(t, good)
 				errOut.GiveSlice(t, bad)
-				if (len(pending) > 0 || len(rest) > 0) && op.OutOfTime() {
-					if held == nil {
+				// Out of time, the run ends between messages too: the
+				// input's queue keeps the messages not yet taken.
+				if op.OutOfTime() {
+					switch {
+					case len(pending) == 0 && len(rest) == 0:
+						releaseAll(held)
+						held = nil
+					case held == nil:
 						// The input's queue may reuse its slice.
 						held = []*dataflow.Capability{op.Retain(0, t), op.Retain(1, t)}
 						rest = slices.Clone(rest)
@@ -179,6 +183,14 @@ func (r *renderer) mfp(top expr.Relation) (Collection, error) {
 		})
 	})
 	return Collection{Rows: rows, Errs: dataflow.Concat(in.Errs, errs, "mfp errors")}, nil
+}
+
+// releaseAll releases the capabilities an operator retained for a
+// message it held over.
+func releaseAll(caps []*dataflow.Capability) {
+	for _, c := range caps {
+		c.Release()
+	}
 }
 
 // unitUpdates returns us with every update of a diff other than 1 or -1
