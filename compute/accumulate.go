@@ -244,7 +244,12 @@ func (r *renderer) contributions(c Collection, types []repr.Type, keys []expr.Sc
 				res := make([]arrange.Update, 0, len(piece)*len(accs))
 				var bad []arrange.Update
 			rows:
-				for _, u := range piece {
+				for i, u := range piece {
+					if i > 0 && i%rowsBetweenChecks == 0 && op.OutOfTime() {
+						// Costly keys: the rest of the piece waits.
+						rest = untake(piece, i, rest)
+						break
+					}
 					scratch = reader.decode(u.Key, scratch)
 					var key []byte
 					if rawKeys {

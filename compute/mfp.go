@@ -138,6 +138,11 @@ func (r *renderer) mfp(top expr.Relation) (Collection, error) {
 					// Most rows pass: size the output for all of them once.
 					good = make([]arrange.Update, 0, len(piece))
 					for i, u := range piece {
+						if i > 0 && i%rowsBetweenChecks == 0 && op.OutOfTime() {
+							// Costly rows: the rest of the piece waits.
+							rest = untake(piece, i, rest)
+							break
+						}
 						scratch = decode(u.Key, types, scratch)
 						results := [][]repr.Datum{scratch}
 						k := 0
@@ -215,6 +220,20 @@ func unitUpdates(us []arrange.Update) []arrange.Update {
 // mfpPiece is how many rows the mfp operator takes between checks of its
 // run's time: updates of a message, or rows one update expanded to.
 var mfpPiece = 4096
+
+// rowsBetweenChecks is how often, in rows, the operators that evaluate
+// expressions over a piece check their run's time within it: a piece
+// of rows whose expressions are costly (a long text through md5 or a
+// regex) still ends the run close to its slice, and a cancel or drop
+// waits for at most that many rows.
+var rowsBetweenChecks = 64
+
+// untake returns the updates from piece[i] on, followed by rest, where
+// piece and rest were cut one after the other from one message: the
+// same memory, so nothing is copied.
+func untake(piece []arrange.Update, i int, rest []arrange.Update) []arrange.Update {
+	return piece[i : len(piece)+len(rest)]
+}
 
 // applySteps runs rows through the chain; rows may multiply (FlatMap) or
 // vanish (Filter).

@@ -225,6 +225,23 @@ func TestRenderMatchesInterpretSliced(t *testing.T) {
 	}
 }
 
+// TestRenderMatchesInterpretCutWithinPieces is the sliced oracle with
+// pieces of four rows and a time check after every row: the mfp and the
+// contributions to accumulations end their runs within a piece, and
+// the rest of the piece, with the rest of its message, waits for the
+// next run.
+func TestRenderMatchesInterpretCutWithinPieces(t *testing.T) {
+	defer func(c, m, r int) { contributionsPiece, mfpPiece, rowsBetweenChecks = c, m, r }(contributionsPiece, mfpPiece, rowsBetweenChecks)
+	contributionsPiece, mfpPiece, rowsBetweenChecks = 4, 4, 1
+	for _, workers := range []int{1, 2} {
+		t.Run(fmt.Sprintf("W=%d", workers), func(t *testing.T) {
+			forSeeds(t, 150, func(t *testing.T, seed uint64) {
+				renderOracleWith(t, workers, seed, true)
+			})
+		})
+	}
+}
+
 func renderOracle(t *testing.T, workers int, seed uint64) { renderOracleWith(t, workers, seed, false) }
 
 func renderOracleWith(t *testing.T, workers int, seed uint64, sliced bool) {
