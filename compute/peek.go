@@ -13,6 +13,8 @@ type Peek struct {
 	Get expr.Get
 	// steps apply bottom-up to each row of the arrangement.
 	steps []expr.Relation
+	// types are the arrangement's column types, as Get's.
+	types []repr.Type
 }
 
 // PeekOf returns plan as a Peek, if it is one.
@@ -36,7 +38,7 @@ func PeekOf(plan expr.Relation) (Peek, bool) {
 				// dataflow's mfp makes them); a peek reads it once.
 				return Peek{}, false
 			}
-			return Peek{Get: n, steps: steps}, true
+			return Peek{Get: n, steps: steps, types: reprTypes(n.Types)}, true
 		default:
 			return Peek{}, false
 		}
@@ -46,11 +48,10 @@ func PeekOf(plan expr.Relation) (Peek, bool) {
 // Rows evaluates the peek's steps over one row of the arrangement (its
 // packed bytes), appending the results to dst.
 func (p Peek) Rows(row []byte, dst [][]repr.Datum) ([][]repr.Datum, error) {
-	types := make([]repr.Type, len(p.Get.Types))
-	for i, t := range p.Get.Types {
-		types[i] = t.Type
+	ds := decode(repr.Row(row).Prefix(len(p.types)), p.types, make([]repr.Datum, 0, len(p.types)))
+	if len(p.steps) == 0 {
+		return append(dst, ds), nil
 	}
-	ds := decode(repr.Row(row).Prefix(len(types)), types, nil)
 	out, err := applySteps(p.steps, [][]repr.Datum{ds})
 	if err != nil {
 		return dst, err
