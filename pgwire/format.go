@@ -132,6 +132,9 @@ func (f *formats) appendBinary(buf []byte, oid uint32, text []byte) ([]byte, err
 		}
 		return binary.BigEndian.AppendUint64(buf, uint64(d.Time())), nil
 	}
+	if out, ok := appendBinaryScalar(buf, oid, text); ok {
+		return out, nil
+	}
 	m := f.typeMap()
 	var v any
 	var err error
@@ -171,6 +174,57 @@ func (f *formats) appendBinary(buf []byte, oid uint32, text []byte) ([]byte, err
 	// The session printed a value that pgtype cannot read back: a bug on
 	// one side or the other, not the client's.
 	return nil, sqlerr.Wrapf(err, sqlerr.InternalError, "cannot convert %s value %q to binary", f.typeName(oid), text)
+}
+
+// appendBinaryScalar appends the binary format of the integer, float and
+// boolean types straight from their text, the common case of a result
+// row, which pgtype's generic decode and encode make several times
+// dearer. It reports false for any other type, or a text it does not
+// read, which then takes the general path (and its error).
+func appendBinaryScalar(buf []byte, oid uint32, text []byte) ([]byte, bool) {
+	switch oid {
+	case oidInt2, oidInt4, oidInt8, oidOID:
+		bits := 8 * int(typeSize(oid))
+		if oid == oidOID {
+			u, err := strconv.ParseUint(string(text), 10, 32)
+			if err != nil {
+				return nil, false
+			}
+			return binary.BigEndian.AppendUint32(buf, uint32(u)), true
+		}
+		n, err := strconv.ParseInt(string(text), 10, bits)
+		if err != nil {
+			return nil, false
+		}
+		switch bits {
+		case 16:
+			return binary.BigEndian.AppendUint16(buf, uint16(n)), true
+		case 32:
+			return binary.BigEndian.AppendUint32(buf, uint32(n)), true
+		}
+		return binary.BigEndian.AppendUint64(buf, uint64(n)), true
+	case oidFloat4, oidFloat8:
+		bits := 32
+		if oid == oidFloat8 {
+			bits = 64
+		}
+		x, err := strconv.ParseFloat(string(text), bits)
+		if err != nil {
+			return nil, false
+		}
+		if bits == 32 {
+			return binary.BigEndian.AppendUint32(buf, math.Float32bits(float32(x))), true
+		}
+		return binary.BigEndian.AppendUint64(buf, math.Float64bits(x)), true
+	case oidBool:
+		switch string(text) {
+		case "t":
+			return append(buf, 1), true
+		case "f":
+			return append(buf, 0), true
+		}
+	}
+	return nil, false
 }
 
 // binaryToText returns the text format of a non-NULL binary parameter of
