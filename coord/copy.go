@@ -21,12 +21,12 @@ func (s *Session) copyFrom(ctx context.Context, st *planner.Copy, w pgwire.Write
 	switch st.Options.Format {
 	case "text", "", "csv":
 	case "binary":
-		cols := make([]planner.Column, len(st.Columns))
+		oids := make([]uint32, len(st.Columns))
 		for i, ci := range st.Columns {
-			cols[i] = st.Table.Columns[ci]
+			oids[i] = st.Table.Columns[ci].Type.OID()
 		}
 		var err error
-		if bc, err = pgwire.NewBinaryCopyOf(describe(cols), true); err != nil {
+		if bc, err = pgwire.NewBinaryCopy(oids, true, s.LookupType); err != nil {
 			return result{}, err
 		}
 		format.Binary = true
@@ -368,7 +368,11 @@ func (s *Session) copyTo(ctx context.Context, st *planner.CopyTo, w pgwire.Write
 // copyToBinary runs COPY … TO STDOUT (FORMAT binary): the header with
 // the first row, a row per CopyData message, the trailer in the last.
 func (s *Session) copyToBinary(ctx context.Context, st *planner.CopyTo, w pgwire.Writer) (result, error) {
-	bc, err := pgwire.NewBinaryCopyOf(describe(st.Query.Columns), false)
+	oids := make([]uint32, len(st.Query.Columns))
+	for i, c := range st.Query.Columns {
+		oids[i] = c.Type.OID()
+	}
+	bc, err := pgwire.NewBinaryCopy(oids, false, s.LookupType)
 	if err != nil {
 		return result{}, err
 	}
