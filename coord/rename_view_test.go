@@ -52,3 +52,22 @@ func TestRenameViewColumn(t *testing.T) {
 	env.exec(s, "CREATE VIEW w AS SELECT aa FROM v")
 	env.failsWith(s, "ALTER VIEW v RENAME COLUMN c TO cc", sqlerr.DependentObjectsStillExist, "cannot rename view v because other objects depend on it")
 }
+
+// TestIndexedViewOID: a view with an index is read from the index's
+// arrangement, but its name is still the view's: 'v'::regclass is the
+// view's OID, as pg_class gives it, and pg_attribute by it lists the
+// view's columns.
+func TestIndexedViewOID(t *testing.T) {
+	env := openSQL(t, t.TempDir())
+	defer func() { env.e.Close() }()
+	s := env.session()
+	env.exec(s, "CREATE TABLE t (a int, b text)")
+	env.exec(s, "CREATE VIEW v AS SELECT a, b FROM t")
+	env.exec(s, "CREATE INDEX v_b ON v (b)")
+	if got := env.query(s, "SELECT 'v'::regclass::oid = oid, 'v_b'::regclass::oid <> oid FROM pg_class WHERE relname = 'v'"); got != "t,t" {
+		t.Errorf("'v'::regclass against pg_class: %s", got)
+	}
+	if got := env.query(s, "SELECT attname FROM pg_attribute WHERE attrelid = 'v'::regclass AND attnum > 0"); got != "a b" {
+		t.Errorf("pg_attribute of 'v'::regclass: %s", got)
+	}
+}
