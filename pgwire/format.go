@@ -201,6 +201,7 @@ func (f *formats) appendBinary(buf []byte, oid uint32, text []byte) ([]byte, err
 	m := f.typeMap()
 	var v any
 	var err error
+	isArray := false
 	switch oid {
 	// The time types scan into their pgtype structs, which keep
 	// 'infinity'; DecodeValue would turn it into a value that cannot be
@@ -223,16 +224,14 @@ func (f *formats) appendBinary(buf []byte, oid uint32, text []byte) ([]byte, err
 			return nil, errNoBinaryOutput(f.typeName(oid))
 		}
 		v, err = t.Codec.DecodeValue(m, oid, pgtype.TextFormatCode, text)
-		if _, isArray := t.Codec.(*pgtype.ArrayCodec); isArray && err == nil {
-			var out []byte
-			if out, err = m.Encode(oid, pgtype.BinaryFormatCode, v, buf); err == nil && out != nil {
-				return withoutEmptyDimension(out, len(buf)), nil
-			}
-		}
+		_, isArray = t.Codec.(*pgtype.ArrayCodec)
 	}
 	if err == nil {
 		var out []byte
 		out, err = m.Encode(oid, pgtype.BinaryFormatCode, v, buf)
+		if err == nil && out != nil && isArray {
+			return withoutEmptyDimension(out, len(buf)), nil
+		}
 		if err == nil && out != nil {
 			return out, nil
 		}
