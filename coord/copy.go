@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 
+	"freshet/expr"
 	"freshet/pgwire"
 	"freshet/planner"
 	"freshet/repr"
@@ -54,8 +55,13 @@ func (s *Session) copyFrom(ctx context.Context, st *planner.Copy, w pgwire.Write
 	// A timestamptz field without an offset is read in the session's
 	// time zone.
 	zone := s.zone()
+	var rowNumber int64
+	defaults, err := s.copyDefaults(st, &rowNumber)
+	if err != nil {
+		return result{}, err
+	}
 	var writes []TableWrite
-	for {
+	for ; ; rowNumber++ {
 		fields, err := src.next()
 		if err == io.EOF {
 			break
@@ -76,17 +82,12 @@ func (s *Session) copyFrom(ctx context.Context, st *planner.Copy, w pgwire.Write
 		}
 		forceNulls(st.Options, fields)
 		row := make([]repr.Datum, len(st.Table.Columns))
-		for i := range st.Table.Columns {
-			if d := s.engine.defaultOf(uint64(st.Table.ID), i); d != nil {
-				d, err := s.bindScalar(d)
-				if err != nil {
-					return result{}, err
-				}
-				v, err := d.Eval(nil)
-				if err != nil {
-					return result{}, err
-				}
-				row[i] = v
+		for i, d := range defaults {
+			if d == nil {
+				continue
+			}
+			if row[i], err = d.Eval(nil); err != nil {
+				return result{}, err
 			}
 		}
 		for fi, ci := range st.Columns {
@@ -363,6 +364,46 @@ func (s *Session) copyTo(ctx context.Context, st *planner.CopyTo, w pgwire.Write
 		return result{}, err
 	}
 	return result{tag: fmt.Sprintf("COPY %d", n)}, nil
+}
+
+// copyDefaults returns, per column of st's table, the default that COPY
+// FROM evaluates for each row, nil for a column the data gives or one
+// without a default. They are bound once for the statement, as INSERT's
+// are: now() is the statement's time, and random() and gen_random_uuid()
+// have the statement's keys and draw a value per row, numbered by *row
+// as the copies of one row are (expr.CountCopies), since every row's
+// defaults are evaluated over the same empty row.
+func (s *Session) copyDefaults(st *planner.Copy, row *int64) ([]expr.Scalar, error) {
+	given := make([]bool, len(st.Table.Columns))
+	for _, ci := range st.Columns {
+		given[ci] = true
+	}
+	var cols []int
+	var scalars []expr.Scalar
+	for i := range st.Table.Columns {
+		d := s.engine.defaultOf(uint64(st.Table.ID), i)
+		if given[i] || d == nil {
+			continue
+		}
+		d, err := s.bindScalar(d)
+		if err != nil {
+			return nil, err
+		}
+		cols, scalars = append(cols, i), append(scalars, d)
+	}
+	out := make([]expr.Scalar, len(st.Table.Columns))
+	if len(scalars) == 0 {
+		return out, nil
+	}
+	_, now, release := s.readTime()
+	release()
+	unit := expr.Constant{Rows: []expr.Row{{Diff: 1}}}
+	bound := withNow(withRandomKeys(expr.Map{Input: unit, Scalars: scalars}), now)
+	counted := expr.CountCopies([]expr.Relation{bound}, row)[0].(expr.Map)
+	for k, i := range cols {
+		out[i] = counted.Scalars[k]
+	}
+	return out, nil
 }
 
 // copyToBinary runs COPY … TO STDOUT (FORMAT binary): the header with
