@@ -369,10 +369,8 @@ func (s *Session) copyTo(ctx context.Context, st *planner.CopyTo, w pgwire.Write
 // copyDefaults returns, per column of st's table, the default that COPY
 // FROM evaluates for each row, nil for a column the data gives or one
 // without a default. They are bound once for the statement, as INSERT's
-// are: now() is the statement's time, and random() and gen_random_uuid()
-// have the statement's keys and draw a value per row, numbered by *row
-// as the copies of one row are (expr.CountCopies), since every row's
-// defaults are evaluated over the same empty row.
+// are (bindScalars), and draw random values per row, numbered by *row,
+// since every row's defaults are evaluated over the same empty row.
 func (s *Session) copyDefaults(st *planner.Copy, row *int64) ([]expr.Scalar, error) {
 	given := make([]bool, len(st.Table.Columns))
 	for _, ci := range st.Columns {
@@ -381,27 +379,20 @@ func (s *Session) copyDefaults(st *planner.Copy, row *int64) ([]expr.Scalar, err
 	var cols []int
 	var scalars []expr.Scalar
 	for i := range st.Table.Columns {
-		d := s.engine.defaultOf(uint64(st.Table.ID), i)
-		if given[i] || d == nil {
-			continue
+		if d := s.engine.defaultOf(uint64(st.Table.ID), i); d != nil && !given[i] {
+			cols, scalars = append(cols, i), append(scalars, d)
 		}
-		d, err := s.bindScalar(d)
-		if err != nil {
-			return nil, err
-		}
-		cols, scalars = append(cols, i), append(scalars, d)
 	}
 	out := make([]expr.Scalar, len(st.Table.Columns))
 	if len(scalars) == 0 {
 		return out, nil
 	}
-	_, now, release := s.readTime()
-	release()
-	unit := expr.Constant{Rows: []expr.Row{{Diff: 1}}}
-	bound := withNow(withRandomKeys(expr.Map{Input: unit, Scalars: scalars}), now)
-	counted := expr.CountCopies([]expr.Relation{bound}, row)[0].(expr.Map)
+	bound, err := s.bindScalars(scalars, row, "a column default")
+	if err != nil {
+		return nil, err
+	}
 	for k, i := range cols {
-		out[i] = counted.Scalars[k]
+		out[i] = bound[k]
 	}
 	return out, nil
 }
