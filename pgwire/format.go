@@ -318,6 +318,9 @@ func (f *formats) binaryToText(oid uint32, bin []byte) ([]byte, error) {
 		if !ok || !t.Codec.FormatSupported(pgtype.BinaryFormatCode) {
 			return nil, errNoBinaryInput(f.typeName(oid))
 		}
+		if err := f.checkElementType(t, bin); err != nil {
+			return nil, err
+		}
 		var v any
 		if v, err = t.Codec.DecodeValue(m, oid, pgtype.BinaryFormatCode, bin); err == nil {
 			text, err = m.Encode(oid, pgtype.TextFormatCode, v, nil)
@@ -330,6 +333,28 @@ func (f *formats) binaryToText(oid uint32, bin []byte) ([]byte, error) {
 		return nil, errBadBinary(f.typeName(oid))
 	}
 	return text, nil
+}
+
+// checkElementType refuses, as PostgreSQL's array_recv does, a binary
+// array whose header names an element type other than t's (42804). An
+// array of a learned catalog type is not checked: PostgreSQL 15 takes an
+// array of an enum whatever element type its header names.
+func (f *formats) checkElementType(t *pgtype.Type, bin []byte) error {
+	ac, ok := t.Codec.(*pgtype.ArrayCodec)
+	if !ok || len(bin) < 12 || f.textual[ac.ElementType.OID] {
+		return nil
+	}
+	got, want := binary.BigEndian.Uint32(bin[8:]), ac.ElementType.OID
+	if got == want {
+		return nil
+	}
+	name := func(oid uint32) string {
+		if t, ok := repr.TypeFromOID(oid); ok {
+			return t.String()
+		}
+		return "???"
+	}
+	return sqlerr.New(sqlerr.DatatypeMismatch, "binary data has array element type %d (%s) instead of expected %d (%s)", got, name(got), want, name(want))
 }
 
 func errNoBinaryOutput(typeName string) error {

@@ -329,6 +329,17 @@ func TestArrayBinary(t *testing.T) {
 			t.Errorf("mood[] binary %s: %v, want 22P03", bad, err)
 		}
 	}
+	// An array whose header names another element type: 42804 for a
+	// built-in element type, as PostgreSQL 15 (in its words); an enum's
+	// array takes it, as PostgreSQL 15's does.
+	int4s, _ := hex.DecodeString("000000010000000000000019000000010000000100000003736164")
+	_, err := f.binaryToText(1007, int4s)
+	if want := "binary data has array element type 25 (text) instead of expected 23 (integer)"; sqlerr.Code(err) != sqlerr.DatatypeMismatch || sqlerr.From(err).Message != want {
+		t.Errorf("int4[] with text elements: %v, want 42804 %s", err, want)
+	}
+	if text, err := f.binaryToText(moods, int4s); err != nil || string(text) != "{sad}" {
+		t.Errorf("mood[] with text elements: %q, %v", text, err)
+	}
 	// An OID the lookup does not know stays without a binary format.
 	f.learn(99999, lookup)
 	if f.canBinary(99999) {
