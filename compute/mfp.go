@@ -48,13 +48,24 @@ func (r *renderer) mfp(top expr.Relation) (Collection, error) {
 	input := dataflow.NewInput(ob, in.Rows, dataflow.Pipeline[arrange.Update]())
 	out, rows := dataflow.NewOutput[arrange.Update](ob)
 	errOut, errs := dataflow.NewOutput[arrange.Update](ob)
+	// A chain that calls a function per row (nextval, random()) evaluates
+	// an update that stands for n equal rows n times, a row each, so that
+	// each gets its own value, as in PostgreSQL.
+	perRow := expr.StepsCallPerRow(steps)
 	ob.Build(func(op *dataflow.Operator, caps []*dataflow.Capability) dataflow.Logic {
 		for _, c := range caps {
 			c.Release()
 		}
 		var scratch []repr.Datum
 		var packer repr.RowPacker
-		if fp, ok := newFilterProject(steps, types); ok {
+		steps := steps
+		// copies numbers the copies of one row, from 0: the random calls
+		// of this operator's steps read it (expr.CountCopies).
+		var copies copyCounter
+		if perRow {
+			steps = expr.CountCopies(steps, &copies.n)
+		}
+		if fp, ok := newFilterProject(steps, types); ok && !perRow {
 			return dataflow.ScheduleFunc(func() {
 				for {
 					t, data, ok := input.Next()
@@ -83,10 +94,6 @@ func (r *renderer) mfp(top expr.Relation) (Collection, error) {
 		// the rest waits, with capabilities at its time, for the next.
 		// Pieces are cut by count, never by time, so an update and its
 		// retraction give the same rows and errors.
-		// A chain that calls a function per row (nextval) evaluates an
-		// update that stands for n equal rows n times, a row each, so
-		// that each gets its own value, as in PostgreSQL.
-		perRow := expr.StepsCallPerRow(steps)
 		var (
 			t    uint64
 			rest []arrange.Update
@@ -97,6 +104,8 @@ func (r *renderer) mfp(top expr.Relation) (Collection, error) {
 			pending [][]repr.Datum
 			from    int
 			pu      arrange.Update
+			// puCopy is pu's copy ordinal.
+			puCopy int64
 		)
 		pack := func(good []arrange.Update, results [][]repr.Datum, u arrange.Update) []arrange.Update {
 			good = slices.Grow(good, len(results))
@@ -127,6 +136,7 @@ func (r *renderer) mfp(top expr.Relation) (Collection, error) {
 				if len(pending) > 0 {
 					piece := pending[:min(len(pending), mfpPiece)]
 					pending = pending[len(piece):]
+					copies.n = puCopy
 					if results, err := applySteps(steps[from:], piece); err != nil {
 						bad = append(bad, errorUpdate(err, pu.Time, pu.Diff))
 					} else {
@@ -142,6 +152,9 @@ func (r *renderer) mfp(top expr.Relation) (Collection, error) {
 							// Costly rows: the rest of the piece waits.
 							rest = untake(piece, i, rest)
 							break
+						}
+						if perRow {
+							copies.next(u)
 						}
 						scratch = decode(u.Key, types, scratch)
 						results := [][]repr.Datum{scratch}
@@ -160,7 +173,7 @@ func (r *renderer) mfp(top expr.Relation) (Collection, error) {
 							// The update expanded past a piece: the rest of
 							// the chain takes its rows a piece at a time, and
 							// the message's other updates wait for them.
-							pending, from, pu = results, k, u
+							pending, from, pu, puCopy = results, k, u, copies.n
 							rest = append(piece[i+1:len(piece):len(piece)], rest...)
 							break
 						}
@@ -196,6 +209,30 @@ func releaseAll(caps []*dataflow.Capability) {
 	for _, c := range caps {
 		c.Release()
 	}
+}
+
+// copyCounter numbers the copies of a row in the unit updates that
+// unitUpdates makes of one update: they are adjacent, so a run of equal
+// updates (row, time and sign) are the copies of one row. Runs that do
+// not meet (the same row at one time in two messages) number from 0
+// each, which gives their rows equal random values, as before they were
+// counted, and keeps a retraction of what they added exact.
+type copyCounter struct {
+	n    int64
+	key  []byte
+	time uint64
+	diff int64
+	seen bool
+}
+
+// next sets n to u's ordinal in its run.
+func (c *copyCounter) next(u arrange.Update) {
+	if c.seen && u.Time == c.time && u.Diff == c.diff && string(u.Key) == string(c.key) {
+		c.n++
+		return
+	}
+	c.n, c.time, c.diff, c.seen = 0, u.Time, u.Diff, true
+	c.key = append(c.key[:0], u.Key...)
 }
 
 // unitUpdates returns us with every update of a diff other than 1 or -1

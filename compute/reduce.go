@@ -23,6 +23,7 @@ const (
 // group whose aggregates fail to evaluate outputs an error instead of a
 // row.
 func (r *renderer) reduce(n expr.Reduce) (Collection, error) {
+	n = liftPerRow(n)
 	if plan, ok := accumulationOf(n); ok {
 		return r.accumulate(n, plan)
 	}
@@ -277,4 +278,40 @@ func (r *renderer) window(n expr.Window) (Collection, error) {
 	})
 	rows, errs := r.flattenTagged(out, "window output", flatTaggedVal)
 	return Collection{Rows: rows, Errs: dataflow.Concat(dataflow.Concat(in.Errs, keyErrs, "window key errors"), errs, "window errors")}, nil
+}
+
+// liftPerRow returns n with each scalar of its group key and aggregates
+// that calls a function per row (random(), nextval: expr.CallsPerRow)
+// computed by a Map over its input and read as a column instead. The
+// mfp evaluates such a Map once per copy of a row that stands for
+// several, as PostgreSQL evaluates it once per row; the reduction would
+// evaluate it once for all of them, and again at every change of the
+// group.
+func liftPerRow(n expr.Reduce) expr.Reduce {
+	width := len(n.Input.Typ())
+	var lifted []expr.Scalar
+	lift := func(s expr.Scalar) expr.Scalar {
+		if s == nil || !expr.CallsPerRow(s) {
+			return s
+		}
+		lifted = append(lifted, s)
+		return expr.Column{Index: width + len(lifted) - 1}
+	}
+	key := make([]expr.Scalar, len(n.GroupKey))
+	for i, k := range n.GroupKey {
+		key[i] = lift(k)
+	}
+	aggs := make([]expr.Aggregate, len(n.Aggregates))
+	for i, a := range n.Aggregates {
+		a.Expr, a.Filter = lift(a.Expr), lift(a.Filter)
+		a.Order = slices.Clone(a.Order)
+		for j := range a.Order {
+			a.Order[j].Expr = lift(a.Order[j].Expr)
+		}
+		aggs[i] = a
+	}
+	if len(lifted) == 0 {
+		return n
+	}
+	return expr.Reduce{Input: expr.Map{Input: n.Input, Scalars: lifted}, GroupKey: key, Aggregates: aggs}
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 
+	"freshet/expr"
 	"freshet/pgwire"
 	"freshet/planner"
 	"freshet/repr"
@@ -21,12 +22,12 @@ func (s *Session) copyFrom(ctx context.Context, st *planner.Copy, w pgwire.Write
 	switch st.Options.Format {
 	case "text", "", "csv":
 	case "binary":
-		cols := make([]planner.Column, len(st.Columns))
+		oids := make([]uint32, len(st.Columns))
 		for i, ci := range st.Columns {
-			cols[i] = st.Table.Columns[ci]
+			oids[i] = st.Table.Columns[ci].Type.OID()
 		}
 		var err error
-		if bc, err = pgwire.NewBinaryCopyOf(describe(cols), true); err != nil {
+		if bc, err = pgwire.NewBinaryCopy(oids, true, s.LookupType); err != nil {
 			return result{}, err
 		}
 		format.Binary = true
@@ -54,8 +55,13 @@ func (s *Session) copyFrom(ctx context.Context, st *planner.Copy, w pgwire.Write
 	// A timestamptz field without an offset is read in the session's
 	// time zone.
 	zone := s.zone()
+	var rowNumber int64
+	defaults, err := s.copyDefaults(st, &rowNumber)
+	if err != nil {
+		return result{}, err
+	}
 	var writes []TableWrite
-	for {
+	for ; ; rowNumber++ {
 		fields, err := src.next()
 		if err == io.EOF {
 			break
@@ -76,17 +82,12 @@ func (s *Session) copyFrom(ctx context.Context, st *planner.Copy, w pgwire.Write
 		}
 		forceNulls(st.Options, fields)
 		row := make([]repr.Datum, len(st.Table.Columns))
-		for i := range st.Table.Columns {
-			if d := s.engine.defaultOf(uint64(st.Table.ID), i); d != nil {
-				d, err := s.bindScalar(d)
-				if err != nil {
-					return result{}, err
-				}
-				v, err := d.Eval(nil)
-				if err != nil {
-					return result{}, err
-				}
-				row[i] = v
+		for i, d := range defaults {
+			if d == nil {
+				continue
+			}
+			if row[i], err = d.Eval(nil); err != nil {
+				return result{}, err
 			}
 		}
 		for fi, ci := range st.Columns {
@@ -365,10 +366,45 @@ func (s *Session) copyTo(ctx context.Context, st *planner.CopyTo, w pgwire.Write
 	return result{tag: fmt.Sprintf("COPY %d", n)}, nil
 }
 
+// copyDefaults returns, per column of st's table, the default that COPY
+// FROM evaluates for each row, nil for a column the data gives or one
+// without a default. They are bound once for the statement, as INSERT's
+// are (bindScalars), and draw random values per row, numbered by *row,
+// since every row's defaults are evaluated over the same empty row.
+func (s *Session) copyDefaults(st *planner.Copy, row *int64) ([]expr.Scalar, error) {
+	given := make([]bool, len(st.Table.Columns))
+	for _, ci := range st.Columns {
+		given[ci] = true
+	}
+	var cols []int
+	var scalars []expr.Scalar
+	for i := range st.Table.Columns {
+		if d := s.engine.defaultOf(uint64(st.Table.ID), i); d != nil && !given[i] {
+			cols, scalars = append(cols, i), append(scalars, d)
+		}
+	}
+	out := make([]expr.Scalar, len(st.Table.Columns))
+	if len(scalars) == 0 {
+		return out, nil
+	}
+	bound, err := s.bindScalars(scalars, row, "a column default")
+	if err != nil {
+		return nil, err
+	}
+	for k, i := range cols {
+		out[i] = bound[k]
+	}
+	return out, nil
+}
+
 // copyToBinary runs COPY … TO STDOUT (FORMAT binary): the header with
 // the first row, a row per CopyData message, the trailer in the last.
 func (s *Session) copyToBinary(ctx context.Context, st *planner.CopyTo, w pgwire.Writer) (result, error) {
-	bc, err := pgwire.NewBinaryCopyOf(describe(st.Query.Columns), false)
+	oids := make([]uint32, len(st.Query.Columns))
+	for i, c := range st.Query.Columns {
+		oids[i] = c.Type.OID()
+	}
+	bc, err := pgwire.NewBinaryCopy(oids, false, s.LookupType)
 	if err != nil {
 		return result{}, err
 	}

@@ -72,7 +72,7 @@ func TestCopyBinaryRoundTrip(t *testing.T) {
 // types, each row's values in text format.
 func binaryRows(t *testing.T, oids []uint32, rows ...[]string) string {
 	t.Helper()
-	c, err := pgwire.NewBinaryCopy(oids, false)
+	c, err := pgwire.NewBinaryCopy(oids, false, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,10 @@
 package coord
 
 import (
+	"encoding/hex"
+	"fmt"
+	"strconv"
+	"strings"
 	"testing"
 
 	"freshet/sqlerr"
@@ -63,6 +67,36 @@ func TestCopyEnum(t *testing.T) {
 	if e := sqlerr.From(err); err == nil || e.Code != sqlerr.InvalidTextRepresentation ||
 		e.Message != `invalid input value for enum feel: "Low"` || e.Detail != "COPY fc2, line 1, column f" {
 		t.Errorf("binary bad label: %v (%s, detail %q)", err, e.Code, e.Detail)
+	}
+
+	// Binary arrays of the enum: array_send's layout with the enum's
+	// OID as the element type, as PostgreSQL 15 writes it.
+	oid, err := strconv.ParseUint(env.query(s, "SELECT oid FROM pg_type WHERE typname = 'feel'"), 10, 32)
+	if err != nil {
+		t.Fatal(err)
+	}
+	elem := fmt.Sprintf("%08x", oid)
+	data = env.copyOut(s, "COPY (SELECT fs FROM fc WHERE id < 4 ORDER BY id) TO STDOUT (FORMAT binary)")
+	want = "5047434f50590aff0d0a00" + "00000000" + "00000000" +
+		"0001" + "00000023" + "00000001" + "00000000" + elem + "00000002" + "00000001" + "000000036c6f77" + "0000000468696768" +
+		"0001" + "0000000c" + "00000000" + "00000000" + elem +
+		"0001" + "0000001b" + "00000001" + "00000000" + elem + "00000001" + "00000001" + "000000036d6964" +
+		"ffff"
+	if got := fmt.Sprintf("%x", data); got != want {
+		t.Errorf("binary feel[]:\n%s\nwant\n%s", got, want)
+	}
+	env.exec(s, "CREATE TABLE fc3 (fs feel[])")
+	if err := env.copyIn(s, "COPY fc3 FROM STDIN (FORMAT binary)", data); err != nil {
+		t.Fatal(err)
+	}
+	if got := env.query(s, "SELECT fs FROM fc3"); got != "{low,high} {mid} {}" {
+		t.Errorf("binary COPY FROM of feel[]: %s", got)
+	}
+	bad, _ := hex.DecodeString(strings.Replace(want, "000000036d6964", "000000036d6978", 1))
+	err = env.copyIn(s, "COPY fc3 FROM STDIN (FORMAT binary)", string(bad))
+	if e := sqlerr.From(err); err == nil || e.Code != sqlerr.InvalidTextRepresentation ||
+		e.Message != `invalid input value for enum feel: "mix"` || e.Detail != "COPY fc3, line 3, column fs" {
+		t.Errorf("binary bad label in an array: %v (%s, detail %q)", err, e.Code, e.Detail)
 	}
 
 	// A label added after the COPY was planned is read by the next one.

@@ -192,6 +192,20 @@ func (s *Session) enumParamType(oid uint32) (repr.Type, bool) {
 	return repr.Type{}, false
 }
 
+// LookupType implements pgwire.Session: the catalog's types are the
+// enums and their array types. OIDs are catalog ids, never given out
+// twice, so pgwire may keep the answer.
+func (s *Session) LookupType(oid uint32) (pgwire.CatalogType, bool) {
+	t, ok := s.enumParamType(oid)
+	switch {
+	case !ok:
+		return pgwire.CatalogType{}, false
+	case t.IsArray():
+		return pgwire.CatalogType{Name: t.Name(), Elem: t.Elem().OID()}, true
+	}
+	return pgwire.CatalogType{Name: t.Name(), TextIsBinary: true}, true
+}
+
 // paramLabels returns, per parameter type, the labels of its enum (of an
 // enum or an array of one) as they are now, nil for other types: a
 // prepared statement reads its enum parameters with the labels of its

@@ -109,7 +109,17 @@ func (sc sessionCatalog) ResolveOID(kind repr.Kind, name string) (uint32, error)
 			return 0, err
 		}
 		if rel.ID != 0 {
-			return uint32(relationOID(uint64(rel.ID))), nil
+			// A view with an index resolves to the index's
+			// arrangement, which it is read from; its OID is the
+			// view's own, as pg_class gives it.
+			id := uint64(rel.ID)
+			sc.s.engine.Catalog(func(c *catalog.Catalog) error {
+				if o, lerr := sc.s.lookup(c, qn); lerr == nil && o.Kind == catalog.View {
+					id = o.ID
+				}
+				return nil
+			})
+			return uint32(relationOID(id)), nil
 		}
 		if oid, ok := builtinRelationOID(rel.Name.Schema, rel.Name.Name); ok {
 			return oid, nil

@@ -57,8 +57,14 @@ func (s *Session) executePrepared(ctx context.Context, st *planner.Execute, w pg
 		return result{}, sqlerr.New(sqlerr.SyntaxError, "wrong number of parameters for prepared statement %q", st.Name).
 			WithDetail("Expected %d parameters but got %d.", len(p.types), len(st.Args))
 	}
-	vals := make([]repr.Datum, len(st.Args))
-	for i, a := range st.Args {
+	// The arguments are evaluated once, as the statement's: now() and
+	// random() take their values as in a query, nextval its session's.
+	args, err := s.bindScalars(st.Args, nil, "the arguments of EXECUTE")
+	if err != nil {
+		return result{}, err
+	}
+	vals := make([]repr.Datum, len(args))
+	for i, a := range args {
 		v, err := a.Eval(nil)
 		if err != nil {
 			return result{}, err

@@ -98,10 +98,7 @@ func renameRelation(c *catalog.Catalog, o *catalog.Object, name string) ([]*cata
 // with their stored key names following, or why it cannot be.
 func renameColumn(c *catalog.Catalog, t *catalog.Object, column, name string) ([]*catalog.Object, error) {
 	switch t.Kind {
-	case catalog.Table, catalog.MaterializedView:
-	case catalog.View:
-		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "renaming a column of a view is not supported").
-			WithHint("Create the view again with the column named as wanted (CREATE OR REPLACE VIEW cannot rename it either).")
+	case catalog.Table, catalog.View, catalog.MaterializedView:
 	default:
 		return nil, sqlerr.New(sqlerr.WrongObjectType, "%q is not a table, view or materialized view", t.Name)
 	}

@@ -603,7 +603,7 @@ func (s *Session) selectDatums(ctx context.Context, st *planner.Select) ([][]rep
 func describe(cols []planner.Column) []pgwire.Column {
 	out := make([]pgwire.Column, len(cols))
 	for i, c := range cols {
-		out[i] = pgwire.Column{Name: c.Name, TypeOID: c.Type.OID(), TypeSize: c.Type.Typlen(), TypeModifier: c.Type.Typmod(), TextIsBinary: c.Type.IsEnum()}
+		out[i] = pgwire.Column{Name: c.Name, TypeOID: c.Type.OID(), TypeSize: c.Type.Typlen(), TypeModifier: c.Type.Typmod()}
 		if c.Source.Relation != 0 {
 			out[i].TableOID = uint32(relationOID(uint64(c.Source.Relation)))
 			out[i].ColumnNumber = int16(c.Source.Column)

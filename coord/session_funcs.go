@@ -75,19 +75,33 @@ func (s *Session) bindSession(plan expr.Relation) (expr.Relation, func(), error)
 	}, nil
 }
 
-// bindScalar returns sc, a scalar over no columns (a column default),
-// with its session functions replaced by their values. set_config() has
-// no place in one.
-func (s *Session) bindScalar(sc expr.Scalar) (expr.Scalar, error) {
+// bindScalars returns scs, scalars over no columns (column defaults, the
+// arguments of EXECUTE), bound for one statement as a query's plan is:
+// their session functions replaced by their values, now() by the
+// statement's time, and random() and gen_random_uuid() keyed for the
+// statement. The caller evaluates them once per row it makes; if row is
+// not nil, it numbers those rows, so that each draws random values of
+// its own (expr.CountCopies). set_config() has no place in them; where
+// names them in its error.
+func (s *Session) bindScalars(scs []expr.Scalar, row *int64, where string) ([]expr.Scalar, error) {
+	if len(scs) == 0 {
+		return nil, nil
+	}
 	unit := expr.Constant{Rows: []expr.Row{{Diff: 1}}}
-	out, apply, err := s.bindSession(expr.Map{Input: unit, Scalars: []expr.Scalar{sc}})
+	out, apply, err := s.bindSession(expr.Map{Input: unit, Scalars: scs})
 	if err != nil {
 		return nil, err
 	}
 	if apply != nil {
-		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "set_config() is not supported in a column default")
+		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "set_config() is not supported in %s", where)
 	}
-	return out.(expr.Map).Scalars[0], nil
+	_, now, release := s.readTime()
+	release()
+	bound := withNow(withRandomKeys(out), now)
+	if row != nil {
+		bound = expr.CountCopies([]expr.Relation{bound}, row)[0]
+	}
+	return bound.(expr.Map).Scalars, nil
 }
 
 // evaluatedOnce reports whether plan computes its scalars exactly once:

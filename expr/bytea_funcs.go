@@ -2,6 +2,7 @@ package expr
 
 import (
 	"crypto/sha256"
+	"encoding/binary"
 	"strings"
 
 	"freshet/repr"
@@ -30,8 +31,10 @@ import (
 // without arguments, and the coordinator gives each call of a statement
 // a fresh random key (a bytea literal) before the statement runs; a row's
 // uuid is then a version-4 uuid made of SHA-256 over the key and the
-// row. Equal input rows of one statement therefore get equal uuids. A
-// view, which has no statement to give it a key, refuses the function.
+// row. A row that stands for several equal rows is evaluated once per
+// copy, with the copy's ordinal hashed as well (CountCopies), so that
+// each copy gets a uuid of its own, as in PostgreSQL. A view, which has
+// no statement to give it a key, refuses the function.
 
 func (f VariadicFunc) isBytea() bool { return f >= ByteaSubstr && f <= GenRandomUUID }
 
@@ -137,10 +140,11 @@ func checkConversion(name string, to bool) error {
 	return sqlerr.New(sqlerr.InvalidParameterValue, "invalid %s encoding name \"%s\"", side, name)
 }
 
-// keyedHash hashes a random call's key with row: the call's random
-// bytes for that row.
+// keyedHash hashes a random call's key with row, and with the ordinal
+// of the row's copy if the call has one (CountCopies) and it is not the
+// first: the call's random bytes for that copy of the row.
 func keyedHash(name string, args []Scalar, row []repr.Datum) ([]byte, error) {
-	if len(args) != 1 {
+	if len(args) != 1 && len(args) != 2 {
 		return nil, sqlerr.AssertionFailedf("%s evaluated without a key", name)
 	}
 	key, err := args[0].Eval(row)
@@ -153,7 +157,70 @@ func keyedHash(name string, args []Scalar, row []repr.Datum) ([]byte, error) {
 	h := sha256.New()
 	h.Write([]byte(key.Bytes()))
 	h.Write(repr.PackRow(row...))
+	if len(args) == 2 {
+		n, err := args[1].Eval(row)
+		if err != nil {
+			return nil, err
+		}
+		if n.Kind() != repr.KindInt8 {
+			return nil, sqlerr.AssertionFailedf("%s copy ordinal is %s", name, n.Kind())
+		}
+		if n.Int() != 0 {
+			h.Write(binary.BigEndian.AppendUint64(nil, uint64(n.Int())))
+		}
+	}
 	return h.Sum(nil), nil
+}
+
+// CopyOrdinal is the ordinal, from 0, of the copy being evaluated of a
+// row that stands for several equal rows: an operator that evaluates
+// such a row once per copy sets *N before each. Invariant: N is the
+// operator's own, never shared between workers.
+type CopyOrdinal struct{ N *int64 }
+
+func (c CopyOrdinal) Eval([]repr.Datum) (repr.Datum, error) { return repr.NewInt8(*c.N), nil }
+func (c CopyOrdinal) Typ([]ColumnType) ColumnType           { return ColumnType{Type: repr.Int8} }
+func (c CopyOrdinal) Columns(dst []int) []int               { return dst }
+func (c CopyOrdinal) String() string                        { return "copy_ordinal()" }
+
+// CountCopies returns steps, a chain of Map, Filter, Project and FlatMap
+// as StepsCallPerRow takes it, with each keyed random() and
+// gen_random_uuid() call given the copy ordinal *n as well as its key:
+// each copy of a row draws a value of its own, and the same copy the
+// same value again, so that a retraction of n copies retracts what
+// their insertion added. Only the steps' own scalars are rewritten, not
+// their inputs.
+func CountCopies(steps []Relation, n *int64) []Relation {
+	f := func(c CallVariadic) Scalar {
+		if (c.Func != GenRandomUUID && c.Func != Random) || len(c.Args) != 1 {
+			return c
+		}
+		return CallVariadic{Func: c.Func, Args: []Scalar{c.Args[0], CopyOrdinal{N: n}}}
+	}
+	scs := func(ss []Scalar) []Scalar {
+		out := make([]Scalar, len(ss))
+		for i, s := range ss {
+			out[i] = mapCallsScalar(s, f)
+		}
+		return out
+	}
+	out := make([]Relation, len(steps))
+	for i, s := range steps {
+		switch st := s.(type) {
+		case Map:
+			st.Scalars = scs(st.Scalars)
+			out[i] = st
+		case Filter:
+			st.Predicates = scs(st.Predicates)
+			out[i] = st
+		case FlatMap:
+			st.Args = scs(st.Args)
+			out[i] = st
+		default:
+			out[i] = s
+		}
+	}
+	return out
 }
 
 // genRandomUUID computes gen_random_uuid for row from the call's key.

@@ -211,6 +211,7 @@ const (
 	JSONBuildObject
 	JSONBuildArray
 	ToJSON
+	JSONAgg
 	// The time zone functions (zone_funcs.go).
 	Timezone
 	DateAdd
@@ -316,7 +317,7 @@ var variadicNames = map[VariadicFunc]string{Coalesce: "coalesce", Greatest: "gre
 	Format: "format", ParseIdent: "parse_ident", ConcatWS: "concat_ws", SplitPart: "split_part", LPad: "lpad",
 	RPad: "rpad", Left: "left", Right: "right", Repeat: "repeat", Reverse: "reverse", StartsWith: "starts_with",
 	QuoteLiteral: "quote_literal", QuoteNullable: "quote_nullable", MD5: "md5",
-	JSONBuildObject: "json_build_object", JSONBuildArray: "json_build_array", ToJSON: "to_json",
+	JSONBuildObject: "json_build_object", JSONBuildArray: "json_build_array", ToJSON: "to_json", JSONAgg: "json_agg",
 	Timezone: "timezone", DateAdd: "date_add", DateSubtract: "date_subtract", TimestampTZJSON: "timestamptz_to_json",
 	ToChar: "to_char", ToTimestamp: "to_timestamp", ToDate: "to_date", EpochToTimestamp: "to_timestamp",
 	Sqrt: "sqrt", Cbrt: "cbrt", Exp: "exp", Ln: "ln", Log10: "log", Power: "power", Sign: "sign", Trunc: "trunc",

@@ -231,7 +231,7 @@ func EvalTableFunc(f TableFunc, args []repr.Datum, t repr.Type) ([]repr.Datum, e
 		return out, nil
 	case JSONBArrayElements, JSONBArrayElementsText, JSONBObjectKeys, JSONBEach, JSONBEachText:
 		return jsonbTableFunc(f, args[0])
-	case JSONArrayElements, JSONArrayElementsText, JSONObjectKeys:
+	case JSONArrayElements, JSONArrayElementsText, JSONObjectKeys, JSONEach:
 		return jsonTableFunc(f, args[0])
 	}
 	return nil, sqlerr.AssertionFailedf("unknown table function %d", f)

@@ -12,8 +12,11 @@ import (
 //	JSONBuildArray(v1, …)        [v1, …]
 //	ToJSON(v)                    v as a JSON value (repr.AppendJSON); NULL
 //	                             for NULL
+//	JSONAgg(a)                   json_agg's result from array_agg's: the
+//	                             elements as to_json gives them, NULL as
+//	                             null, in [e1, e2, …]; NULL for NULL
 
-func (f VariadicFunc) isJSON() bool { return f >= JSONBuildObject && f <= ToJSON }
+func (f VariadicFunc) isJSON() bool { return f >= JSONBuildObject && f <= JSONAgg }
 
 func (c CallVariadic) evalJSON(row []repr.Datum) (repr.Datum, error) {
 	return c.evalJSONNamed(row, c.Func.String())
@@ -37,6 +40,22 @@ func (c CallVariadic) evalJSONNamed(row []repr.Datum, name string) (repr.Datum, 
 			return repr.Null, nil
 		}
 		buf = repr.AppendJSON(buf, args[0])
+	case JSONAgg:
+		if args[0].IsNull() {
+			return repr.Null, nil
+		}
+		elems, err := args[0].Elems()
+		if err != nil {
+			return repr.Null, err
+		}
+		buf = append(buf, '[')
+		for i, e := range elems {
+			if i > 0 {
+				buf = append(buf, ", "...)
+			}
+			buf = repr.AppendJSON(buf, e)
+		}
+		buf = append(buf, ']')
 	case JSONBuildArray:
 		buf = append(buf, '[')
 		for i, a := range args {

@@ -234,6 +234,15 @@ func jsonTableFunc(f TableFunc, j repr.Datum) ([]repr.Datum, error) {
 	}
 	text := strings.TrimSpace(j.Text())
 	kind := jsonTypeof(text)
+	if f == JSONEach {
+		switch kind {
+		case "object":
+			return jsonMembers(text)
+		case "array":
+			return nil, sqlerr.New(sqlerr.InvalidParameterValue, "cannot deconstruct an array as an object")
+		}
+		return nil, sqlerr.New(sqlerr.InvalidParameterValue, "cannot deconstruct a scalar")
+	}
 	if f == JSONObjectKeys {
 		switch kind {
 		case "object":
@@ -290,4 +299,31 @@ func jsonKeys(j string) ([]string, error) {
 		keys = append(keys, k)
 	}
 	return keys, nil
+}
+
+// jsonMembers returns object text j's members in order, repeated keys
+// too, each as the json array [key, value], the value's text as it is
+// in j.
+func jsonMembers(j string) ([]repr.Datum, error) {
+	dec := json.NewDecoder(strings.NewReader(j))
+	if _, err := dec.Token(); err != nil {
+		return nil, jsonCorrupt(err)
+	}
+	var out []repr.Datum
+	var buf []byte
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return nil, jsonCorrupt(err)
+		}
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return nil, jsonCorrupt(err)
+		}
+		k, _ := t.(string)
+		buf = repr.AppendJSONKey(append(buf[:0], '['), k)
+		buf = append(append(append(buf, ", "...), raw...), ']')
+		out = append(out, repr.NewJSON(string(buf)))
+	}
+	return out, nil
 }

@@ -130,7 +130,8 @@ type ScalarRewriter interface {
 // PerRowCall is implemented by scalars defined outside expr whose every
 // evaluation acts anew, as nextval does. PostgreSQL calls such a function
 // once per row, so a row of a collection that stands for n equal rows
-// must be evaluated n times, once for each.
+// must be evaluated n times, once for each. expr's own random() and
+// gen_random_uuid() are such calls too (CallsPerRow).
 type PerRowCall interface {
 	CallsPerRow() bool
 }
@@ -147,7 +148,9 @@ func CallsPerRow(s Scalar) bool {
 	case CallBinary:
 		return CallsPerRow(n.Left) || CallsPerRow(n.Right)
 	case CallVariadic:
-		return slices.ContainsFunc(n.Args, CallsPerRow)
+		// random() and gen_random_uuid() draw a value per row (keyed
+		// by the copy's ordinal, CountCopies).
+		return n.Func == Random || n.Func == GenRandomUUID || slices.ContainsFunc(n.Args, CallsPerRow)
 	case If:
 		return CallsPerRow(n.Cond) || CallsPerRow(n.Then) || CallsPerRow(n.Else)
 	case Cast:

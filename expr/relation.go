@@ -95,17 +95,21 @@ const (
 	JSONBEachText
 	// JSONArrayElements, JSONArrayElementsText and JSONObjectKeys are
 	// json's: elements as their text in the value (json), as text, and
-	// every key in order, repeated ones too (json_ops.go).
+	// every key in order, repeated ones too (json_ops.go). JSONEach(j)
+	// yields every member of object j in order, repeated keys too, as
+	// the json array [key, value], the value's text as it is in j; the
+	// planner takes json_each's and json_each_text's columns from it.
 	JSONArrayElements
 	JSONArrayElementsText
 	JSONObjectKeys
+	JSONEach
 )
 
 var tableFuncNames = map[TableFunc]string{GenerateSeries: "generate_series", Unnest: "unnest", Value: "value",
 	GenerateSubscripts: "generate_subscripts", JSONBArrayElements: "jsonb_array_elements",
 	JSONBArrayElementsText: "jsonb_array_elements_text", JSONBObjectKeys: "jsonb_object_keys", JSONBEach: "jsonb_each",
 	JSONBEachText: "jsonb_each_text", JSONArrayElements: "json_array_elements",
-	JSONArrayElementsText: "json_array_elements_text", JSONObjectKeys: "json_object_keys"}
+	JSONArrayElementsText: "json_array_elements_text", JSONObjectKeys: "json_object_keys", JSONEach: "json_each"}
 
 func (f TableFunc) String() string { return tableFuncNames[f] }
 

@@ -522,7 +522,7 @@ func (c CallVariadic) Typ(input []ColumnType) ColumnType {
 		return t
 	}
 	if c.Func.isJSON() {
-		nullable := c.Func == ToJSON && c.Args[0].Typ(input).Nullable
+		nullable := (c.Func == ToJSON || c.Func == JSONAgg) && c.Args[0].Typ(input).Nullable
 		return ColumnType{Type: repr.JSON, Nullable: nullable}
 	}
 	if c.Func.isJSONB() {

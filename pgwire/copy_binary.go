@@ -40,27 +40,16 @@ type BinaryCopy struct {
 	f    formats
 }
 
-// NewBinaryCopyOf is NewBinaryCopy for columns described as results
-// are: a column whose TextIsBinary is set (an enum's) is read and written
-// as text is, its OID being one the catalog gave out.
-func NewBinaryCopyOf(cols []Column, in bool) (*BinaryCopy, error) {
-	oids := make([]uint32, len(cols))
-	for i, c := range cols {
-		oids[i] = c.TypeOID
-		if c.TextIsBinary {
-			oids[i] = oidText
-		}
-	}
-	return NewBinaryCopy(oids, in)
-}
-
 // NewBinaryCopy returns the BinaryCopy of rows whose columns have the
-// type OIDs oids, in order; in reports that it will read (COPY FROM). It
-// fails with 42883, as the extended protocol does for a binary result or
-// parameter, if a column's type has no binary format here.
-func NewBinaryCopy(oids []uint32, in bool) (*BinaryCopy, error) {
+// type OIDs oids, in order; in reports that it will read (COPY FROM).
+// lookup describes the OIDs the catalog gave out (an enum's, the array's
+// over one), as Session.LookupType does. It fails with 42883, as the
+// extended protocol does for a binary result or parameter, if a
+// column's type has no binary format here.
+func NewBinaryCopy(oids []uint32, in bool, lookup TypeLookup) (*BinaryCopy, error) {
 	c := &BinaryCopy{oids: append([]uint32(nil), oids...)}
 	for _, oid := range oids {
+		c.f.learn(oid, lookup)
 		if c.f.canBinary(oid) {
 			continue
 		}

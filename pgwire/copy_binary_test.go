@@ -25,7 +25,7 @@ const pgCopyOut = "PGCOPY\n\xff\r\n\x00\x00\x00\x00\x00\x00\x00\x00\x00" +
 	"\xff\xff"
 
 func TestBinaryCopyMatchesPostgres(t *testing.T) {
-	c, err := NewBinaryCopy([]uint32{oidInt4, oidText}, false)
+	c, err := NewBinaryCopy([]uint32{oidInt4, oidText}, false, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,7 +168,7 @@ func TestBinaryCopyRoundTrip(t *testing.T) {
 			}
 			oids[i] = copyTypes[cols[i]].oid
 		}
-		c, err := NewBinaryCopy(oids, false)
+		c, err := NewBinaryCopy(oids, false, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -255,7 +255,7 @@ func TestBinaryCopyMalformed(t *testing.T) {
 		{"second row bad", ok + tuple(one, field("ok")) + tuple(field("\x00"), field("x")) + trailer, 1, "22P03", "incorrect binary data format for type int4", 2, 0},
 		{"data after the trailer", ok + tuple(one, field("x")) + trailer + "junk", 1, "22P04", "received copy data after EOF marker", 2, -1},
 	}
-	c, err := NewBinaryCopy([]uint32{oidInt4, oidText}, false)
+	c, err := NewBinaryCopy([]uint32{oidInt4, oidText}, false, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -287,7 +287,7 @@ func TestBinaryCopyMalformed(t *testing.T) {
 // CopyFail, a lost connection) is returned as it is, not taken for the
 // end of the data.
 func TestBinaryCopyReaderErrors(t *testing.T) {
-	c, err := NewBinaryCopy([]uint32{oidInt4}, false)
+	c, err := NewBinaryCopy([]uint32{oidInt4}, false, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -315,12 +315,12 @@ func (e errReader) Read([]byte) (int, error) { return 0, e.err }
 func TestBinaryCopyTypes(t *testing.T) {
 	for in, want := range map[bool]string{false: "no binary output function available for type with OID 2205",
 		true: "no binary input function available for type with OID 2205"} {
-		_, err := NewBinaryCopy([]uint32{oidInt4, 2205}, in)
+		_, err := NewBinaryCopy([]uint32{oidInt4, 2205}, in, nil)
 		if e := sqlerr.From(err); e == nil || e.Code != sqlerr.UndefinedFunction || e.Message != want {
 			t.Errorf("regclass, in %v: %v", in, err)
 		}
 	}
-	c, err := NewBinaryCopy([]uint32{oidInt4}, false)
+	c, err := NewBinaryCopy([]uint32{oidInt4}, false, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

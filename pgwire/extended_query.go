@@ -95,8 +95,13 @@ func (c *conn) bind(m *pgproto3.Bind) error {
 		}
 	}
 	for i, f := range resultFormats {
-		if oid := st.cols[i].TypeOID; f == pgproto3.BinaryFormat && !st.cols[i].TextIsBinary && !c.formats.canBinary(oid) {
-			return errNoBinaryOutput(c.formats.typeName(oid))
+		if oid := st.cols[i].TypeOID; f == pgproto3.BinaryFormat {
+			if err := c.learnType(oid); err != nil {
+				return err
+			}
+			if !c.formats.canBinary(oid) {
+				return errNoBinaryOutput(c.formats.typeName(oid))
+			}
 		}
 	}
 	// The parameters are the message's own bytes (frames are never
@@ -105,6 +110,9 @@ func (c *conn) bind(m *pgproto3.Bind) error {
 	for i, v := range params {
 		if v == nil || paramFormats[i] != pgproto3.BinaryFormat {
 			continue
+		}
+		if err := c.learnType(st.paramOIDs[i]); err != nil {
+			return err
 		}
 		text, err := c.formats.binaryToText(st.paramOIDs[i], v)
 		if err != nil {
@@ -129,6 +137,19 @@ func (c *conn) bind(m *pgproto3.Bind) error {
 	}
 	c.portals[m.DestinationPortal] = &portal{p: p, cols: st.cols, formats: resultFormats}
 	return c.send(&pgproto3.BindComplete{})
+}
+
+// learnType makes the catalog type with OID oid known to the
+// connection's formats, asking the session unless the OID is known. It
+// is called at Bind, never while the session is running a statement.
+func (c *conn) learnType(oid uint32) error {
+	if c.formats.known(oid) {
+		return nil
+	}
+	return do(c, func() error {
+		c.formats.learn(oid, c.sess.LookupType)
+		return nil
+	})
 }
 
 // expandFormats returns the format code of each of n values, given the

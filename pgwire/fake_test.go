@@ -236,6 +236,22 @@ var fakeTypes = map[string]uint32{
 	"json": 114, "float4": 700, "float8": 701, "bpchar": 1042, "varchar": 1043, "date": 1082,
 	"time": 1083, "timestamp": 1114, "timestamptz": 1184, "interval": 1186, "numeric": 1700,
 	"uuid": 2950, "jsonb": 3802, "int4[]": 1007, "text[]": 1009, "void": 2278,
+	"mood": 16400, "mood[]": 16401, "box": 16402, "box[]": 16403,
+}
+
+// fakeCatalogTypes are the types the fake session's catalog defines: an
+// enum and its array, and a type without a binary format here and its
+// array.
+var fakeCatalogTypes = map[uint32]CatalogType{
+	16400: {Name: "mood", TextIsBinary: true},
+	16401: {Name: "_mood", Elem: 16400},
+	16402: {Name: "box"},
+	16403: {Name: "_box", Elem: 16402},
+}
+
+func (s *fakeSession) LookupType(oid uint32) (CatalogType, bool) {
+	t, ok := fakeCatalogTypes[oid]
+	return t, ok
 }
 
 // typesTable is the table "types": its columns and rows, in the text

@@ -87,6 +87,72 @@ func typeSize(oid uint32) int16 {
 // plan caches are not safe for concurrent use, on first need.
 type formats struct {
 	m *pgtype.Map
+	// textual holds the OIDs of the catalog types learned whose binary
+	// format is their text (enums).
+	textual map[uint32]bool
+}
+
+// learn makes the catalog type with OID oid known to f, as lookup
+// describes it, unless f knows oid already or lookup is nil. An array
+// is learned with its element type, which must be a built-in type or a
+// catalog type that is not an array; an array whose element type has no
+// binary format here is not learned, so that canBinary refuses it. The
+// pgtype.Map converts a learned array as it does a built-in one: the
+// same array_send layout, with the element type's OID.
+func (f *formats) learn(oid uint32, lookup TypeLookup) {
+	if lookup == nil || f.known(oid) {
+		return
+	}
+	t, ok := lookup(oid)
+	if !ok {
+		return
+	}
+	if t.Elem == 0 {
+		f.register(oid, t)
+		return
+	}
+	if !f.known(t.Elem) {
+		et, ok := lookup(t.Elem)
+		if !ok || et.Elem != 0 {
+			return
+		}
+		f.register(t.Elem, et)
+	}
+	m := f.typeMap()
+	if elem, ok := m.TypeForOID(t.Elem); ok && f.canBinary(t.Elem) {
+		m.RegisterType(&pgtype.Type{Name: t.Name, OID: oid, Codec: &pgtype.ArrayCodec{ElementType: elem}})
+	}
+}
+
+// known reports whether f converts values of oid, or knows that it
+// cannot, without asking the catalog.
+func (f *formats) known(oid uint32) bool {
+	if textIsBinary(oid) || oid == oidJSONB {
+		return true
+	}
+	_, ok := f.typeMap().TypeForOID(oid)
+	return ok
+}
+
+// register makes the catalog type t, which is not an array, known to f
+// under oid.
+func (f *formats) register(oid uint32, t CatalogType) {
+	if !t.TextIsBinary {
+		return
+	}
+	// TextCodec rather than EnumCodec, which keeps every string it reads
+	// for the life of the connection.
+	f.typeMap().RegisterType(&pgtype.Type{Name: t.Name, OID: oid, Codec: pgtype.TextCodec{}})
+	if f.textual == nil {
+		f.textual = map[uint32]bool{}
+	}
+	f.textual[oid] = true
+}
+
+// textIsBinary reports whether the binary format of oid's values is their
+// text: a built-in string type's, or a learned catalog type's.
+func (f *formats) textIsBinary(oid uint32) bool {
+	return textIsBinary(oid) || f.textual[oid]
 }
 
 func (f *formats) typeMap() *pgtype.Map {
@@ -107,7 +173,7 @@ func (f *formats) typeName(oid uint32) string {
 // canBinary reports whether values of type oid can be converted to and
 // from the binary format.
 func (f *formats) canBinary(oid uint32) bool {
-	if textIsBinary(oid) || oid == oidJSONB {
+	if f.textIsBinary(oid) || oid == oidJSONB {
 		return true
 	}
 	t, ok := f.typeMap().TypeForOID(oid)
@@ -117,7 +183,7 @@ func (f *formats) canBinary(oid uint32) bool {
 // appendBinary appends the binary format of the non-NULL value whose text
 // format is text to buf.
 func (f *formats) appendBinary(buf []byte, oid uint32, text []byte) ([]byte, error) {
-	if textIsBinary(oid) {
+	if f.textIsBinary(oid) {
 		return append(buf, text...), nil
 	}
 	if oid == oidJSONB {
@@ -138,6 +204,7 @@ func (f *formats) appendBinary(buf []byte, oid uint32, text []byte) ([]byte, err
 	m := f.typeMap()
 	var v any
 	var err error
+	isArray := false
 	switch oid {
 	// The time types scan into their pgtype structs, which keep
 	// 'infinity'; DecodeValue would turn it into a value that cannot be
@@ -160,10 +227,14 @@ func (f *formats) appendBinary(buf []byte, oid uint32, text []byte) ([]byte, err
 			return nil, errNoBinaryOutput(f.typeName(oid))
 		}
 		v, err = t.Codec.DecodeValue(m, oid, pgtype.TextFormatCode, text)
+		_, isArray = t.Codec.(*pgtype.ArrayCodec)
 	}
 	if err == nil {
 		var out []byte
 		out, err = m.Encode(oid, pgtype.BinaryFormatCode, v, buf)
+		if err == nil && out != nil && isArray {
+			return withoutEmptyDimension(out, len(buf)), nil
+		}
 		if err == nil && out != nil {
 			return out, nil
 		}
@@ -227,10 +298,24 @@ func appendBinaryScalar(buf []byte, oid uint32, text []byte) ([]byte, bool) {
 	return nil, false
 }
 
+// withoutEmptyDimension returns out with the binary array that starts at
+// out[at:] written as array_send writes an empty array, without
+// dimensions, if it is one dimension of no elements, as pgtype writes
+// the empty array read from '{}'.
+func withoutEmptyDimension(out []byte, at int) []byte {
+	const header = 12 // ndim, has-null flag, element OID
+	a := out[at:]
+	if len(a) == header+8 && binary.BigEndian.Uint32(a) == 1 && binary.BigEndian.Uint32(a[header:]) == 0 {
+		binary.BigEndian.PutUint32(a, 0)
+		return out[:at+header]
+	}
+	return out
+}
+
 // binaryToText returns the text format of a non-NULL binary parameter of
 // type oid, as PostgreSQL's output function prints it.
 func (f *formats) binaryToText(oid uint32, bin []byte) ([]byte, error) {
-	if textIsBinary(oid) {
+	if f.textIsBinary(oid) {
 		return bin, nil
 	}
 	m := f.typeMap()
@@ -287,6 +372,9 @@ func (f *formats) binaryToText(oid uint32, bin []byte) ([]byte, error) {
 		if !ok || !t.Codec.FormatSupported(pgtype.BinaryFormatCode) {
 			return nil, errNoBinaryInput(f.typeName(oid))
 		}
+		if err := f.checkElementType(t, bin); err != nil {
+			return nil, err
+		}
 		var v any
 		if v, err = t.Codec.DecodeValue(m, oid, pgtype.BinaryFormatCode, bin); err == nil {
 			text, err = m.Encode(oid, pgtype.TextFormatCode, v, nil)
@@ -299,6 +387,28 @@ func (f *formats) binaryToText(oid uint32, bin []byte) ([]byte, error) {
 		return nil, errBadBinary(f.typeName(oid))
 	}
 	return text, nil
+}
+
+// checkElementType refuses, as PostgreSQL's array_recv does, a binary
+// array whose header names an element type other than t's (42804). An
+// array of a learned catalog type is not checked: PostgreSQL 15 takes an
+// array of an enum whatever element type its header names.
+func (f *formats) checkElementType(t *pgtype.Type, bin []byte) error {
+	ac, ok := t.Codec.(*pgtype.ArrayCodec)
+	if !ok || len(bin) < 12 || f.textual[ac.ElementType.OID] {
+		return nil
+	}
+	got, want := binary.BigEndian.Uint32(bin[8:]), ac.ElementType.OID
+	if got == want {
+		return nil
+	}
+	name := func(oid uint32) string {
+		if t, ok := repr.TypeFromOID(oid); ok {
+			return t.String()
+		}
+		return "???"
+	}
+	return sqlerr.New(sqlerr.DatatypeMismatch, "binary data has array element type %d (%s) instead of expected %d (%s)", got, name(got), want, name(want))
 }
 
 func errNoBinaryOutput(typeName string) error {

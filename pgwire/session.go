@@ -157,6 +157,13 @@ type Session interface {
 	// failed. An error returned by Sync is sent before ReadyForQuery.
 	Sync(ctx context.Context, failed bool) error
 
+	// LookupType describes the catalog type with OID oid (TypeLookup).
+	// pgwire asks, at Bind, for a parameter or result that the client
+	// sends or wants in the binary format and whose OID is not one of
+	// PostgreSQL's built-in types; it keeps the answer for the rest of
+	// the connection, so an OID must never denote another type later.
+	LookupType(oid uint32) (CatalogType, bool)
+
 	// Close releases the session. pgwire calls it once, when the
 	// connection ends, after closing every portal and statement.
 	Close()
@@ -234,11 +241,27 @@ type Column struct {
 	// TypeModifier is pg_attribute.atttypmod, -1 when the type has none
 	// (most columns). It is never 0 by default: timestamp(0) has typmod 0.
 	TypeModifier int32
-	// TextIsBinary reports a type whose binary format is its text, as
-	// an enum's is (its label's bytes): pgwire cannot tell it from the
-	// OID, which the catalog gives out.
-	TextIsBinary bool
 }
+
+// CatalogType describes a type whose OID the catalog gave out (an enum
+// type, the array type over one), which pgwire cannot know by its OID as
+// it knows PostgreSQL's built-in types. The zero value describes no type.
+type CatalogType struct {
+	// Name is the type's name (pg_type.typname), for error messages.
+	Name string
+	// TextIsBinary reports a type whose binary format is its text, as an
+	// enum's is (its label's bytes).
+	TextIsBinary bool
+	// Elem is the OID of an array type's element type, 0 for a type that
+	// is not an array. The array's binary format is PostgreSQL's
+	// array_send layout, whose elements are in their type's binary
+	// format.
+	Elem uint32
+}
+
+// TypeLookup returns the description of the catalog type with OID oid,
+// and false if the catalog defines no type with that OID.
+type TypeLookup func(oid uint32) (CatalogType, bool)
 
 // Writer receives what a running statement sends to the client: rows,
 // notices, and the data of COPY. It encodes and buffers them; pgwire

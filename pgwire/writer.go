@@ -49,9 +49,7 @@ func (w *resultWriter) Row(values [][]byte) error {
 		start := len(w.scratch)
 		var out []byte
 		var err error
-		if w.cols[i].TextIsBinary {
-			out = append(w.scratch, v...)
-		} else if out, err = w.c.formats.appendBinary(w.scratch, w.cols[i].TypeOID, v); err != nil {
+		if out, err = w.c.formats.appendBinary(w.scratch, w.cols[i].TypeOID, v); err != nil {
 			return err
 		}
 		w.scratch = out

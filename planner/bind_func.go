@@ -14,7 +14,7 @@ import (
 var aggregateNames = map[string]bool{
 	"count": true, "sum": true, "avg": true, "min": true, "max": true,
 	"bool_and": true, "bool_or": true, "every": true, "string_agg": true,
-	"array_agg": true, "jsonb_agg": true,
+	"array_agg": true, "jsonb_agg": true, "json_agg": true,
 	"stddev": true, "stddev_samp": true, "stddev_pop": true, "variance": true, "var_samp": true, "var_pop": true,
 	"percentile_cont": true, "percentile_disc": true, "mode": true,
 }
@@ -33,7 +33,7 @@ var knownFunctions = map[string]bool{
 	"trim":              true,
 	"age":               true,
 	"current_timestamp": true, "clock_timestamp": true, "statement_timestamp": true,
-	"log": true, "trunc": true, "json_agg": true, "jsonb_object_agg": true,
+	"log": true, "trunc": true, "jsonb_object_agg": true,
 	"nextval":        true,
 	"regexp_matches": true,
 	"date":           true, "timezone": true, "make_date": true, "justify_days": true, "justify_hours": true,
@@ -388,7 +388,7 @@ func (b *binder) bindAggregate(name string, fc *pg.FuncCall, c *exprCtx) (hscala
 	case !c.aggs:
 		return nil, sqlerr.New(sqlerr.GroupingError, "aggregate functions are not allowed in %s", c.clause)
 	}
-	orders := len(fc.AggOrder) > 0 && (name == "string_agg" || name == "array_agg" || name == "jsonb_agg")
+	orders := len(fc.AggOrder) > 0 && (name == "string_agg" || name == "array_agg" || name == "jsonb_agg" || name == "json_agg")
 	if len(fc.AggOrder) > 0 && !orders && name != "count" && name != "sum" && name != "avg" && name != "min" && name != "max" {
 		return nil, unsupported("ORDER BY in aggregate %s", name)
 	}
@@ -524,12 +524,16 @@ func (b *binder) aggregateArg(name string, arg hscalar) (hscalar, error) {
 		case repr.KindText, repr.KindVarchar, repr.KindBpchar, repr.KindName, repr.KindChar:
 			return b.coerceTo(arg, repr.Text)
 		}
-	case "array_agg", "jsonb_agg":
+	case "array_agg", "jsonb_agg", "json_agg":
 		switch {
 		case k == repr.KindUnknown:
 			return b.coerceTo(arg, repr.Text)
 		case k == repr.KindArray:
 			return nil, unsupported("%s of arrays (arrays of more than one dimension)", name)
+		case name == "json_agg" && k == repr.KindTimestampTZ && b.zoneLiteral() != nil:
+			// Written with the session zone's offset, as to_json writes
+			// it: the values are collected as json.
+			return hVariadic{fn: expr.TimestampTZJSON, args: []hscalar{b.zoneLiteral(), arg}, t: expr.ColumnType{Type: repr.JSON, Nullable: arg.typ().Nullable}}, nil
 		case t.ArrayOID() != 0:
 			return arg, nil
 		}
@@ -562,6 +566,8 @@ func aggResultType(a hAgg) repr.Type {
 		return repr.ArrayOf(a.arg.typ().Type)
 	case "jsonb_agg":
 		return repr.JSONBType
+	case "json_agg":
+		return repr.JSON
 	}
 	return a.arg.typ().Type
 }

@@ -158,6 +158,8 @@ var jsonbSRFs = map[string]struct {
 	"json_array_elements":       {expr.JSONArrayElements, []string{"value"}, 0, true},
 	"json_array_elements_text":  {expr.JSONArrayElementsText, []string{"value"}, 0, true},
 	"json_object_keys":          {expr.JSONObjectKeys, []string{"json_object_keys"}, 0, true},
+	"json_each":                 {expr.JSONEach, []string{"key", "value"}, expr.JSONGet, true},
+	"json_each_text":            {expr.JSONEach, []string{"key", "value"}, expr.JSONGetText, true},
 }
 
 // bindJSONBSRF binds a jsonb set-returning function in FROM over each row
@@ -183,13 +185,28 @@ func (b *binder) bindJSONBSRF(rf *pg.RangeFunction, fc *pg.FuncCall, left hrel, 
 	switch f.fn {
 	case expr.JSONBArrayElements:
 		typ = repr.JSONBType
-	case expr.JSONArrayElements:
+	case expr.JSONArrayElements, expr.JSONEach:
 		typ = repr.JSON
 	}
 	col := len(left.types())
 	var rel hrel = hFlatMap{input: left, fn: f.fn, args: []hscalar{j}, typ: typ}
 	types := []expr.ColumnType{{Type: typ, Nullable: f.fn == expr.JSONBArrayElementsText || f.fn == expr.JSONArrayElementsText}}
-	if f.value != 0 {
+	if f.fn == expr.JSONEach {
+		// Each member [key, value] (the column no name reaches), then
+		// its key and its value: by position, as a json object may
+		// repeat a key.
+		pair := hColumn{level: 0, index: col, t: expr.ColumnType{Type: repr.JSON}, name: "member"}
+		at := func(i int32) hscalar { return hLiteral{v: repr.NewInt4(i), t: repr.Int4} }
+		kt, vt := expr.ColumnType{Type: repr.Text}, expr.ColumnType{Type: repr.JSON, Nullable: true}
+		if f.value == expr.JSONGetText {
+			vt.Type = repr.Text
+		}
+		rel = hMap{input: rel, scalars: []hscalar{
+			hVariadic{fn: expr.JSONGetText, args: []hscalar{pair, at(0)}, t: kt},
+			hVariadic{fn: f.value, args: []hscalar{pair, at(1)}, t: vt},
+		}}
+		types, col = []expr.ColumnType{kt, vt}, col+1
+	} else if f.value != 0 {
 		key := hColumn{level: 0, index: col, t: expr.ColumnType{Type: repr.Text}, name: "key"}
 		vt := repr.JSONBType
 		if f.value == expr.JSONBGetText {

@@ -11,7 +11,8 @@ import (
 // setReturningNames are the set-returning functions, which FROM takes
 // (bindRangeFunction) and the select list takes through bindSelectSRF.
 var setReturningNames = map[string]bool{"generate_series": true, "unnest": true, "generate_subscripts": true, "_pg_expandarray": true,
-	"jsonb_array_elements": true, "jsonb_array_elements_text": true, "jsonb_object_keys": true, "jsonb_each": true, "jsonb_each_text": true}
+	"jsonb_array_elements": true, "jsonb_array_elements_text": true, "jsonb_object_keys": true, "jsonb_each": true, "jsonb_each_text": true,
+	"json_array_elements": true, "json_array_elements_text": true, "json_object_keys": true, "json_each": true, "json_each_text": true}
 
 // selectListSRFs returns the calls of set-returning functions in the
 // select list of this query level (not inside subqueries).
@@ -74,7 +75,7 @@ func (b *binder) bindSelectSRF(stmt *pg.SelectStmt, rel hrel, sc *scope) (hrel, 
 	if b.callColumns == nil {
 		b.callColumns = map[*pg.FuncCall]hscalar{}
 	}
-	if name, _ := funcName(calls[0]); name == "jsonb_each" || name == "jsonb_each_text" {
+	if name, _ := funcName(calls[0]); name == "jsonb_each" || name == "jsonb_each_text" || name == "json_each" || name == "json_each_text" {
 		// PostgreSQL yields a record (key, value) here.
 		return nil, errorAt(unsupported("%s in the select list", name), b.sql, calls[0].Location)
 	}

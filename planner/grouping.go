@@ -222,7 +222,7 @@ func (g *grouping) aggregate(a hAgg) (hscalar, error) {
 	}
 	// array_agg keeps NULL values, so a filtered row cannot be one: its
 	// FILTER goes to the reduction, which leaves the row out.
-	keepsNulls := a.name == "array_agg" || a.name == "jsonb_agg"
+	keepsNulls := a.name == "array_agg" || a.name == "jsonb_agg" || a.name == "json_agg"
 	if a.filter != nil && !keepsNulls {
 		arg = filtered(arg, a.filter)
 	}
@@ -231,7 +231,7 @@ func (g *grouping) aggregate(a hAgg) (hscalar, error) {
 		if keepsNulls && a.filter != nil {
 			agg.filter = stripLocations(a.filter)
 		}
-		if fn == expr.StringAgg || fn == expr.ArrayAgg { // jsonb_agg too: an ArrayAgg
+		if fn == expr.StringAgg || fn == expr.ArrayAgg { // jsonb_agg and json_agg too: an ArrayAgg
 			for _, o := range a.order {
 				agg.order = append(agg.order, hAggOrder{s: stripLocations(o.s), desc: o.desc, nullsFirst: o.nullsFirst})
 			}
@@ -283,6 +283,10 @@ func aggregateValue(a hAgg, arg hscalar, colOf func(fn expr.AggregateFunc, arg h
 		// The values as array_agg collects them, in its order, as a
 		// JSON array.
 		return hVariadic{fn: expr.ToJSONB, args: []hscalar{col(expr.ArrayAgg)}, t: expr.ColumnType{Type: repr.JSONBType, Nullable: true}}, nil
+	case "json_agg":
+		// The same, written as json_agg writes it ([1, 2], each
+		// element as to_json gives it).
+		return hVariadic{fn: expr.JSONAgg, args: []hscalar{col(expr.ArrayAgg)}, t: expr.ColumnType{Type: repr.JSON, Nullable: true}}, nil
 	case "stddev", "stddev_samp", "stddev_pop", "variance", "var_samp", "var_pop":
 		// From the count, the sum and the sum of squares, in numeric,
 		// as PostgreSQL computes them for integers and numerics: all

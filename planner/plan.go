@@ -314,8 +314,9 @@ var statementNames = map[string]string{
 
 // statementHints point from a refused statement to what does its work.
 var statementHints = map[string]string{
-	"Listen": "SUBSCRIBE follows a table's or a view's changes as they commit.",
-	"Notify": "SUBSCRIBE follows a table's or a view's changes as they commit.",
+	"Listen":   "SUBSCRIBE follows a table's or a view's changes as they commit.",
+	"Unlisten": "SUBSCRIBE follows a table's or a view's changes as they commit.",
+	"Notify":   "SUBSCRIBE follows a table's or a view's changes as they commit.",
 }
 
 // selectStmt plans a query read by a client: its ORDER BY, LIMIT and

@@ -354,14 +354,10 @@ func (b *binder) coerce(s hscalar, t repr.Type, ctx repr.CastContext) (hscalar, 
 			}
 			return hLiteral{v: d, t: t}, true, nil
 		case hParam:
-			if t.EnumOID() != 0 {
-				// The parameter arrives as text: reading it needs the
-				// labels.
-				b.setParamType(s.n, repr.Text)
-				return b.enumCastOK(hParam{n: s.n, t: repr.Text}, t, ctx == repr.CastAssignment)
-			}
 			// The parameter takes the base type; a modifier (varchar(3)
-			// of a column) is a cast in this context.
+			// of a column) is a cast in this context. An enum's (or an
+			// enum array's) is read at Bind with the labels of the
+			// statement's planning, as PostgreSQL types it.
 			b.setParamType(s.n, t.Base())
 			p := hParam{n: s.n, t: t.Base()}
 			if t == t.Base() {
@@ -421,10 +417,6 @@ func (b *binder) explicitCast(s hscalar, t repr.Type) (hscalar, error) {
 		return hLiteral{v: d, t: t}, nil
 	}
 	if p, ok := s.(hParam); ok && from.Kind() == repr.KindUnknown {
-		if t.EnumOID() != 0 {
-			b.setParamType(p.n, repr.Text)
-			return b.enumCast(hParam{n: p.n, t: repr.Text}, t, false)
-		}
 		b.setParamType(p.n, t)
 		return hParam{n: p.n, t: t}, nil
 	}
