@@ -71,7 +71,7 @@ func accumulationOf(n expr.Reduce) (accumulation, bool) {
 	}
 	types := n.Input.Typ()
 	for _, ag := range n.Aggregates {
-		if ag.Distinct {
+		if ag.Distinct || ag.Filter != nil {
 			return accumulation{}, false
 		}
 		switch e := ag.Expr.(type) {

@@ -27,6 +27,11 @@ func (r *renderer) reduce(n expr.Reduce) (Collection, error) {
 	if plan, ok := accumulationOf(n); ok {
 		return r.accumulate(n, plan)
 	}
+	if m, ok := liftArguments(n); ok {
+		if plan, ok := accumulationOf(m); ok {
+			return r.accumulate(m, plan)
+		}
+	}
 	in, err := r.render(n.Input)
 	if err != nil {
 		return Collection{}, err
@@ -314,4 +319,32 @@ func liftPerRow(n expr.Reduce) expr.Reduce {
 		return n
 	}
 	return expr.Reduce{Input: expr.Map{Input: n.Input, Scalars: lifted}, GroupKey: key, Aggregates: aggs}
+}
+
+// liftArguments returns n with the arguments of its counts and sums that
+// are expressions (sum(x * x), count(CASE …), avg's and stddev's casts
+// to numeric) computed by a Map over its input and read as columns, and
+// reports whether there was any: an accumulation takes only columns. The
+// Map evaluates each row's arguments once, as the generic reduction
+// would, and an argument that fails fails the read or view as it would
+// there.
+func liftArguments(n expr.Reduce) (expr.Reduce, bool) {
+	width := len(n.Input.Typ())
+	var lifted []expr.Scalar
+	aggs := make([]expr.Aggregate, len(n.Aggregates))
+	for i, a := range n.Aggregates {
+		switch a.Expr.(type) {
+		case expr.Column, expr.Literal:
+		default:
+			if (a.Func == expr.Count || a.Func == expr.Sum) && !a.Distinct && a.Filter == nil {
+				lifted = append(lifted, a.Expr)
+				a.Expr = expr.Column{Index: width + len(lifted) - 1}
+			}
+		}
+		aggs[i] = a
+	}
+	if len(lifted) == 0 {
+		return n, false
+	}
+	return expr.Reduce{Input: expr.Map{Input: n.Input, Scalars: lifted}, GroupKey: n.GroupKey, Aggregates: aggs}, true
 }
