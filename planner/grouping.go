@@ -264,11 +264,23 @@ func aggregateValue(a hAgg, arg hscalar, colOf func(fn expr.AggregateFunc, arg h
 		return col(expr.Count), nil
 	case "sum":
 		return col(expr.Sum), nil
-	case "min", "bool_and", "every":
-		// FALSE sorts before TRUE, so bool_and is min.
+	case "min":
 		return col(expr.Min), nil
-	case "max", "bool_or":
+	case "max":
 		return col(expr.Max), nil
+	case "bool_and", "every", "bool_or":
+		// From two counts, which a view keeps by accumulation: the
+		// non-NULL values and the TRUE ones. bool_and is whether they
+		// are equal, bool_or whether any is TRUE; NULL with no values.
+		boolean := expr.ColumnType{Type: repr.Bool, Nullable: true}
+		zero := hLiteral{v: repr.NewInt8(0), t: repr.Int8}
+		n := colOf(expr.Count, arg)
+		trues := colOf(expr.Count, hIf{cond: arg, then: hLiteral{v: repr.NewBool(true), t: repr.Bool}, els: hLiteral{v: repr.Null, t: repr.Bool}, t: boolean})
+		v := hBinary{fn: expr.Gt, left: trues, right: zero, t: boolean}
+		if a.name != "bool_or" {
+			v = hBinary{fn: expr.Eq, left: trues, right: n, t: boolean}
+		}
+		return hIf{cond: hBinary{fn: expr.Eq, left: n, right: zero, t: boolean}, then: hLiteral{v: repr.Null, t: repr.Bool}, els: v, t: boolean}, nil
 	case "percentile_cont":
 		return col(expr.PercentileCont), nil
 	case "percentile_disc":
