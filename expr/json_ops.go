@@ -279,51 +279,45 @@ func jsonTableFunc(f TableFunc, j repr.Datum) ([]repr.Datum, error) {
 	return nil, sqlerr.New(sqlerr.InvalidParameterValue, "cannot call %s on a scalar", f)
 }
 
-// jsonKeys returns object text j's keys in order, repeated ones too.
-func jsonKeys(j string) ([]string, error) {
+// eachJSONMember calls f with each member of object text j in order,
+// repeated keys too: its key and its value's text as it is in j.
+func eachJSONMember(j string, f func(key string, value []byte)) error {
 	dec := json.NewDecoder(strings.NewReader(j))
 	if _, err := dec.Token(); err != nil {
-		return nil, jsonCorrupt(err)
+		return jsonCorrupt(err)
 	}
-	var keys []string
 	for dec.More() {
 		t, err := dec.Token()
 		if err != nil {
-			return nil, jsonCorrupt(err)
+			return jsonCorrupt(err)
 		}
 		var raw json.RawMessage
 		if err := dec.Decode(&raw); err != nil {
-			return nil, jsonCorrupt(err)
+			return jsonCorrupt(err)
 		}
 		k, _ := t.(string)
-		keys = append(keys, k)
+		f(k, raw)
 	}
-	return keys, nil
+	return nil
+}
+
+// jsonKeys returns object text j's keys in order, repeated ones too.
+func jsonKeys(j string) ([]string, error) {
+	var keys []string
+	err := eachJSONMember(j, func(k string, _ []byte) { keys = append(keys, k) })
+	return keys, err
 }
 
 // jsonMembers returns object text j's members in order, repeated keys
 // too, each as the json array [key, value], the value's text as it is
 // in j.
 func jsonMembers(j string) ([]repr.Datum, error) {
-	dec := json.NewDecoder(strings.NewReader(j))
-	if _, err := dec.Token(); err != nil {
-		return nil, jsonCorrupt(err)
-	}
 	var out []repr.Datum
 	var buf []byte
-	for dec.More() {
-		t, err := dec.Token()
-		if err != nil {
-			return nil, jsonCorrupt(err)
-		}
-		var raw json.RawMessage
-		if err := dec.Decode(&raw); err != nil {
-			return nil, jsonCorrupt(err)
-		}
-		k, _ := t.(string)
+	err := eachJSONMember(j, func(k string, raw []byte) {
 		buf = repr.AppendJSONKey(append(buf[:0], '['), k)
 		buf = append(append(append(buf, ", "...), raw...), ']')
 		out = append(out, repr.NewJSON(string(buf)))
-	}
-	return out, nil
+	})
+	return out, err
 }
