@@ -59,38 +59,15 @@ func mapValues(m map[string]int64) []int64 {
 func runUpdates(t *testing.T, rng *rand.Rand, workers int, plan expr.Relation, times [][]arrange.Update) []map[string]int64 {
 	t.Helper()
 	sim := dataflow.NewSim(workers, rng.Uint64())
-	inputs := make([]*dataflow.InputHandle[arrange.Update], workers)
-	probes := make([]*dataflow.Probe, workers)
-	got := make([][]arrange.Update, workers)
-	var errs []arrange.Update
-	var buildErr error
-	sim.Build(0, func(b *dataflow.Builder) {
-		w := b.Index()
-		source := func(b *dataflow.Builder, id expr.GlobalID, _ int) (Collection, error) {
-			h, s := dataflow.NewInputHandle[arrange.Update](b, fmt.Sprintf("table %d", id))
-			inputs[w] = h
-			return Collection{Rows: s, Errs: empty(b)}, nil
-		}
-		c, err := Render(b, plan, source)
-		if err != nil {
-			buildErr = err
-			return
-		}
-		rows := dataflow.Inspect(c.Rows, "collect", func(_ uint64, u arrange.Update) { got[w] = append(got[w], u) })
-		es := dataflow.Inspect(c.Errs, "collect errors", func(_ uint64, u arrange.Update) { errs = append(errs, u) })
-		probes[w] = dataflow.NewProbe(dataflow.Concat(rows, es, "all"))
-	})
-	if !sim.RunUntil(1_000_000, func() bool { return !slices.Contains(probes, nil) || buildErr != nil }) || buildErr != nil {
-		t.Fatalf("not built: %v", buildErr)
-	}
+	inputs, probes, got, gotErrs := renderOnSim(t, sim, plan)
 	var out []map[string]int64
 	for tm, us := range times {
 		for _, u := range us {
 			u.Time = uint64(tm)
-			inputs[rng.IntN(workers)].Send(uint64(tm), u)
+			inputs[rng.IntN(workers)][1].Send(uint64(tm), u)
 		}
-		for _, h := range inputs {
-			h.Advance(uint64(tm) + 1)
+		for _, in := range inputs {
+			in[1].Advance(uint64(tm) + 1)
 		}
 		if !sim.RunUntil(5_000_000, func() bool {
 			for _, p := range probes {
@@ -102,7 +79,7 @@ func runUpdates(t *testing.T, rng *rand.Rand, workers int, plan expr.Relation, t
 		}) {
 			t.Fatalf("time %d never completed; failures %v", tm, sim.Failures)
 		}
-		if len(errs) > 0 {
+		if errs := slices.Concat(gotErrs...); len(errs) > 0 {
 			t.Fatalf("errors: %v", errs)
 		}
 		m := map[string]int64{}

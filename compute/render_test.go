@@ -216,13 +216,7 @@ func TestRenderMatchesInterpret(t *testing.T) {
 func TestRenderMatchesInterpretSliced(t *testing.T) {
 	defer func(f, c, m int) { flattenPiece, contributionsPiece, mfpPiece = f, c, m }(flattenPiece, contributionsPiece, mfpPiece)
 	flattenPiece, contributionsPiece, mfpPiece = 1, 1, 1
-	for _, workers := range []int{1, 2} {
-		t.Run(fmt.Sprintf("W=%d", workers), func(t *testing.T) {
-			forSeeds(t, 150, func(t *testing.T, seed uint64) {
-				renderOracleWith(t, workers, seed, true)
-			})
-		})
-	}
+	slicedOracles(t)
 }
 
 // TestRenderMatchesInterpretCutWithinPieces is the sliced oracle with
@@ -233,6 +227,12 @@ func TestRenderMatchesInterpretSliced(t *testing.T) {
 func TestRenderMatchesInterpretCutWithinPieces(t *testing.T) {
 	defer func(c, m, r int) { contributionsPiece, mfpPiece, rowsBetweenChecks = c, m, r }(contributionsPiece, mfpPiece, rowsBetweenChecks)
 	contributionsPiece, mfpPiece, rowsBetweenChecks = 4, 4, 1
+	slicedOracles(t)
+}
+
+// slicedOracles runs the render oracle on 1 and 2 workers whose slice
+// ends every sliced run after one piece.
+func slicedOracles(t *testing.T) {
 	for _, workers := range []int{1, 2} {
 		t.Run(fmt.Sprintf("W=%d", workers), func(t *testing.T) {
 			forSeeds(t, 150, func(t *testing.T, seed uint64) {
@@ -291,35 +291,7 @@ func runOracle(t *testing.T, rng *rand.Rand, workers int, plan expr.Relation, in
 			w.SetSlice(dataflow.SlicePiece)
 		}
 	}
-	inputs := make([]map[expr.GlobalID]*dataflow.InputHandle[arrange.Update], workers)
-	probes := make([]*dataflow.Probe, workers)
-	var got, gotErrs [][]arrange.Update
-	got = make([][]arrange.Update, workers)
-	gotErrs = make([][]arrange.Update, workers)
-	var buildErr error
-	sim.Build(0, func(b *dataflow.Builder) {
-		w := b.Index()
-		inputs[w] = map[expr.GlobalID]*dataflow.InputHandle[arrange.Update]{}
-		source := func(b *dataflow.Builder, id expr.GlobalID, _ int) (Collection, error) {
-			h, s := dataflow.NewInputHandle[arrange.Update](b, fmt.Sprintf("table %d", id))
-			inputs[w][id] = h
-			return Collection{Rows: s, Errs: empty(b)}, nil
-		}
-		c, err := Render(b, plan, source)
-		if err != nil {
-			buildErr = err
-			return
-		}
-		rows := dataflow.Inspect(c.Rows, "collect", func(_ uint64, u arrange.Update) { got[w] = append(got[w], u) })
-		errs := dataflow.Inspect(c.Errs, "collect errors", func(_ uint64, u arrange.Update) { gotErrs[w] = append(gotErrs[w], u) })
-		probes[w] = dataflow.NewProbe(dataflow.Concat(rows, errs, "all"))
-	})
-	if !sim.RunUntil(1_000_000, func() bool { return !slices.Contains(probes, nil) || buildErr != nil }) {
-		t.Fatal("not built")
-	}
-	if buildErr != nil {
-		t.Fatal(buildErr)
-	}
+	inputs, probes, got, gotErrs := renderOnSim(t, sim, plan)
 	var history []tableUpdate
 	for tm := uint64(0); tm < uint64(in.times); tm++ {
 		for i := rng.IntN(in.maxWrites); i > 0; i-- {
@@ -371,6 +343,42 @@ func runOracle(t *testing.T, rng *rand.Rand, workers int, plan expr.Relation, in
 	if len(sim.Failures) > 0 {
 		t.Fatal(sim.Failures)
 	}
+}
+
+// renderOnSim builds plan on every worker of sim over an input handle per
+// table, and returns the handles, a probe of the output and of its
+// errors per worker, and what each worker's output and errors collect.
+func renderOnSim(t *testing.T, sim *dataflow.Sim, plan expr.Relation) (inputs []map[expr.GlobalID]*dataflow.InputHandle[arrange.Update], probes []*dataflow.Probe, got, gotErrs [][]arrange.Update) {
+	t.Helper()
+	workers := len(sim.Workers)
+	inputs = make([]map[expr.GlobalID]*dataflow.InputHandle[arrange.Update], workers)
+	probes = make([]*dataflow.Probe, workers)
+	got, gotErrs = make([][]arrange.Update, workers), make([][]arrange.Update, workers)
+	var buildErr error
+	sim.Build(0, func(b *dataflow.Builder) {
+		w := b.Index()
+		inputs[w] = map[expr.GlobalID]*dataflow.InputHandle[arrange.Update]{}
+		source := func(b *dataflow.Builder, id expr.GlobalID, _ int) (Collection, error) {
+			h, s := dataflow.NewInputHandle[arrange.Update](b, fmt.Sprintf("table %d", id))
+			inputs[w][id] = h
+			return Collection{Rows: s, Errs: empty(b)}, nil
+		}
+		c, err := Render(b, plan, source)
+		if err != nil {
+			buildErr = err
+			return
+		}
+		rows := dataflow.Inspect(c.Rows, "collect", func(_ uint64, u arrange.Update) { got[w] = append(got[w], u) })
+		errs := dataflow.Inspect(c.Errs, "collect errors", func(_ uint64, u arrange.Update) { gotErrs[w] = append(gotErrs[w], u) })
+		probes[w] = dataflow.NewProbe(dataflow.Concat(rows, errs, "all"))
+	})
+	if !sim.RunUntil(1_000_000, func() bool { return !slices.Contains(probes, nil) || buildErr != nil }) {
+		t.Fatal("not built")
+	}
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return inputs, probes, got, gotErrs
 }
 
 func compareAt(t *testing.T, plan expr.Relation, history []tableUpdate, got, gotErrs [][]arrange.Update, tm uint64) {
