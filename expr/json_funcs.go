@@ -48,23 +48,9 @@ func (c CallVariadic) evalJSONNamed(row []repr.Datum, name string) (repr.Datum, 
 		if err != nil {
 			return repr.Null, err
 		}
-		buf = append(buf, '[')
-		for i, e := range elems {
-			if i > 0 {
-				buf = append(buf, ", "...)
-			}
-			buf = repr.AppendJSON(buf, e)
-		}
-		buf = append(buf, ']')
+		buf = appendJSONArray(buf, elems)
 	case JSONBuildArray:
-		buf = append(buf, '[')
-		for i, a := range args {
-			if i > 0 {
-				buf = append(buf, ", "...)
-			}
-			buf = repr.AppendJSON(buf, a)
-		}
-		buf = append(buf, ']')
+		buf = appendJSONArray(buf, args)
 	case JSONBuildObject:
 		if len(args)%2 != 0 {
 			return repr.Null, sqlerr.New(sqlerr.InvalidParameterValue, "argument list must have even number of elements").
@@ -86,4 +72,17 @@ func (c CallVariadic) evalJSONNamed(row []repr.Datum, name string) (repr.Datum, 
 		buf = append(buf, '}')
 	}
 	return repr.NewJSON(string(buf)), nil
+}
+
+// appendJSONArray appends the json array of ds, each element as to_json
+// writes it, separated as json_build_array and json_agg separate them.
+func appendJSONArray(buf []byte, ds []repr.Datum) []byte {
+	buf = append(buf, '[')
+	for i, d := range ds {
+		if i > 0 {
+			buf = append(buf, ", "...)
+		}
+		buf = repr.AppendJSON(buf, d)
+	}
+	return append(buf, ']')
 }
