@@ -302,6 +302,11 @@ func (b *Batcher) Work(fuel int) *Batch {
 		// The kept chains are older than any staged during the seal.
 		b.chains = append(s.kept, b.chains...)
 		b.seal = nil
+		if !b.bursting {
+			// No chunk filled since the last seal: the burst that made
+			// the free chunks is over, and they would only hold memory.
+			b.dropFree()
+		}
 		b.bursting = false
 		return s.out.Done(Description{Lower: s.lower, Upper: s.upper})
 	}
@@ -415,6 +420,15 @@ func (b *Batcher) release(c *chunk) {
 		return
 	}
 	b.drop(c)
+}
+
+// dropFree forgets the chunks kept for reuse.
+func (b *Batcher) dropFree() {
+	for i, c := range b.free {
+		b.drop(c)
+		b.free[i] = nil
+	}
+	b.free = b.free[:0]
 }
 
 // drop forgets a chunk counted in held.
