@@ -49,6 +49,9 @@ type Batcher struct {
 	// bursting reports whether a pending chunk filled since the last
 	// seal, so that the next one is made at full size at once.
 	bursting bool
+	// bytesPerUpdate is the key and val bytes an update took in the last
+	// pending chunk, which sizes the arenas of new chunks (0: none yet).
+	bytesPerUpdate int
 
 	// n is the number of updates staged: pushed and not yet sealed or
 	// cancelled by a consolidation.
@@ -350,6 +353,9 @@ func insertChain(chains []chain, i int, c chain) []chain {
 func (b *Batcher) flushPending() {
 	p := b.pending
 	before := len(p.recs)
+	if before > 0 {
+		b.bytesPerUpdate = max(1, len(p.arena)/before)
+	}
 	p.consolidate()
 	b.n -= before - len(p.recs)
 	if len(p.recs) == 0 {
@@ -397,9 +403,15 @@ func (b *Batcher) newChunk() *chunk {
 		return c
 	}
 	limit := b.chunkLimit()
+	arena := limit * (chunkBytes / chunkLen)
+	if b.bytesPerUpdate > 0 {
+		// Room for a chunk of updates as large as the last ones pushed,
+		// and an eighth more; the arena grows if later ones are larger.
+		arena = min(arena, limit*b.bytesPerUpdate*9/8)
+	}
 	c := &chunk{
 		recs:  make([]staged, 0, limit),
-		arena: make([]byte, 0, limit*(chunkBytes/chunkLen)),
+		arena: make([]byte, 0, arena),
 		least: Done,
 	}
 	b.held += c.size()

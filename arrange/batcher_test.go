@@ -338,6 +338,13 @@ func TestBatcherLetsGoOfABurstsChunks(t *testing.T) {
 	if len(b.free) == 0 {
 		t.Fatal("no chunk kept for reuse after a burst: the test no longer covers the release")
 	}
+	// The burst's keys are 11 bytes: its chunks' arenas are sized for
+	// that, not for chunkBytes.
+	for _, c := range b.free {
+		if got, want := cap(c.arena), chunkLen*11*9/8; got > want {
+			t.Fatalf("a chunk of 11-byte updates has an arena of %d bytes, want at most %d", got, want)
+		}
+	}
 	for i := range 10 {
 		b.Push([]byte(fmt.Sprintf("small%02d", i)), nil, 1, 1)
 	}
