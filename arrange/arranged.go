@@ -96,14 +96,33 @@ func (l *arrangeLogic) Schedule() {
 			continue
 		}
 		if l.cap == nil {
+			l.continueMerges()
 			return
 		}
 		f := l.in.Frontier()
 		if uint64(f) <= l.batcher.Lower() {
+			l.continueMerges()
 			return
 		}
 		l.upper = f
 		l.batcher.BeginSeal(uint64(f))
+	}
+}
+
+// continueMerges works on the trace's merges in progress when the
+// operator has nothing else to do, a piece at a time, asking to run again
+// when its run is out of time. Inserts pay for merges with fuel, so the
+// last merge a burst starts (a hydration's, a bulk load's) would otherwise
+// wait for later writes, holding its two inputs and its reserved output
+// all the while: at 1M rows, a third of a table's arrangement.
+func (l *arrangeLogic) continueMerges() {
+	op := l.a.op
+	for l.a.Trace.MergePending() > 0 {
+		l.a.Trace.Continue(int64(arrangePiece))
+		if l.a.Trace.MergePending() > 0 && op.OutOfTime() {
+			op.Activate()
+			return
+		}
 	}
 }
 

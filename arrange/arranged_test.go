@@ -1,6 +1,7 @@
 package arrange
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -114,4 +115,57 @@ func TestArrangeSlicedMatchesWhole(t *testing.T) {
 			t.Fatalf("sliced arrangement took %d steps, whole %d: the seals were not cut", slicedSteps, wholeSteps)
 		}
 	})
+}
+
+// TestArrangeFinishesMergesWhenIdle seals two batches of one size class,
+// which starts a merge that no insert has paid for yet, and then gives the
+// arrangement nothing more. The merge must still finish (so the trace
+// keeps one batch, not two inputs and a half-built output), on a worker
+// with no slice in the steps that follow, and on a sliced one over
+// several runs of the operator.
+func TestArrangeFinishesMergesWhenIdle(t *testing.T) {
+	for _, sliced := range []bool{false, true} {
+		w := dataflow.NewWorker(0, dataflow.NewProcessAllocator(1, nil), func(f dataflow.Failure) { t.Fatal(f) })
+		if sliced {
+			w.SetSlice(dataflow.SlicePiece)
+		}
+		var in *dataflow.InputHandle[Update]
+		var tr *Trace
+		w.Enqueue(dataflow.Command{ID: 1, Build: func(b *dataflow.Builder) {
+			ih, s := dataflow.NewInputHandle[Update](b, "input")
+			in = ih
+			tr = Arrange(s, "arrange").Trace
+		}})
+		steps := 0
+		settle := func() {
+			for w.Step() {
+				steps++
+			}
+		}
+		settle()
+		const n = 3 * 4096
+		for r := range 2 {
+			for i := 0; i < n; i += 1000 {
+				var msg []Update
+				for k := i; k < min(i+1000, n); k++ {
+					msg = append(msg, Update{Key: []byte(fmt.Sprintf("k%06d-%d", k, r)), Time: uint64(r), Diff: 1})
+				}
+				if err := in.Send(uint64(r), msg...); err != nil {
+					t.Fatal(err)
+				}
+			}
+			in.Advance(uint64(r + 1))
+			settle()
+		}
+		if p := tr.MergePending(); p != 0 {
+			t.Fatalf("sliced=%v: %d updates still to merge once the arrangement is idle", sliced, p)
+		}
+		if got := tr.BatchCount(); got != 1 {
+			t.Fatalf("sliced=%v: the idle trace has %d batches, want 1", sliced, got)
+		}
+		if got := tr.spine.Len(); got != 2*n {
+			t.Fatalf("sliced=%v: the trace holds %d updates, want %d", sliced, got, 2*n)
+		}
+		t.Logf("sliced=%v: %d steps", sliced, steps)
+	}
 }

@@ -49,6 +49,9 @@ type Batcher struct {
 	// bursting reports whether a pending chunk filled since the last
 	// seal, so that the next one is made at full size at once.
 	bursting bool
+	// bytesPerUpdate is the key and val bytes an update took in the last
+	// pending chunk, which sizes the arenas of new chunks (0: none yet).
+	bytesPerUpdate int
 
 	// n is the number of updates staged: pushed and not yet sealed or
 	// cancelled by a consolidation.
@@ -302,6 +305,11 @@ func (b *Batcher) Work(fuel int) *Batch {
 		// The kept chains are older than any staged during the seal.
 		b.chains = append(s.kept, b.chains...)
 		b.seal = nil
+		if !b.bursting {
+			// No chunk filled since the last seal: the burst that made
+			// the free chunks is over, and they would only hold memory.
+			b.dropFree()
+		}
 		b.bursting = false
 		return s.out.Done(Description{Lower: s.lower, Upper: s.upper})
 	}
@@ -345,6 +353,9 @@ func insertChain(chains []chain, i int, c chain) []chain {
 func (b *Batcher) flushPending() {
 	p := b.pending
 	before := len(p.recs)
+	if before > 0 {
+		b.bytesPerUpdate = max(1, len(p.arena)/before)
+	}
 	p.consolidate()
 	b.n -= before - len(p.recs)
 	if len(p.recs) == 0 {
@@ -392,9 +403,15 @@ func (b *Batcher) newChunk() *chunk {
 		return c
 	}
 	limit := b.chunkLimit()
+	arena := limit * (chunkBytes / chunkLen)
+	if b.bytesPerUpdate > 0 {
+		// Room for a chunk of updates as large as the last ones pushed,
+		// and an eighth more; the arena grows if later ones are larger.
+		arena = min(arena, limit*b.bytesPerUpdate*9/8)
+	}
 	c := &chunk{
 		recs:  make([]staged, 0, limit),
-		arena: make([]byte, 0, limit*(chunkBytes/chunkLen)),
+		arena: make([]byte, 0, arena),
 		least: Done,
 	}
 	b.held += c.size()
@@ -415,6 +432,15 @@ func (b *Batcher) release(c *chunk) {
 		return
 	}
 	b.drop(c)
+}
+
+// dropFree forgets the chunks kept for reuse.
+func (b *Batcher) dropFree() {
+	for i, c := range b.free {
+		b.drop(c)
+		b.free[i] = nil
+	}
+	b.free = b.free[:0]
 }
 
 // drop forgets a chunk counted in held.

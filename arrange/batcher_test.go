@@ -321,3 +321,40 @@ func TestBatcherChargesWhatItHolds(t *testing.T) {
 		check("sealed everything")
 	})
 }
+
+// TestBatcherLetsGoOfABurstsChunks seals a burst of pushes, which leaves
+// full-size chunks kept for the next burst, then a seal of a few
+// updates: with the burst over, the batcher must hold no more than the
+// small chunk its pushes used, and its account must say so.
+func TestBatcherLetsGoOfABurstsChunks(t *testing.T) {
+	var acct dataflow.Account
+	b := &Batcher{frontier: Done, account: &acct}
+	for i := range 5 * chunkLen {
+		b.Push([]byte(fmt.Sprintf("key%08d", i)), nil, 0, 1)
+	}
+	if got := b.Seal(1).Len(); got != 5*chunkLen {
+		t.Fatalf("the burst sealed %d updates, want %d", got, 5*chunkLen)
+	}
+	if len(b.free) == 0 {
+		t.Fatal("no chunk kept for reuse after a burst: the test no longer covers the release")
+	}
+	// The burst's keys are 11 bytes: its chunks' arenas are sized for
+	// that, not for chunkBytes.
+	for _, c := range b.free {
+		if got, want := cap(c.arena), chunkLen*11*9/8; got > want {
+			t.Fatalf("a chunk of 11-byte updates has an arena of %d bytes, want at most %d", got, want)
+		}
+	}
+	for i := range 10 {
+		b.Push([]byte(fmt.Sprintf("small%02d", i)), nil, 1, 1)
+	}
+	if got := b.Seal(2).Len(); got != 10 {
+		t.Fatalf("the small seal sealed %d updates, want 10", got)
+	}
+	if len(b.free) != 0 {
+		t.Fatalf("%d full-size chunks still kept after a seal with no burst", len(b.free))
+	}
+	if got, want := acct.Bytes(), heldFromScratch(b); got != want || got > chunkBytes/8 {
+		t.Fatalf("the batcher holds %d bytes (from scratch %d) after a small seal", got, want)
+	}
+}

@@ -109,11 +109,25 @@ func (b *Builder) Done(desc Description) *Batch {
 		batch.keyBytes = exact(b.keyBytes)
 		batch.keyOff = exact(b.keyOff)
 		batch.keyVals = exact(b.keyVals)
-		batch.valBytes = exact(b.valBytes)
-		batch.valOff = exact(b.valOff)
+		batch.valCount = b.nVals
+		if len(b.valBytes) > 0 {
+			batch.valBytes = exact(b.valBytes)
+			batch.valOff = exact(b.valOff)
+		}
 		batch.valUpds = exact(b.valUpds)
-		batch.times = exact(b.times)
-		batch.diffs = exact(b.diffs)
+		// Columns whose every entry is the same are not kept (see Batch):
+		// a compacted batch's times, an insert-only batch's diffs.
+		batch.n = len(b.times)
+		if b.valUpds == nil && allSame(b.times) {
+			batch.time0[0] = b.times[0]
+		} else {
+			batch.times = exact(b.times)
+		}
+		if b.valUpds == nil && allSame(b.diffs) {
+			batch.diff0[0] = b.diffs[0]
+		} else {
+			batch.diffs = exact(b.diffs)
+		}
 	}
 	*b = Builder{}
 	if invariants {
@@ -256,7 +270,7 @@ func (b *Builder) appendKeys(src *Batch, lo, hi int, advance uint64) {
 	ulo, _ := src.upds(vlo)
 	_, uhi := src.upds(vhi - 1)
 	if len(b.keyBytes)+int(src.keyOff[hi]-src.keyOff[lo]) > maxOffset ||
-		len(b.valBytes)+int(src.valOff[vhi]-src.valOff[vlo]) > maxOffset ||
+		len(b.valBytes)+src.valSpan(vlo, vhi) > maxOffset ||
 		len(b.times)+uhi-ulo > maxOffset {
 		panic(assertionFailedf("builder: batch exceeds %d bytes or updates", uint64(maxOffset)))
 	}
@@ -266,14 +280,24 @@ func (b *Builder) appendKeys(src *Batch, lo, hi int, advance uint64) {
 	b.keyVals = appendSpans(b.keyVals, src.keyVals, lo, hi, b.nKeys, b.nVals, b.hint.keys+1)
 	b.nKeys += hi - lo
 
-	b.valOff = appendRebased(b.valOff, src.valOff[vlo:vhi+1], uint32(len(b.valBytes)))
-	b.valBytes = append(b.valBytes, src.valBytes[src.valOff[vlo]:src.valOff[vhi]]...)
+	if src.valOff == nil {
+		// Every val is empty: each starts and ends where the bytes do.
+		if len(b.valOff) == 0 {
+			b.valOff = append(b.valOff, 0)
+		}
+		for range vhi - vlo {
+			b.valOff = append(b.valOff, uint32(len(b.valBytes)))
+		}
+	} else {
+		b.valOff = appendRebased(b.valOff, src.valOff[vlo:vhi+1], uint32(len(b.valBytes)))
+		b.valBytes = append(b.valBytes, src.valBytes[src.valOff[vlo]:src.valOff[vhi]]...)
+	}
 	b.valUpds = appendSpans(b.valUpds, src.valUpds, vlo, vhi, b.nVals, len(b.times), b.hint.vals+1)
 	b.nVals += vhi - vlo
 
 	start := len(b.times)
-	b.times = append(b.times, src.times[ulo:uhi]...)
-	b.diffs = append(b.diffs, src.diffs[ulo:uhi]...)
+	b.times = appendColumn(b.times, src.times, src.time0[0], ulo, uhi)
+	b.diffs = appendColumn(b.diffs, src.diffs, src.diff0[0], ulo, uhi)
 	times := b.times[start:]
 	if start == 0 {
 		b.minTime, b.maxTime = max(times[0], advance), max(times[0], advance)
@@ -284,6 +308,31 @@ func (b *Builder) appendKeys(src *Batch, lo, hi int, advance uint64) {
 		b.minTime = min(b.minTime, t)
 		b.maxTime = max(b.maxTime, t)
 	}
+}
+
+// appendColumn appends entries [lo, hi) of the update column src to dst;
+// a nil src is a column whose every entry is same.
+func appendColumn[T any](dst, src []T, same T, lo, hi int) []T {
+	if src != nil {
+		return append(dst, src[lo:hi]...)
+	}
+	for range hi - lo {
+		dst = append(dst, same)
+	}
+	return dst
+}
+
+// allSame reports whether s has entries and all of them are equal.
+func allSame[T comparable](s []T) bool {
+	if len(s) == 0 {
+		return false
+	}
+	for _, x := range s[1:] {
+		if x != s[0] {
+			return false
+		}
+	}
+	return true
 }
 
 // appendRebased appends the offsets src[1:] to dst, moved so that src[0]

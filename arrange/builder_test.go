@@ -118,21 +118,61 @@ func TestBuilderReuse(t *testing.T) {
 }
 
 func TestBatchBytes(t *testing.T) {
-	// 100 distinct 16-byte keys with 8-byte vals and one update each:
-	// offsets elided, the batch costs its payload plus 24 bytes per
-	// update (two uint32 offsets, a time and a diff) plus its header.
-	var b Builder
-	for i := range 100 {
-		key := []byte("key-000000000000")
-		key[13], key[14], key[15] = byte('0'+i/100), byte('0'+i/10%10), byte('0'+i%10)
-		b.Push(key, []byte("val-0000"), uint64(i), 1)
-	}
-	batch := b.Done(Description{Upper: 100})
 	header := (&Batch{}).Bytes()
-	if got, want := batch.Bytes()-header, int64(100*(16+8)+100*24+2*4); got != want {
-		t.Fatalf("Bytes beyond the header = %d, want %d", got, want)
-	}
 	if header > 256 {
 		t.Fatalf("header = %d bytes", header)
+	}
+	key := func(i int) []byte {
+		k := []byte("key-000000000000")
+		k[13], k[14], k[15] = byte('0'+i/100), byte('0'+i/10%10), byte('0'+i%10)
+		return k
+	}
+	// 100 distinct 16-byte keys, one update each; the bytes beyond the
+	// header are the payload, two uint32 offsets a key (keyOff, valOff;
+	// keyVals and valUpds elided) and the update columns that differ
+	// between updates, plus the two leading zero offsets.
+	for _, tc := range []struct {
+		name string
+		val  string
+		time func(i int) uint64
+		diff func(i int) int64
+		want int64 // bytes an update, beyond its payload
+	}{
+		{"times and diffs differ", "val-0000", func(i int) uint64 { return uint64(i) }, func(i int) int64 { return int64(i%3 + 1) }, 4 + 4 + 8 + 8},
+		{"one time", "val-0000", func(int) uint64 { return 7 }, func(i int) int64 { return int64(i%3 + 1) }, 4 + 4 + 8},
+		{"one diff", "val-0000", func(i int) uint64 { return uint64(i) }, func(int) int64 { return 1 }, 4 + 4 + 8},
+		{"one time and diff", "val-0000", func(int) uint64 { return 7 }, func(int) int64 { return -1 }, 4 + 4},
+		{"empty vals, one time and diff", "", func(int) uint64 { return 7 }, func(int) int64 { return 1 }, 4},
+	} {
+		var b Builder
+		for i := range 100 {
+			b.Push(key(i), []byte(tc.val), tc.time(i), tc.diff(i))
+		}
+		batch := b.Done(Description{Upper: 100})
+		if err := batch.validate(); err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		offsets := int64(2 * 4)
+		if tc.val == "" {
+			offsets = 4
+		}
+		if got, want := batch.Bytes()-header, 100*(16+int64(len(tc.val))+tc.want)+offsets; got != want {
+			t.Fatalf("%s: Bytes beyond the header = %d, want %d", tc.name, got, want)
+		}
+		var got []update
+		c := batch.Cursor()
+		for ; c.KeyValid(); c.StepKey() {
+			for ; c.ValValid(); c.StepVal() {
+				c.History(func(tm uint64, d int64) { got = append(got, update{string(c.Key()), string(c.Val()), tm, d}) })
+			}
+		}
+		for i, u := range got {
+			if w := (update{string(key(i)), tc.val, tc.time(i), tc.diff(i)}); u != w {
+				t.Fatalf("%s: update %d reads back as %v, want %v", tc.name, i, u, w)
+			}
+		}
+		if len(got) != 100 {
+			t.Fatalf("%s: %d updates read back", tc.name, len(got))
+		}
 	}
 }

@@ -130,7 +130,14 @@ func (c *BatchCursor) StepVal() {
 // SeekVal moves to the first val at or after val within the current key,
 // never backwards.
 func (c *BatchCursor) SeekVal(val []byte) {
-	if c.val < c.valEnd {
+	switch {
+	case c.val == c.valEnd:
+	case c.batch.valOff == nil:
+		// Every val is empty, and so the key's only one.
+		if len(val) > 0 {
+			c.val = c.valEnd
+		}
+	default:
 		c.val = seekBytes(c.batch.valBytes, c.batch.valOff, c.val, c.valEnd, val)
 	}
 }
@@ -149,8 +156,7 @@ func (c *BatchCursor) Updates() (times []uint64, diffs []int64) {
 	if !c.ValValid() {
 		return nil, nil
 	}
-	lo, hi := c.batch.upds(c.val)
-	return c.batch.times[lo:hi], c.batch.diffs[lo:hi]
+	return c.batch.updates(c.batch.upds(c.val))
 }
 
 // History calls fn for each update of the current val in strictly

@@ -129,12 +129,12 @@ func (m *merger) work(fuel int64) int64 {
 func (m *merger) mergeUpdates(fuel int64) int64 {
 	n := int(min(int64(m.ouEnd-m.ou), fuel))
 	for u := m.ou; u < m.ou+n; u++ {
-		m.out.pushUpdate(max(m.older.times[u], m.advance), m.older.diffs[u])
+		m.out.pushUpdate(max(m.older.timeAt(u), m.advance), m.older.diffAt(u))
 	}
 	m.ou += n
 	k := int(min(int64(m.nuEnd-m.nu), fuel-int64(n)))
 	for u := m.nu; u < m.nu+k; u++ {
-		m.out.pushUpdate(max(m.newer.times[u], m.advance), m.newer.diffs[u])
+		m.out.pushUpdate(max(m.newer.timeAt(u), m.advance), m.newer.diffAt(u))
 	}
 	m.nu += k
 	m.consumed += int64(n + k)

@@ -209,12 +209,26 @@ func (s *Spine) Insert(b *Batch) error {
 func (s *Spine) Exert(fuel int64) int64 {
 	var used int64
 	for used < fuel {
+		used += s.Continue(fuel - used)
+		if used < fuel && !s.startMerge() {
+			break
+		}
+	}
+	return used
+}
+
+// Continue spends up to fuel on the merges in progress, the lowest
+// first, and on those their completions start, and returns the fuel
+// spent. Unlike Exert it starts no merge of its own: it does earlier the
+// work that later inserts would pay for, so an arrangement that stops
+// receiving batches does not keep a merge's inputs and its half-built
+// output for good.
+func (s *Spine) Continue(fuel int64) int64 {
+	var used int64
+	for used < fuel {
 		i := s.lowestMerge()
 		if i < 0 {
-			if !s.startMerge() {
-				break
-			}
-			continue
+			break
 		}
 		n := s.levels[i].merge.work(fuel - used)
 		used += n

@@ -114,6 +114,17 @@ func (t *Trace) Exert(fuel int64) int64 {
 	return spent
 }
 
+// Continue spends up to fuel on the merges in progress and returns the
+// fuel spent (see Spine.Continue). The arrange operator calls it when it
+// has nothing else to do.
+func (t *Trace) Continue(fuel int64) int64 {
+	spent := t.spine.Continue(fuel)
+	if spent > 0 {
+		t.updateBytes()
+	}
+	return spent
+}
+
 // MergeAll merges the trace into one batch compacted to its since. It is
 // for tests and shutdown.
 func (t *Trace) MergeAll() {

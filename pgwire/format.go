@@ -1,6 +1,7 @@
 package pgwire
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"math"
@@ -294,8 +295,81 @@ func appendBinaryScalar(buf []byte, oid uint32, text []byte) ([]byte, bool) {
 		case "f":
 			return append(buf, 0), true
 		}
+	case oidNumeric:
+		return appendBinaryNumeric(buf, text)
 	}
 	return nil, false
+}
+
+// appendBinaryNumeric appends numeric_send's format of a finite numeric
+// in its text form ([-]digits[.digits]): the number of base-10,000
+// digits, the weight of the first, the sign, the display scale (the
+// decimal digits after the point), then the digits, with zero digits
+// before the first nonzero one and after the last left out. NaN and the
+// infinities are left to the generic path (ok false).
+func appendBinaryNumeric(buf []byte, text []byte) ([]byte, bool) {
+	const (
+		signPos = 0x0000
+		signNeg = 0x4000
+	)
+	sign := uint16(signPos)
+	if len(text) > 0 && text[0] == '-' {
+		sign, text = signNeg, text[1:]
+	}
+	intPart, frac := text, []byte(nil)
+	if i := bytes.IndexByte(text, '.'); i >= 0 {
+		intPart, frac = text[:i], text[i+1:]
+	}
+	if len(intPart) == 0 || len(intPart)+len(frac) > 1<<16 {
+		return nil, false
+	}
+	for _, part := range [][]byte{intPart, frac} {
+		for _, c := range part {
+			if c < '0' || c > '9' {
+				return nil, false
+			}
+		}
+	}
+	// Digit groups of four, aligned on the point: the integer part is
+	// padded on the left, the fraction on the right.
+	lead := (4 - len(intPart)%4) % 4
+	intGroups := (lead + len(intPart)) / 4
+	groups := intGroups + (len(frac)+3)/4
+	digit := func(g int) uint16 {
+		var d uint16
+		for k := range 4 {
+			pos := g*4 + k - lead // index into intPart, then frac
+			var c byte = '0'
+			switch {
+			case pos < 0:
+			case pos < len(intPart):
+				c = intPart[pos]
+			case pos-len(intPart) < len(frac):
+				c = frac[pos-len(intPart)]
+			}
+			d = d*10 + uint16(c-'0')
+		}
+		return d
+	}
+	first, last := 0, groups
+	for first < last && digit(first) == 0 {
+		first++
+	}
+	for last > first && digit(last-1) == 0 {
+		last--
+	}
+	weight := intGroups - 1 - first
+	if first == last {
+		weight, sign = 0, signPos
+	}
+	buf = binary.BigEndian.AppendUint16(buf, uint16(last-first))
+	buf = binary.BigEndian.AppendUint16(buf, uint16(int16(weight)))
+	buf = binary.BigEndian.AppendUint16(buf, sign)
+	buf = binary.BigEndian.AppendUint16(buf, uint16(len(frac)))
+	for g := first; g < last; g++ {
+		buf = binary.BigEndian.AppendUint16(buf, digit(g))
+	}
+	return buf, true
 }
 
 // withoutEmptyDimension returns out with the binary array that starts at
@@ -312,6 +386,77 @@ func withoutEmptyDimension(out []byte, at int) []byte {
 	return out
 }
 
+// numericBinaryToText reads numeric_recv's format (see
+// appendBinaryNumeric) and prints the value as numeric_out does, with
+// exactly the display scale's digits after the point: a zero sent as
+// 0.00 stays 0.00.
+func numericBinaryToText(bin []byte) ([]byte, error) {
+	bad := errBadBinary("numeric")
+	if len(bin) < 8 {
+		return nil, bad
+	}
+	ndigits := int(binary.BigEndian.Uint16(bin))
+	weight := int(int16(binary.BigEndian.Uint16(bin[2:])))
+	sign := binary.BigEndian.Uint16(bin[4:])
+	dscale := int(binary.BigEndian.Uint16(bin[6:]))
+	if len(bin) != 8+2*ndigits {
+		return nil, bad
+	}
+	switch sign {
+	case 0xC000:
+		return []byte("NaN"), nil
+	case 0xD000:
+		return []byte("Infinity"), nil
+	case 0xF000:
+		return []byte("-Infinity"), nil
+	case 0x0000, 0x4000:
+	default:
+		return nil, sqlerr.New(sqlerr.InvalidBinaryRepresentation, "invalid sign in external \"numeric\" value")
+	}
+	if dscale > 0x3FFF {
+		return nil, sqlerr.New(sqlerr.InvalidBinaryRepresentation, "invalid scale in external \"numeric\" value")
+	}
+	digit := func(i int) int {
+		if i < 0 || i >= ndigits {
+			return 0
+		}
+		return int(binary.BigEndian.Uint16(bin[8+2*i:]))
+	}
+	for i := range ndigits {
+		if digit(i) >= 10000 {
+			return nil, sqlerr.New(sqlerr.InvalidBinaryRepresentation, "invalid digit in external \"numeric\" value")
+		}
+	}
+	// Digit i has weight weight-i: the integer part is digits 0..weight,
+	// the fraction those after, cut to the display scale.
+	var out []byte
+	if weight < 0 {
+		out = append(out, '0')
+	} else {
+		out = strconv.AppendInt(out, int64(digit(0)), 10)
+		for i := 1; i <= weight; i++ {
+			out = appendDigitGroup(out, digit(i))
+		}
+	}
+	if dscale > 0 {
+		out = append(out, '.')
+		at := len(out)
+		for i := weight + 1; len(out)-at < dscale; i++ {
+			out = appendDigitGroup(out, digit(i))
+		}
+		out = out[:at+dscale]
+	}
+	if sign == 0x4000 && bytes.ContainsFunc(out, func(r rune) bool { return r >= '1' && r <= '9' }) {
+		out = append([]byte{'-'}, out...)
+	}
+	return out, nil
+}
+
+// appendDigitGroup appends a base-10,000 digit as four decimal digits.
+func appendDigitGroup(out []byte, d int) []byte {
+	return append(out, byte('0'+d/1000), byte('0'+d/100%10), byte('0'+d/10%10), byte('0'+d%10))
+}
+
 // binaryToText returns the text format of a non-NULL binary parameter of
 // type oid, as PostgreSQL's output function prints it.
 func (f *formats) binaryToText(oid uint32, bin []byte) ([]byte, error) {
@@ -322,6 +467,8 @@ func (f *formats) binaryToText(oid uint32, bin []byte) ([]byte, error) {
 	var text []byte
 	var err error
 	switch oid {
+	case oidNumeric:
+		return numericBinaryToText(bin)
 	case oidJSONB:
 		if len(bin) == 0 || bin[0] != jsonbVersion {
 			return nil, errBadBinary(f.typeName(oid))

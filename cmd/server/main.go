@@ -18,6 +18,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"syscall"
+	"time"
 
 	"freshet/coord"
 	"freshet/pgwire"
@@ -97,6 +98,7 @@ func run(listen, debugListen string, web httpOptions, cfg coord.Config, srv *pgw
 	if err := os.MkdirAll(dataDir, 0o755); err != nil {
 		return err
 	}
+	go returnIdleMemory(ctx, time.Second)
 	if debugListen != "" {
 		addr, err := serveDebug(ctx, debugListen, logger)
 		if err != nil {

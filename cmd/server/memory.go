@@ -2,10 +2,14 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"os"
+	"runtime/debug"
+	"runtime/metrics"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // defaultMemoryLimit is the --memory-limit when none is given: three
@@ -50,4 +54,62 @@ func parseSize(s string) (int64, error) {
 		return 0, fmt.Errorf("invalid size %q: want a number of bytes, optionally with KB, MB, GB or TB", s)
 	}
 	return int64(n * float64(mult)), nil
+}
+
+// heapSample is what returnIdleMemory reads of the Go heap.
+type heapSample struct {
+	// cycles counts the garbage collections so far.
+	cycles uint64
+	// free is heap memory that holds no object and is still mapped: what
+	// the runtime would hand back to the system. objects is the bytes of
+	// objects, live or not yet swept.
+	free, objects uint64
+}
+
+func readHeap() heapSample {
+	s := []metrics.Sample{
+		{Name: "/gc/cycles/total:gc-cycles"},
+		{Name: "/memory/classes/heap/free:bytes"},
+		{Name: "/memory/classes/heap/objects:bytes"},
+	}
+	metrics.Read(s)
+	return heapSample{cycles: s[0].Value.Uint64(), free: s[1].Value.Uint64(), objects: s[2].Value.Uint64()}
+}
+
+// idleFreeFloor is the free heap below which returnIdleMemory leaves
+// memory to the runtime's own pace.
+const idleFreeFloor = 32 << 20
+
+// shouldReturn reports whether, with the heap at cur one tick after
+// prev, the server should collect and hand its free heap back now: no
+// collection ran in between, so the burst that grew the heap (a load, a
+// hydration, a restart's rebuild) is over, and the free heap is both
+// above idleFreeFloor and above a quarter of the objects.
+func shouldReturn(prev, cur heapSample) bool {
+	return cur.cycles == prev.cycles && cur.free > idleFreeFloor && cur.free > cur.objects/4
+}
+
+// returnIdleMemory hands free heap back to the system once the server
+// has gone quiet after a burst. The collector sizes the heap at twice
+// its live data, and the runtime returns what a burst left free only a
+// little at a time, so without this a server that hydrated a large view
+// kept the burst's peak as its resident size long after. During
+// sustained work collections keep running and nothing is done here.
+func returnIdleMemory(ctx context.Context, every time.Duration) {
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	prev := readHeap()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		cur := readHeap()
+		if shouldReturn(prev, cur) {
+			debug.FreeOSMemory()
+			cur = readHeap()
+		}
+		prev = cur
+	}
 }
