@@ -26,8 +26,12 @@ type Builder struct {
 	valBytes []byte
 	valOff   []uint32
 	valUpds  []uint32
-	times    []uint64
-	diffs    []int64
+	// times and diffs are the updates' columns, nUpds entries each; each
+	// holds its entries only once two differ (see column), so a batch of
+	// one time or one diff never has them written out.
+	times column[uint64]
+	diffs column[int64]
+	nUpds int
 
 	// nKeys and nVals count the committed keys and vals: those closed
 	// with at least one val, respectively one update.
@@ -42,7 +46,7 @@ type Builder struct {
 	valStart         int
 	// keyFirstVal is nVals when the open key opened.
 	keyFirstVal int
-	// valFirstUpd is len(times) when the open val opened.
+	// valFirstUpd is nUpds when the open val opened.
 	valFirstUpd int
 
 	// lastTime is the time last pushed to the open val, for Push's order
@@ -98,7 +102,7 @@ func (b *Builder) Done(desc Description) *Batch {
 	if desc.Lower > desc.Upper {
 		panic(assertionFailedf("builder: description %v has lower above upper", desc))
 	}
-	if len(b.times) > 0 && (b.minTime < desc.Lower || b.maxTime >= desc.Upper) {
+	if b.nUpds > 0 && (b.minTime < desc.Lower || b.maxTime >= desc.Upper) {
 		panic(assertionFailedf("builder: times in [%d, %d] do not fit description %v", b.minTime, b.maxTime, desc))
 	}
 	batch := &Batch{desc: desc}
@@ -117,16 +121,16 @@ func (b *Builder) Done(desc Description) *Batch {
 		batch.valUpds = exact(b.valUpds)
 		// Columns whose every entry is the same are not kept (see Batch):
 		// a compacted batch's times, an insert-only batch's diffs.
-		batch.n = len(b.times)
-		if b.valUpds == nil && allSame(b.times) {
-			batch.time0[0] = b.times[0]
+		batch.n = b.nUpds
+		if b.valUpds == nil && b.times.uniform() {
+			batch.time0[0] = b.times.at(0)
 		} else {
-			batch.times = exact(b.times)
+			batch.times = b.times.exact(b.nUpds)
 		}
-		if b.valUpds == nil && allSame(b.diffs) {
-			batch.diff0[0] = b.diffs[0]
+		if b.valUpds == nil && b.diffs.uniform() {
+			batch.diff0[0] = b.diffs.at(0)
 		} else {
-			batch.diffs = exact(b.diffs)
+			batch.diffs = b.diffs.exact(b.nUpds)
 		}
 	}
 	*b = Builder{}
@@ -139,22 +143,21 @@ func (b *Builder) Done(desc Description) *Batch {
 }
 
 // reserve allocates every column for a batch of at most h's shape, so
-// that a merge writes its output without growing a slice.
+// that a merge writes its output without growing a slice; the update
+// columns are allocated at that size if they are written out.
 func (b *Builder) reserve(h sizeHint) {
 	b.hint = h
 	b.keyBytes = make([]byte, 0, h.keyBytes)
 	b.keyOff = make([]uint32, 0, h.keys+1)
 	b.valBytes = make([]byte, 0, h.valBytes)
 	b.valOff = make([]uint32, 0, h.vals+1)
-	b.times = make([]uint64, 0, h.upds)
-	b.diffs = make([]int64, 0, h.upds)
 }
 
 // bytes returns the heap bytes the builder's columns hold.
 func (b *Builder) bytes() int64 {
 	n := int64(cap(b.keyBytes)) + int64(cap(b.valBytes))
 	n += 4 * int64(cap(b.keyOff)+cap(b.keyVals)+cap(b.valOff)+cap(b.valUpds))
-	n += 8 * int64(cap(b.times)+cap(b.diffs))
+	n += 8 * int64(cap(b.times.s)+cap(b.diffs.s))
 	return n
 }
 
@@ -204,7 +207,7 @@ func (b *Builder) openVal(val []byte) {
 	b.valStart = len(b.valBytes)
 	b.valBytes = append(b.valBytes, val...)
 	b.valOpen = true
-	b.valFirstUpd = len(b.times)
+	b.valFirstUpd = b.nUpds
 	b.lastTime = 0
 }
 
@@ -214,34 +217,36 @@ func (b *Builder) closeVal() {
 		return
 	}
 	b.valOpen = false
-	upds := len(b.times) - b.valFirstUpd
+	upds := b.nUpds - b.valFirstUpd
 	if upds == 0 {
 		b.valBytes = b.valBytes[:b.valStart]
 		return
 	}
-	if len(b.valBytes) > maxOffset || len(b.times) > maxOffset {
+	if len(b.valBytes) > maxOffset || b.nUpds > maxOffset {
 		panic(assertionFailedf("builder: batch exceeds %d val bytes or updates", uint64(maxOffset)))
 	}
 	b.valOff = append(b.valOff, uint32(len(b.valBytes)))
 	b.nVals++
 	switch {
 	case b.valUpds != nil:
-		b.valUpds = append(b.valUpds, uint32(len(b.times)))
+		b.valUpds = append(b.valUpds, uint32(b.nUpds))
 	case upds != 1:
 		b.valUpds = identityPrefix(b.nVals-1, b.hint.vals+1)
-		b.valUpds = append(b.valUpds, uint32(len(b.times)))
+		b.valUpds = append(b.valUpds, uint32(b.nUpds))
 	}
 }
 
 // pushUpdate appends (t, d) to the open val, summing it into the last
 // update if that has the same time. Times must not decrease within a val.
 func (b *Builder) pushUpdate(t uint64, d int64) {
-	n := len(b.times)
-	if n > b.valFirstUpd && b.times[n-1] == t {
-		b.diffs[n-1] += d
-		if b.diffs[n-1] == 0 {
-			b.times = b.times[:n-1]
-			b.diffs = b.diffs[:n-1]
+	n := b.nUpds
+	if n > b.valFirstUpd && b.times.at(n-1) == t {
+		if sum := b.diffs.at(n-1) + d; sum != 0 {
+			b.diffs.set(n, n-1, sum, b.hint.upds)
+		} else {
+			b.nUpds--
+			b.times.truncate(b.nUpds)
+			b.diffs.truncate(b.nUpds)
 		}
 		return
 	}
@@ -254,8 +259,9 @@ func (b *Builder) pushUpdate(t uint64, d int64) {
 		b.minTime = min(b.minTime, t)
 		b.maxTime = max(b.maxTime, t)
 	}
-	b.times = append(b.times, t)
-	b.diffs = append(b.diffs, d)
+	b.times.push(n, t, b.hint.upds)
+	b.diffs.push(n, d, b.hint.upds)
+	b.nUpds++
 }
 
 // appendKeys appends keys [lo, hi) of src with all their vals and updates
@@ -271,7 +277,7 @@ func (b *Builder) appendKeys(src *Batch, lo, hi int, advance uint64) {
 	_, uhi := src.upds(vhi - 1)
 	if len(b.keyBytes)+int(src.keyOff[hi]-src.keyOff[lo]) > maxOffset ||
 		len(b.valBytes)+src.valSpan(vlo, vhi) > maxOffset ||
-		len(b.times)+uhi-ulo > maxOffset {
+		b.nUpds+uhi-ulo > maxOffset {
 		panic(assertionFailedf("builder: batch exceeds %d bytes or updates", uint64(maxOffset)))
 	}
 
@@ -292,34 +298,123 @@ func (b *Builder) appendKeys(src *Batch, lo, hi int, advance uint64) {
 		b.valOff = appendRebased(b.valOff, src.valOff[vlo:vhi+1], uint32(len(b.valBytes)))
 		b.valBytes = append(b.valBytes, src.valBytes[src.valOff[vlo]:src.valOff[vhi]]...)
 	}
-	b.valUpds = appendSpans(b.valUpds, src.valUpds, vlo, vhi, b.nVals, len(b.times), b.hint.vals+1)
+	b.valUpds = appendSpans(b.valUpds, src.valUpds, vlo, vhi, b.nVals, b.nUpds, b.hint.vals+1)
 	b.nVals += vhi - vlo
 
-	start := len(b.times)
-	b.times = appendColumn(b.times, src.times, src.time0[0], ulo, uhi)
-	b.diffs = appendColumn(b.diffs, src.diffs, src.diff0[0], ulo, uhi)
-	times := b.times[start:]
-	if start == 0 {
-		b.minTime, b.maxTime = max(times[0], advance), max(times[0], advance)
+	n, k := b.nUpds, uhi-ulo
+	if n == 0 {
+		t := max(src.timeAt(ulo), advance)
+		b.minTime, b.maxTime = t, t
 	}
-	for i, t := range times {
-		t = max(t, advance)
-		times[i] = t
+	if src.times == nil {
+		t := max(src.time0[0], advance)
+		b.times.pushSame(n, t, k, b.hint.upds)
 		b.minTime = min(b.minTime, t)
 		b.maxTime = max(b.maxTime, t)
+	} else {
+		times := b.times.pushRange(n, src.times[ulo:uhi], b.hint.upds)
+		for i, t := range times {
+			t = max(t, advance)
+			times[i] = t
+			b.minTime = min(b.minTime, t)
+			b.maxTime = max(b.maxTime, t)
+		}
+	}
+	if src.diffs == nil {
+		b.diffs.pushSame(n, src.diff0[0], k, b.hint.upds)
+	} else {
+		b.diffs.pushRange(n, src.diffs[ulo:uhi], b.hint.upds)
+	}
+	b.nUpds += k
+}
+
+// column is a column of a builder's updates that is written out only
+// once two of its entries differ: until then it is n copies of same,
+// where n is the builder's count of updates, which every method takes.
+type column[T comparable] struct {
+	s    []T // nil while every entry is same
+	same T
+}
+
+// at returns entry i.
+func (c *column[T]) at(i int) T {
+	if c.s == nil {
+		return c.same
+	}
+	return c.s[i]
+}
+
+// uniform reports whether every entry is the same.
+func (c *column[T]) uniform() bool { return c.s == nil || allSame(c.s) }
+
+// writeOut writes out the column's n entries, with room for hint.
+func (c *column[T]) writeOut(n, hint int) {
+	c.s = make([]T, n, max(hint, 2*n+1))
+	for i := range c.s {
+		c.s[i] = c.same
 	}
 }
 
-// appendColumn appends entries [lo, hi) of the update column src to dst;
-// a nil src is a column whose every entry is same.
-func appendColumn[T any](dst, src []T, same T, lo, hi int) []T {
-	if src != nil {
-		return append(dst, src[lo:hi]...)
+// push appends x after n entries.
+func (c *column[T]) push(n int, x T, hint int) {
+	if c.s == nil {
+		if n == 0 || x == c.same {
+			c.same = x
+			return
+		}
+		c.writeOut(n, hint)
 	}
-	for range hi - lo {
-		dst = append(dst, same)
+	c.s = append(c.s, x)
+}
+
+// pushSame appends k copies of x after n entries.
+func (c *column[T]) pushSame(n int, x T, k, hint int) {
+	if c.s == nil {
+		if n == 0 || x == c.same {
+			c.same = x
+			return
+		}
+		c.writeOut(n, hint)
 	}
-	return dst
+	for range k {
+		c.s = append(c.s, x)
+	}
+}
+
+// pushRange appends xs after n entries, writing the column out, and
+// returns the appended entries for the caller to adjust.
+func (c *column[T]) pushRange(n int, xs []T, hint int) []T {
+	if c.s == nil {
+		c.writeOut(n, hint)
+	}
+	c.s = append(c.s, xs...)
+	return c.s[n:]
+}
+
+// set sets entry i of n to x.
+func (c *column[T]) set(n, i int, x T, hint int) {
+	if c.s == nil {
+		if x == c.same {
+			return
+		}
+		c.writeOut(n, hint)
+	}
+	c.s[i] = x
+}
+
+// truncate cuts the column to n entries.
+func (c *column[T]) truncate(n int) {
+	if c.s != nil {
+		c.s = c.s[:n]
+	}
+}
+
+// exact returns the column's n entries in a slice of exactly that length.
+func (c *column[T]) exact(n int) []T {
+	if c.s == nil {
+		c.writeOut(n, n)
+	}
+	return exact(c.s)
 }
 
 // allSame reports whether s has entries and all of them are equal.

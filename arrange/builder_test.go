@@ -1,6 +1,7 @@
 package arrange
 
 import (
+	"math/rand/v2"
 	"slices"
 	"testing"
 )
@@ -175,4 +176,59 @@ func TestBatchBytes(t *testing.T) {
 			t.Fatalf("%s: %d updates read back", tc.name, len(got))
 		}
 	}
+}
+
+// TestColumnMatchesSlice runs random appends, sets and cuts on a builder's
+// lazily written column and on a plain slice, with few distinct values so
+// that the column stays unwritten for a while, and checks every entry,
+// uniform and exact against the slice after each step.
+func TestColumnMatchesSlice(t *testing.T) {
+	forSeeds(t, 50, func(t *testing.T, rng *rand.Rand) {
+		var c column[int64]
+		var model []int64
+		val := func() int64 { return int64(rng.IntN(1 + rng.IntN(3))) }
+		for step := range 200 {
+			n := len(model)
+			switch op := rng.IntN(5); {
+			case op == 0 && n > 0:
+				i, x := rng.IntN(n), val()
+				c.set(n, i, x, 0)
+				model[i] = x
+			case op == 1 && n > 0:
+				k := rng.IntN(n + 1)
+				c.truncate(k)
+				model = model[:k]
+			case op == 2:
+				x, k := val(), rng.IntN(4)
+				c.pushSame(n, x, k, 0)
+				for range k {
+					model = append(model, x)
+				}
+			case op == 3:
+				xs := make([]int64, rng.IntN(4))
+				for i := range xs {
+					xs[i] = val()
+				}
+				c.pushRange(n, xs, 0)
+				model = append(model, xs...)
+			default:
+				x := val()
+				c.push(n, x, 0)
+				model = append(model, x)
+			}
+			for i, want := range model {
+				if got := c.at(i); got != want {
+					t.Fatalf("step %d: entry %d is %d, want %d (model %v)", step, i, got, want, model)
+				}
+			}
+			if len(model) > 0 {
+				if got, want := c.uniform(), allSame(model); got != want {
+					t.Fatalf("step %d: uniform %v, want %v (model %v)", step, got, want, model)
+				}
+			}
+		}
+		if len(model) > 0 && !slices.Equal(c.exact(len(model)), model) {
+			t.Fatalf("exact %v, want %v", c.exact(len(model)), model)
+		}
+	})
 }
