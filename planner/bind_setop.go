@@ -161,6 +161,10 @@ func (b *binder) valuesRelation(rows [][]hscalar, types []repr.Type) (hrel, erro
 	}
 	for _, row := range rows {
 		for c, s := range row {
+			if _, ok := s.(hLiteral); ok {
+				// Nothing to fold; most values are literals by now.
+				continue
+			}
 			f, err := foldScalar(s)
 			if err != nil {
 				return nil, err

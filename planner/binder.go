@@ -48,6 +48,10 @@ type binder struct {
 	// that are inlined and the relations inside them included; a view
 	// definition's binder shares its reader's. Never nil.
 	reads *[]Read
+	// sessionZone is the session's time zone once zone has asked the
+	// catalog for it: a statement is planned in one zone, and a lookup
+	// for each cast of each value of a long VALUES list was a cost.
+	sessionZone *repr.Zone
 }
 
 // Read is a catalog relation a statement reads: what a view or index

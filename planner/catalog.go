@@ -56,10 +56,13 @@ func (b *binder) databaseLiteral() (hscalar, bool) {
 
 // zone returns the session time zone the statement is planned in.
 func (b *binder) zone() *repr.Zone {
-	if z, ok := b.cat.(SessionZone); ok {
-		return z.TimeZone()
+	if b.sessionZone == nil {
+		b.sessionZone = repr.UTC
+		if z, ok := b.cat.(SessionZone); ok {
+			b.sessionZone = z.TimeZone()
+		}
 	}
-	return repr.UTC
+	return b.sessionZone
 }
 
 // QualifiedName is an object name as a statement spells it, with its

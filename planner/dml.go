@@ -50,7 +50,11 @@ func errAssignType(column string, to, from repr.Type) error {
 		WithHint("You will need to rewrite or cast the expression.")
 }
 
-// assign casts s to column i's type as a stored value is.
+// assign casts s to column i's type as a stored value is. A constant
+// is cast at once, so that each value of a long VALUES list is one
+// literal from here on. A constant the cast refuses stays a cast: the
+// folding of the statement's constants reports its error later, as
+// PostgreSQL's does (after every value is bound, without a position).
 func (p *planner) assign(s hscalar, r Relation, i int) (hscalar, error) {
 	t := r.Columns[i].Type.Type
 	c, ok, err := p.b.coerce(s, t, repr.CastAssignment)
@@ -59,6 +63,13 @@ func (p *planner) assign(s hscalar, r Relation, i int) (hscalar, error) {
 	}
 	if !ok {
 		return nil, errAssignType(r.Columns[i].Name, t, s.typ().Type)
+	}
+	if cast, ok := c.(hCast); ok {
+		if l, ok := cast.arg.(hLiteral); ok && isConstant(l) {
+			if folded, err := castConstant(cast, l); err == nil {
+				return folded, nil
+			}
+		}
 	}
 	return c, nil
 }
@@ -132,14 +143,18 @@ func (p *planner) insert(is *pg.InsertStmt) (Statement, error) {
 			return nil, err
 		}
 		full := make([][]hscalar, len(rows))
+		// Each row starts from the defaults; a scalar is a value, so
+		// the rows share them.
+		defaults := make([]hscalar, len(r.Columns))
+		for i := range defaults {
+			defaults[i] = defaultOf(r, i)
+		}
 		for ri, row := range rows {
 			if err := insertArity(len(row), len(cols), is.Cols != nil); err != nil {
 				return nil, errorAt(err, p.b.sql, nodeLocation(sel.ValuesLists[ri].GetList().GetItems()[0]))
 			}
 			out := make([]hscalar, len(r.Columns))
-			for i := range out {
-				out[i] = defaultOf(r, i)
-			}
+			copy(out, defaults)
 			for j, s := range row {
 				item := sel.ValuesLists[ri].GetList().GetItems()[j]
 				if item.GetSetToDefault() != nil || overridden(r, cols[j], is.Override) {

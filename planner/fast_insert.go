@@ -26,7 +26,7 @@ import (
 // the statement goes to the parser, which also reports every error.
 // TestFastInsertMatchesParser checks the trees are the same.
 func parseFastInsert(sql string) (Parsed, bool) {
-	r := fastReader{s: sql}
+	r := fastReader{s: sql, slab: min(strings.Count(sql, ",")+2, slabMax)}
 	r.space()
 	start := r.i
 	if !r.word("insert") || !r.word("into") {
@@ -70,17 +70,23 @@ func parseFastInsert(sql string) (Parsed, bool) {
 		return Parsed{}, false
 	}
 	sel := &pg.SelectStmt{LimitOption: pg.LimitOption_LIMIT_OPTION_DEFAULT, Op: pg.SetOperation_SETOP_NONE}
+	width := 0
 	for {
 		if !r.punct('(') {
 			return Parsed{}, false
 		}
-		var items []*pg.Node
+		// Rows are mostly as wide as the one before.
+		items := takeSlice(&r.a.items, width, r.slab)
 		for {
 			c, ok := r.constant()
 			if !ok {
 				return Parsed{}, false
 			}
-			items = append(items, &pg.Node{Node: &pg.Node_AConst{AConst: c}})
+			n := take(&r.a.nodes, r.slab)
+			ac := take(&r.a.aconsts, r.slab)
+			ac.AConst = c
+			n.Node = ac
+			items = append(items, n)
 			if r.punct(')') {
 				break
 			}
@@ -88,7 +94,12 @@ func parseFastInsert(sql string) (Parsed, bool) {
 				return Parsed{}, false
 			}
 		}
-		sel.ValuesLists = append(sel.ValuesLists, &pg.Node{Node: &pg.Node_List{List: &pg.List{Items: items}}})
+		width = len(items)
+		n, l, list := take(&r.a.nodes, r.slab), take(&r.a.lists, r.slab), take(&r.a.listNodes, r.slab)
+		l.Items = items
+		list.List = l
+		n.Node = list
+		sel.ValuesLists = append(sel.ValuesLists, n)
 		if !r.punct(',') {
 			break
 		}
@@ -108,6 +119,59 @@ func parseFastInsert(sql string) (Parsed, bool) {
 type fastReader struct {
 	s string
 	i int
+	a fastArena
+	// slab is the number of values a new slab holds: the statement's
+	// commas bound its values, so a short statement makes small slabs.
+	slab int
+}
+
+// fastArena hands out the nodes of one statement's tree from slabs: a
+// 1,000-row INSERT's tree has tens of thousands of small nodes, which
+// allocated one by one cost more than reading the text. A slab lives as
+// long as any node in it; a tree's nodes live and die together, so the
+// slabs hold nothing longer than the tree would.
+type fastArena struct {
+	nodes     []pg.Node
+	aconsts   []pg.Node_AConst
+	consts    []pg.A_Const
+	ivals     []pg.A_Const_Ival
+	integers  []pg.Integer
+	fvals     []pg.A_Const_Fval
+	floats    []pg.Float
+	svals     []pg.A_Const_Sval
+	strings   []pg.String
+	lists     []pg.List
+	listNodes []pg.Node_List
+	items     []*pg.Node
+}
+
+// slabMax bounds the values a slab holds.
+const slabMax = 256
+
+// take returns a zero value from the slab *s, making a new slab of n
+// values when it is used up.
+func take[T any](s *[]T, n int) *T {
+	if len(*s) == 0 {
+		*s = make([]T, n)
+	}
+	v := &(*s)[0]
+	*s = (*s)[1:]
+	return v
+}
+
+// takeSlice returns an empty slice with room for k values from the slab
+// *s, which holds n values when it is made anew; appending beyond k
+// moves the slice out of the slab.
+func takeSlice[T any](s *[]T, k, n int) []T {
+	if k == 0 || k > n {
+		return make([]T, 0, k)
+	}
+	if len(*s) < k {
+		*s = make([]T, n)
+	}
+	v := (*s)[:0:k]
+	*s = (*s)[k:]
+	return v
 }
 
 // space skips white space as PostgreSQL's lexer knows it.
@@ -194,7 +258,11 @@ func (r *fastReader) constant() (*pg.A_Const, bool) {
 		if !ok {
 			return nil, false
 		}
-		return &pg.A_Const{Val: &pg.A_Const_Sval{Sval: &pg.String{Sval: s}}, Location: loc}, true
+		c, v, str := take(&r.a.consts, r.slab), take(&r.a.svals, r.slab), take(&r.a.strings, r.slab)
+		str.Sval = s
+		v.Sval = str
+		c.Val, c.Location = v, loc
+		return c, true
 	case c == '-':
 		r.i++
 		r.space()
@@ -250,13 +318,21 @@ func (r *fastReader) number(loc int32, neg bool) (*pg.A_Const, bool) {
 			if neg {
 				v = -v
 			}
-			return &pg.A_Const{Val: &pg.A_Const_Ival{Ival: &pg.Integer{Ival: int32(v)}}, Location: loc}, true
+			c, iv, n := take(&r.a.consts, r.slab), take(&r.a.ivals, r.slab), take(&r.a.integers, r.slab)
+			n.Ival = int32(v)
+			iv.Ival = n
+			c.Val, c.Location = iv, loc
+			return c, true
 		}
 	}
 	if neg {
 		text = "-" + text
 	}
-	return &pg.A_Const{Val: &pg.A_Const_Fval{Fval: &pg.Float{Fval: text}}, Location: loc}, true
+	c, fv, f := take(&r.a.consts, r.slab), take(&r.a.fvals, r.slab), take(&r.a.floats, r.slab)
+	f.Fval = text
+	fv.Fval = f
+	c.Val, c.Location = fv, loc
+	return c, true
 }
 
 // str reads a string in single quotes, ” standing for one quote. A

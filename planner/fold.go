@@ -67,6 +67,14 @@ func (f *folder) scalar(s hscalar) (hscalar, error) {
 		if l, ok := x.s.(expr.Literal); ok {
 			return hLiteral{v: l.Value, t: l.Type}, nil
 		}
+	case hCast:
+		// A cast of a constant, the most common fold by far (one for
+		// each value of an INSERT … VALUES whose type is not its
+		// column's), is applied to the value directly.
+		if l, ok := x.arg.(hLiteral); ok && isConstant(l) {
+			f.folded++
+			return castConstant(x, l)
+		}
 	case hIf:
 		cond, err := f.scalar(x.cond)
 		if err != nil {

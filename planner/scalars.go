@@ -173,11 +173,8 @@ func (c *exprConv) convert(s hscalar) (expr.Scalar, error) {
 		if err != nil {
 			return nil, err
 		}
-		var zone *repr.Zone
-		if repr.CastUsesZone(s.arg.typ().Type, s.to) {
-			zone = s.zone
-		}
-		if _, ok := s.to.Length(); ok && s.assign {
+		zone := s.usedZone()
+		if s.assignsLength() {
 			return assignCast{arg: a, to: s.to, zone: zone}, nil
 		}
 		return expr.Cast{Arg: a, To: s.to, Zone: zone, Labels: s.labels}, nil
