@@ -772,6 +772,7 @@ func (e *Engine) buildTableLocked(ctx context.Context, o *catalog.Object, replay
 	if replay {
 		var raw [][]byte
 		var buf []byte
+		r := newReplay(t.inputs)
 		if err := e.store.ScanTable(o.ID, func(ts uint64, row []byte, diff int64) error {
 			if tk != nil {
 				var err error
@@ -782,9 +783,11 @@ func (e *Engine) buildTableLocked(ctx context.Context, o *catalog.Object, replay
 					buf = countRow(k, raw, diff, buf)
 				}
 			}
-			u := arrange.Update{Key: append([]byte(nil), row...), Time: ts, Diff: diff}
-			return t.inputs[int(repr.Row(u.Key).Hash()%uint64(e.workers))].Send(ts, u)
+			return r.send(ts, row, diff)
 		}); err != nil {
+			return err
+		}
+		if err := r.flush(); err != nil {
 			return err
 		}
 	}
@@ -804,6 +807,70 @@ func (e *Engine) buildTableLocked(ctx context.Context, o *catalog.Object, replay
 		}
 	}
 	return nil
+}
+
+// replay feeds a table's log to its inputs at startup in messages of
+// replayBatch updates, their rows copied into shared arenas, rather than
+// one message and one allocation a row.
+type replay struct {
+	inputs []*dataflow.InputHandle[arrange.Update]
+	// bufs are the updates waiting for each worker, all at time ts.
+	bufs  [][]arrange.Update
+	ts    uint64
+	arena []byte
+}
+
+// replayBatch is how many updates a replay message holds, and
+// replayArena the bytes of rows an arena holds.
+const (
+	replayBatch = 4096
+	replayArena = 256 << 10
+)
+
+func newReplay(inputs []*dataflow.InputHandle[arrange.Update]) *replay {
+	return &replay{inputs: inputs, bufs: make([][]arrange.Update, len(inputs))}
+}
+
+// send queues one update of the log, which comes in time order; the row
+// is copied, since the log's iterator reuses it.
+func (r *replay) send(ts uint64, row []byte, diff int64) error {
+	if ts != r.ts {
+		if err := r.flush(); err != nil {
+			return err
+		}
+		r.ts = ts
+	}
+	if cap(r.arena)-len(r.arena) < len(row) {
+		r.arena = make([]byte, 0, max(replayArena, len(row)))
+	}
+	at := len(r.arena)
+	r.arena = append(r.arena, row...)
+	key := r.arena[at:len(r.arena):len(r.arena)]
+	w := int(repr.Row(key).Hash() % uint64(len(r.inputs)))
+	r.bufs[w] = append(r.bufs[w], arrange.Update{Key: key, Time: ts, Diff: diff})
+	if len(r.bufs[w]) >= replayBatch {
+		return r.sendTo(w)
+	}
+	return nil
+}
+
+// flush sends every worker's waiting updates.
+func (r *replay) flush() error {
+	for w := range r.bufs {
+		if err := r.sendTo(w); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (r *replay) sendTo(w int) error {
+	if len(r.bufs[w]) == 0 {
+		return nil
+	}
+	err := r.inputs[w].Send(r.ts, r.bufs[w]...)
+	r.bufs[w] = make([]arrange.Update, 0, replayBatch)
+	return err
 }
 
 // TableWrite is one row change of a write transaction.

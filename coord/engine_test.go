@@ -120,6 +120,69 @@ func TestEngineTablesViewsRestart(t *testing.T) {
 	}
 }
 
+// TestReplayAcrossBatchesAndTimes writes more rows than a replay message
+// holds, over several transactions that insert, repeat and delete rows,
+// restarts, and checks that the table and a view over it read as they
+// did before the restart: the replay's batching by worker and time, and
+// its shared arenas, change nothing.
+func TestReplayAcrossBatchesAndTimes(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cfg := Config{Workers: 2, DataDir: t.TempDir()}
+	e, err := Open(ctx, cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb := tableObj("t")
+	if err := e.CreateTable(ctx, tb, nil); err != nil {
+		t.Fatal(err)
+	}
+	const n = 3*replayBatch + 17
+	for round := range 4 {
+		var ws []TableWrite
+		for i := range n / 4 {
+			k := int32(round*(n/4) + i)
+			ws = append(ws, TableWrite{Table: tb.ID, Row: row(k%97, k), Diff: 1})
+			if i%5 == 0 {
+				ws = append(ws, TableWrite{Table: tb.ID, Row: row(k%97, k), Diff: 1}) // a repeat
+			}
+		}
+		if round == 3 {
+			for k := range int32(n / 8) {
+				ws = append(ws, TableWrite{Table: tb.ID, Row: row(k%97, k), Diff: -1})
+			}
+		}
+		if _, err := e.Write(ctx, ws); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mv := &catalog.Object{Kind: catalog.MaterializedView, Name: "m", Database: catalog.DefaultDatabase, Schema: catalog.DefaultSchema,
+		DependsOn: []uint64{tb.ID}, Columns: []catalog.Column{{Name: "k", Type: repr.Int4}, {Name: "sum", Type: repr.Int8}}}
+	if err := e.CreateMaterializedView(ctx, mv, sumByKey(tb), nil); err != nil {
+		t.Fatal(err)
+	}
+	read := func(e *Engine, id uint64, types []expr.ColumnType) string {
+		got, err := e.Read(ctx, expr.Get{ID: expr.GlobalID(id), Types: types}, e.ReadTime())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return show(got)
+	}
+	wantTable, wantView := read(e, tb.ID, tb.ColumnTypes()), read(e, mv.ID, mv.ColumnTypes())
+	e.Close()
+	e, err = Open(ctx, cfg, func(e *Engine, o *catalog.Object) error { return e.RebuildView(ctx, o, sumByKey(tb)) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	if got := read(e, tb.ID, tb.ColumnTypes()); got != wantTable {
+		t.Fatalf("the table after the restart differs: %d bytes of rows, want %d", len(got), len(wantTable))
+	}
+	if got := read(e, mv.ID, mv.ColumnTypes()); got != wantView {
+		t.Fatalf("the view after the restart:\n%s\nwant\n%s", got, wantView)
+	}
+}
+
 func TestEngineReadErrorsAndCancel(t *testing.T) {
 	ctx := context.Background()
 	e, err := Open(ctx, Config{Workers: 2, DataDir: t.TempDir()}, nil)
