@@ -257,6 +257,18 @@ func (s *session) setup(ctx context.Context) error {
 	}
 	s.loadRowsPerSec = float64(s.n) / time.Since(start).Seconds()
 	s.logf("  load %.0f rows/s", s.loadRowsPerSec)
+	return analyze(ctx, s.c, "customers", "orders")
+}
+
+// analyze gathers the statistics of tables. PostgreSQL plans a view's
+// query from them, and autovacuum would gather them soon after a load;
+// without them it may choose nested loops over the new tables.
+func analyze(ctx context.Context, c *pgx.Conn, tables ...string) error {
+	for _, t := range tables {
+		if err := execAll(ctx, c, "ANALYZE "+t); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 

@@ -80,12 +80,8 @@ func (s *session) mainWorkload(ctx context.Context) (*mainResult, error) {
 	r.storedRows = customers + s.next - 1
 
 	if s.t.restart != nil {
-		s.c.Close(ctx)
 		start := time.Now()
-		if err := s.t.restart(ctx); err != nil {
-			return nil, fmt.Errorf("restarting: %w", err)
-		}
-		if s.c, err = s.t.connect(ctx, 0); err != nil {
+		if err := s.restart(ctx); err != nil {
 			return nil, err
 		}
 		var k int64

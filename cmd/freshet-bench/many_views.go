@@ -41,6 +41,12 @@ func (s *session) manyViewsWorkload(ctx context.Context) (*manyResult, error) {
 	); err != nil {
 		return nil, err
 	}
+	if err := analyze(ctx, s.c, "t"); err != nil {
+		return nil, err
+	}
+	if err := s.restart(ctx); err != nil {
+		return nil, err
+	}
 	freshet := s.t.memStats != nil
 	var rss0, heap0 int64
 	if freshet {

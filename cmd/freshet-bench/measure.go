@@ -12,6 +12,23 @@ import (
 // The measurements the workloads share: a view's hydration, one write's
 // freshness, a rate of 1,000-row writes, and a view against its query.
 
+// restart restarts a server the bench owns and connects again: a
+// workload that measures the server's growth starts from the memory its
+// data needs, not from the heap the runtime kept from the workloads
+// before it.
+func (s *session) restart(ctx context.Context) error {
+	if s.t.restart == nil {
+		return nil
+	}
+	s.c.Close(ctx)
+	if err := s.t.restart(ctx); err != nil {
+		return fmt.Errorf("restarting: %w", err)
+	}
+	var err error
+	s.c, err = s.t.connect(ctx, 0)
+	return err
+}
+
 // hydrate creates view name over query and times it until the view
 // answers a read (a server may return from CREATE before its dataflow
 // has caught up). It returns the rows the view has.

@@ -85,6 +85,9 @@ func (s *session) sharedIndexWorkload(ctx context.Context) ([]sharedResult, erro
 
 func (s *session) sharedIndex(ctx context.Context, v sharedVariant) (sharedResult, error) {
 	r := sharedResult{on: v.on, importers: -1}
+	if err := s.restart(ctx); err != nil {
+		return r, err
+	}
 	if err := execAll(ctx, s.c, v.setup...); err != nil {
 		return r, err
 	}

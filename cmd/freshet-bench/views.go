@@ -26,6 +26,9 @@ func (s *session) threewayWorkload(ctx context.Context) (*viewResult, error) {
 	); err != nil {
 		return nil, err
 	}
+	if err := analyze(ctx, s.c, "regions", "orders"); err != nil {
+		return nil, err
+	}
 	r, err := s.viewWorkload(ctx, "threeway", threewayQuery, `name || ':' || n::text || ':' || total::text`,
 		func(i int) (string, string, []any, error) {
 			cust := i%customers + 1
