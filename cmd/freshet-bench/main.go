@@ -30,7 +30,8 @@
 //     hydrate, fresh p50/p99, writes.
 //   - shared-index: an index that 10 views could share, on orders'
 //     join column and on a view of the join; each view's hydration and
-//     RSS growth, and how many of them import the index.
+//     growth of RSS and live heap, and how many of them import the
+//     index.
 //   - many-views: --views small views over one table: create time, RSS
 //     per view, fresh p50/p99 and writes with all of them alive.
 //   - memory: where the server's memory goes after main (arrangements'

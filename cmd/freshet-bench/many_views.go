@@ -11,9 +11,9 @@ import (
 type manyResult struct {
 	views  int
 	create time.Duration // all of them
-	// rssPerView and heapPerView are the server's RSS and Go heap in
-	// use (after a collection) grown by the views, divided by their
-	// number; 0: not measured.
+	// rssPerView and heapPerView are the growth of the server's RSS and
+	// of its live heap (HeapAlloc after a collection) with the views,
+	// divided by their number; 0: not measured.
 	rssPerView, heapPerView int64
 	freshP50, freshP99      time.Duration
 	writeRowsPerSec         float64
@@ -54,7 +54,7 @@ func (s *session) manyViewsWorkload(ctx context.Context) (*manyResult, error) {
 		if err != nil {
 			return nil, err
 		}
-		heap0, rss0 = st["HeapInuse"], s.t.rss()
+		heap0, rss0 = st["HeapAlloc"], s.t.rss()
 	}
 	start := time.Now()
 	for k := 0; k < views; k++ {
@@ -78,7 +78,7 @@ func (s *session) manyViewsWorkload(ctx context.Context) (*manyResult, error) {
 			return nil, err
 		}
 		r.rssPerView = (rss - rss0) / int64(views)
-		r.heapPerView = (st["HeapInuse"] - heap0) / int64(views)
+		r.heapPerView = (st["HeapAlloc"] - heap0) / int64(views)
 	}
 	s.logf("  many views: %d created in %v, %d bytes RSS a view", views, r.create, r.rssPerView)
 

@@ -18,9 +18,10 @@ type sharedResult struct {
 	// index is CREATE INDEX's time; 0: none was created.
 	index   time.Duration
 	hydrate []time.Duration
-	// rssGrowth and heapGrowth are the server's RSS and Go heap in use
-	// (after a collection) before and after each view; nil: not
-	// measured.
+	// rssGrowth and heapGrowth are the growth of the server's RSS and
+	// of its live heap (HeapAlloc after a collection: heap in use also
+	// counts free space in its spans) from before to after each view;
+	// nil: not measured.
 	rssGrowth, heapGrowth []int64
 	// importers is how many of the views import the index's
 	// arrangement; -1: not measured.
@@ -108,7 +109,7 @@ func (s *session) sharedIndex(ctx context.Context, v sharedVariant) (sharedResul
 			if err != nil {
 				return r, err
 			}
-			heap0, rss0 = st["HeapInuse"], s.t.rss()
+			heap0, rss0 = st["HeapAlloc"], s.t.rss()
 		}
 		d, _, err := s.hydrate(ctx, fmt.Sprintf("%s_%d", v.views, i), v.view(i))
 		if err != nil {
@@ -122,7 +123,7 @@ func (s *session) sharedIndex(ctx context.Context, v sharedVariant) (sharedResul
 				return r, err
 			}
 			r.rssGrowth = append(r.rssGrowth, rss-rss0)
-			r.heapGrowth = append(r.heapGrowth, st["HeapInuse"]-heap0)
+			r.heapGrowth = append(r.heapGrowth, st["HeapAlloc"]-heap0)
 		}
 	}
 	if s.t.indexesViews {

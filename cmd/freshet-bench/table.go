@@ -62,7 +62,7 @@ func printTables(w io.Writer, rs []result) {
 		return k
 	})
 	section(fmt.Sprintf("shared-index: %d views over one index (growth: after the view less before it)", sharedViews),
-		"system\tN\tindex on\tCREATE INDEX\thydrate 1st\thydrate 10th\tRSS +1st\tRSS +10th\theap +1st\theap +10th\tviews importing it", func(tw *tabwriter.Writer) (k int) {
+		"system\tN\tindex on\tCREATE INDEX\thydrate 1st\thydrate 10th\tRSS +1st\tRSS +10th\tlive heap +1st\tlive heap +10th\tviews importing it", func(tw *tabwriter.Writer) (k int) {
 			for _, r := range rs {
 				for _, s := range r.shared {
 					k++
@@ -80,7 +80,7 @@ func printTables(w io.Writer, rs []result) {
 			}
 			return k
 		})
-	section("many-views: small views over one table, all alive", "system\tN\tviews\tcreate all\tRSS a view\theap a view\tfresh p50\tfresh p99\twrites rows/s", func(tw *tabwriter.Writer) (k int) {
+	section("many-views: small views over one table, all alive", "system\tN\tviews\tcreate all\tRSS a view\tlive heap a view\tfresh p50\tfresh p99\twrites rows/s", func(tw *tabwriter.Writer) (k int) {
 		for _, r := range rs {
 			if m := r.many; m != nil {
 				k++
