@@ -1,0 +1,103 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// mainResult is the main workload's figures.
+type mainResult struct {
+	loadRowsPerSec     float64
+	hydrate            time.Duration
+	freshP50, freshP99 time.Duration
+	peekP50            time.Duration
+	writeRowsPerSec    float64
+	restart            time.Duration // 0: not measured
+	rssBytes           int64         // 0: not measured
+	storedRows         int
+	viewRows           string // the view's contents at the end, for a cross-check
+}
+
+const viewQuery = `SELECT c.region, count(*) AS n, sum(o.amount) AS total FROM orders o JOIN customers c ON o.customer = c.id GROUP BY c.region`
+
+// viewRow is the text of a row of viewQuery, for comparisons.
+const viewRow = `region::text || ':' || n::text || ':' || total::text`
+
+// mainWorkload is the command's first workload: view v over the join,
+// hydrated, kept fresh, read, written to, restarted.
+func (s *session) mainWorkload(ctx context.Context) (*mainResult, error) {
+	r := &mainResult{loadRowsPerSec: s.loadRowsPerSec}
+	var groups int64
+	var err error
+	if r.hydrate, groups, err = s.hydrate(ctx, "v", viewQuery); err != nil {
+		return nil, err
+	}
+	if groups != regions {
+		return nil, fmt.Errorf("the new view has %d groups, want %d", groups, regions)
+	}
+	s.logf("  hydrate %v", r.hydrate)
+
+	var fresh []time.Duration
+	for i := 0; i < s.cfg.freshSamples; i++ {
+		region := i % regions
+		cust := region
+		if cust == 0 {
+			cust = regions
+		}
+		d, err := s.fresh(ctx, "v", fmt.Sprintf("INSERT INTO orders VALUES (%d, %d, 1.50)", s.next, cust), "SELECT n FROM v WHERE region = $1", region)
+		if err != nil {
+			return nil, err
+		}
+		s.next++
+		fresh = append(fresh, d)
+	}
+	r.freshP50, r.freshP99 = percentile(fresh, 50), percentile(fresh, 99)
+	s.logf("  fresh p50 %v p99 %v", r.freshP50, r.freshP99)
+
+	var peeks []time.Duration
+	for i := 0; i < s.cfg.peekSamples; i++ {
+		start := time.Now()
+		rows, err := s.c.Query(ctx, "SELECT * FROM v")
+		if err != nil {
+			return nil, err
+		}
+		for rows.Next() {
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+		peeks = append(peeks, time.Since(start))
+	}
+	r.peekP50 = percentile(peeks, 50)
+	s.logf("  peek p50 %v", r.peekP50)
+
+	if r.writeRowsPerSec, err = s.writeOrders(ctx, "v"); err != nil {
+		return nil, err
+	}
+	s.logf("  writes %.0f rows/s", r.writeRowsPerSec)
+	r.storedRows = customers + s.next - 1
+
+	if s.t.restart != nil {
+		start := time.Now()
+		if err := s.restart(ctx); err != nil {
+			return nil, err
+		}
+		var k int64
+		if err := s.c.QueryRow(ctx, "SELECT count(*) FROM v").Scan(&k); err != nil {
+			return nil, fmt.Errorf("reading the view after the restart: %w", err)
+		}
+		r.restart = time.Since(start)
+		s.logf("  restart %v", r.restart)
+	}
+	if s.t.rss != nil {
+		r.rssBytes = s.t.rss()
+	}
+	// The view maintained through all of that must be the query's
+	// answer computed now from scratch.
+	if r.viewRows, err = s.checkView(ctx, "v", viewQuery, viewRow); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
