@@ -27,7 +27,7 @@ func TestBenchSmall(t *testing.T) {
 	r := rs[0]
 	m := r.main
 	if m == nil || m.loadRowsPerSec <= 0 || m.hydrate <= 0 || m.freshP50 <= 0 || m.freshP99 < m.freshP50 || m.peekP50 <= 0 ||
-		m.writeRowsPerSec <= 0 || m.restart <= 0 || m.rssBytes <= 0 {
+		m.writeRowsPerSec <= 0 || m.restart <= 0 || m.rssBytes <= 0 || m.rssPeak < m.rssBytes {
 		t.Fatalf("a figure of main is missing: %+v", m)
 	}
 	// 3,000 orders, 20 one-row writes and at least one 1,000-row batch,

@@ -14,9 +14,11 @@ type mainResult struct {
 	peekP50            time.Duration
 	writeRowsPerSec    float64
 	restart            time.Duration // 0: not measured
-	rssBytes           int64         // 0: not measured
-	storedRows         int
-	viewRows           string // the view's contents at the end, for a cross-check
+	// rssBytes is the server's resident memory at rest after the run,
+	// and rssPeak the largest it was during it (0: not measured).
+	rssBytes, rssPeak int64
+	storedRows        int
+	viewRows          string // the view's contents at the end, for a cross-check
 }
 
 const viewQuery = `SELECT c.region, count(*) AS n, sum(o.amount) AS total FROM orders o JOIN customers c ON o.customer = c.id GROUP BY c.region`
@@ -92,7 +94,7 @@ func (s *session) mainWorkload(ctx context.Context) (*mainResult, error) {
 		s.logf("  restart %v", r.restart)
 	}
 	if s.t.rss != nil {
-		r.rssBytes = s.t.rss()
+		r.rssBytes, r.rssPeak = s.restingRSS(ctx), s.t.peakRSS()
 	}
 	// The view maintained through all of that must be the query's
 	// answer computed now from scratch.
@@ -100,4 +102,19 @@ func (s *session) mainWorkload(ctx context.Context) (*mainResult, error) {
 		return nil, err
 	}
 	return r, nil
+}
+
+// restWait is how long the server may take to hand back the memory a
+// burst left free (it does so after a quiet second).
+const restWait = 3 * time.Second
+
+// restingRSS returns the server's resident memory once it is at rest:
+// the least of readings over restWait, with nothing asked of it.
+func (s *session) restingRSS(ctx context.Context) int64 {
+	least := s.t.rss()
+	for end := time.Now().Add(restWait); time.Now().Before(end) && ctx.Err() == nil; {
+		time.Sleep(100 * time.Millisecond)
+		least = min(least, s.t.rss())
+	}
+	return least
 }

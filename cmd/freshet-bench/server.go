@@ -24,6 +24,9 @@ type server struct {
 	cmd                           *exec.Cmd
 	exited                        chan struct{}
 	logs                          strings.Builder
+	// peak is the largest VmHWM of the servers stopped since the size
+	// began (a restart starts a new process).
+	peak int64
 }
 
 func (s *server) url() string {
@@ -87,6 +90,7 @@ func (s *server) stop() {
 	if s.cmd == nil {
 		return
 	}
+	s.peak = max(s.peak, s.status("VmHWM:"))
 	s.cmd.Process.Signal(syscall.SIGTERM)
 	select {
 	case <-s.exited:
@@ -98,7 +102,14 @@ func (s *server) stop() {
 }
 
 // rss reads the server's resident set size from /proc.
-func (s *server) rss() int64 {
+func (s *server) rss() int64 { return s.status("VmRSS:") }
+
+// peakRSS returns the largest resident set size of the servers started
+// for this size: the running one's and those stopped before it.
+func (s *server) peakRSS() int64 { return max(s.peak, s.status("VmHWM:")) }
+
+// status reads a size in kB from the server's /proc status, in bytes.
+func (s *server) status(field string) int64 {
 	if s.cmd == nil {
 		return 0
 	}
@@ -107,7 +118,7 @@ func (s *server) rss() int64 {
 		return 0
 	}
 	for _, line := range strings.Split(string(b), "\n") {
-		if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmRSS:" {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == field {
 			kb, _ := strconv.ParseInt(f[1], 10, 64)
 			return kb << 10
 		}

@@ -18,23 +18,24 @@ func printTables(w io.Writer, rs []result) {
 		fmt.Fprintf(w, "\n%s\n", title)
 		tw.Flush()
 	}
-	section("main: the join + GROUP BY view", "system\tN\tload rows/s\thydrate\tfresh p50\tfresh p99\tpeek p50\twrites rows/s\trestart\tRSS\tbytes/row", func(tw *tabwriter.Writer) (k int) {
+	section("main: the join + GROUP BY view", "system\tN\tload rows/s\thydrate\tfresh p50\tfresh p99\tpeek p50\twrites rows/s\trestart\tRSS at rest\tbytes/row\tpeak RSS", func(tw *tabwriter.Writer) (k int) {
 		for _, r := range rs {
 			m := r.main
 			if m == nil {
 				continue
 			}
 			k++
-			restart, rss, per := "—", "—", "—"
+			restart, rss, per, peak := "—", "—", "—", "—"
 			if m.restart > 0 {
 				restart = round(m.restart)
 			}
 			if m.rssBytes > 0 {
 				rss = megabytes(m.rssBytes)
 				per = fmt.Sprintf("%.0f", float64(m.rssBytes)/float64(m.storedRows))
+				peak = megabytes(m.rssPeak)
 			}
-			fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", r.system, r.n, rate(m.loadRowsPerSec),
-				round(m.hydrate), round(m.freshP50), round(m.freshP99), round(m.peekP50), rate(m.writeRowsPerSec), restart, rss, per)
+			fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", r.system, r.n, rate(m.loadRowsPerSec),
+				round(m.hydrate), round(m.freshP50), round(m.freshP99), round(m.peekP50), rate(m.writeRowsPerSec), restart, rss, per, peak)
 		}
 		return k
 	})

@@ -31,8 +31,9 @@ type target struct {
 	indexesViews bool
 	// restart stops and starts the server, if the bench owns it.
 	restart func(ctx context.Context) error
-	// rss returns the server's resident memory, if the bench owns it.
-	rss func() int64
+	// rss returns the server's resident memory, if the bench owns it,
+	// and peakRSS the largest it has been at this size.
+	rss, peakRSS func() int64
 	// memStats returns the server's Go memory statistics (after a
 	// garbage collection if gc), if the bench owns it.
 	memStats func(ctx context.Context, gc bool) (map[string]int64, error)
@@ -109,6 +110,7 @@ func freshetTarget(ctx context.Context, cfg config, logf func(string, ...any)) (
 		if n > 0 {
 			// A new size: a new server on a new directory.
 			s.stop()
+			s.peak = 0
 			s.dataDir = filepath.Join(tmp, fmt.Sprintf("data-%d", n))
 			if err := s.start(ctx); err != nil {
 				return nil, err
@@ -121,6 +123,7 @@ func freshetTarget(ctx context.Context, cfg config, logf func(string, ...any)) (
 		return s.start(ctx)
 	}
 	t.rss = s.rss
+	t.peakRSS = s.peakRSS
 	t.memStats = s.memStats
 	t.close = func() {
 		s.stop()
