@@ -64,7 +64,9 @@ func (s *session) memoryBreakdown(ctx context.Context) (*memoryResult, error) {
 	}); err != nil {
 		return nil, fmt.Errorf("reading freshet_internal.dataflows: %w", err)
 	}
-	r.rss = s.t.rss()
+	// At rest: the main workload's last step computed its view's query
+	// from scratch, a burst the server hands back once it is quiet.
+	r.rss = s.restingRSS(ctx)
 	if r.stats, err = s.t.memStats(ctx, false); err != nil {
 		return nil, err
 	}
@@ -115,7 +117,7 @@ func (s *session) dropMemory(ctx context.Context) (dropMemory, error) {
 	if err != nil {
 		return m, err
 	}
-	m.rss, m.heapInuse, m.heapReleased = s.t.rss(), st["HeapInuse"], st["HeapReleased"]
+	m.rss, m.heapInuse, m.heapReleased = s.restingRSS(ctx), st["HeapInuse"], st["HeapReleased"]
 	err = s.c.QueryRow(ctx, "SELECT coalesce(sum(bytes), 0)::int8 FROM freshet_internal.arrangements").Scan(&m.arrangementBytes)
 	return m, err
 }
