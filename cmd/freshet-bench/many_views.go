@@ -50,11 +50,10 @@ func (s *session) manyViewsWorkload(ctx context.Context) (*manyResult, error) {
 	freshet := s.t.memStats != nil
 	var rss0, heap0 int64
 	if freshet {
-		st, err := s.t.memStats(ctx, true)
-		if err != nil {
+		var err error
+		if heap0, rss0, err = s.liveHeapAndRSS(ctx); err != nil {
 			return nil, err
 		}
-		heap0, rss0 = st["HeapAlloc"], s.t.rss()
 	}
 	start := time.Now()
 	for k := 0; k < views; k++ {
@@ -72,13 +71,12 @@ func (s *session) manyViewsWorkload(ctx context.Context) (*manyResult, error) {
 	}
 	r.create = time.Since(start)
 	if freshet {
-		rss := s.t.rss()
-		st, err := s.t.memStats(ctx, true)
+		heap, rss, err := s.liveHeapAndRSS(ctx)
 		if err != nil {
 			return nil, err
 		}
 		r.rssPerView = (rss - rss0) / int64(views)
-		r.heapPerView = (st["HeapAlloc"] - heap0) / int64(views)
+		r.heapPerView = (heap - heap0) / int64(views)
 	}
 	s.logf("  many views: %d created in %v, %d bytes RSS a view", views, r.create, r.rssPerView)
 

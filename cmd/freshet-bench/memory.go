@@ -121,3 +121,13 @@ func (s *session) dropMemory(ctx context.Context) (dropMemory, error) {
 	err = s.c.QueryRow(ctx, "SELECT coalesce(sum(bytes), 0)::int8 FROM freshet_internal.arrangements").Scan(&m.arrangementBytes)
 	return m, err
 }
+
+// liveHeapAndRSS returns the server's live heap (HeapAlloc right after a
+// forced collection) and then its RSS.
+func (s *session) liveHeapAndRSS(ctx context.Context) (heap, rss int64, err error) {
+	st, err := s.t.memStats(ctx, true)
+	if err != nil {
+		return 0, 0, err
+	}
+	return st["HeapAlloc"], s.t.rss(), nil
+}

@@ -105,11 +105,10 @@ func (s *session) sharedIndex(ctx context.Context, v sharedVariant) (sharedResul
 	for i := 0; i < sharedViews; i++ {
 		var rss0, heap0 int64
 		if freshet {
-			st, err := s.t.memStats(ctx, true)
-			if err != nil {
+			var err error
+			if heap0, rss0, err = s.liveHeapAndRSS(ctx); err != nil {
 				return r, err
 			}
-			heap0, rss0 = st["HeapAlloc"], s.t.rss()
 		}
 		d, _, err := s.hydrate(ctx, fmt.Sprintf("%s_%d", v.views, i), v.view(i))
 		if err != nil {
@@ -117,13 +116,12 @@ func (s *session) sharedIndex(ctx context.Context, v sharedVariant) (sharedResul
 		}
 		r.hydrate = append(r.hydrate, d)
 		if freshet {
-			rss := s.t.rss()
-			st, err := s.t.memStats(ctx, true)
+			heap, rss, err := s.liveHeapAndRSS(ctx)
 			if err != nil {
 				return r, err
 			}
 			r.rssGrowth = append(r.rssGrowth, rss-rss0)
-			r.heapGrowth = append(r.heapGrowth, st["HeapAlloc"]-heap0)
+			r.heapGrowth = append(r.heapGrowth, heap-heap0)
 		}
 	}
 	if s.t.indexesViews {
