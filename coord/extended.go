@@ -3,8 +3,10 @@ package coord
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
+	"freshet/catalog"
 	"freshet/pgwire"
 	"freshet/planner"
 	"freshet/repr"
@@ -39,30 +41,80 @@ func (s *Session) Parse(ctx context.Context, sql string, paramOIDs []uint32) (pg
 		return nil, err
 	}
 	ps := &preparedStatement{s: s, sql: sql, stmt: st, types: types, labels: labels, generated: generated, reads: reads}
+	ps.columns = s.statementColumns(st)
+	return ps, nil
+}
+
+// statementColumns returns the columns of the rows st returns, nil if
+// it returns none.
+func (s *Session) statementColumns(st planner.Statement) []pgwire.Column {
 	switch st := st.(type) {
 	case *planner.Select:
-		ps.columns = describe(st.Columns)
+		return describe(st.Columns)
 	case *planner.Explain:
-		ps.columns = []pgwire.Column{textColumn("QUERY PLAN")}
 		if st.Format == "json" {
-			ps.columns = []pgwire.Column{{Name: "QUERY PLAN", TypeOID: repr.JSON.OID(), TypeSize: -1, TypeModifier: -1}}
+			return []pgwire.Column{{Name: "QUERY PLAN", TypeOID: repr.JSON.OID(), TypeSize: -1, TypeModifier: -1}}
 		}
+		return []pgwire.Column{textColumn("QUERY PLAN")}
 	case *planner.ExplainView:
-		ps.columns = []pgwire.Column{textColumn("QUERY PLAN")}
+		return []pgwire.Column{textColumn("QUERY PLAN")}
 	case *planner.Insert:
-		ps.columns = returningColumns(st.Returning)
+		return returningColumns(st.Returning)
 	case *planner.Update:
-		ps.columns = returningColumns(st.Returning)
+		return returningColumns(st.Returning)
 	case *planner.Delete:
-		ps.columns = returningColumns(st.Returning)
+		return returningColumns(st.Returning)
 	case *planner.Show:
-		ps.columns = showColumns(st.Name)
+		return showColumns(st.Name)
 	case *planner.Fetch:
 		if !st.Move {
-			ps.columns = s.cursorColumns(st.Name)
+			return s.cursorColumns(st.Name)
 		}
 	}
-	return ps, nil
+	return nil
+}
+
+// replan plans the statement again because a relation its plan reads
+// was dropped since (and perhaps created again under its name), as
+// PostgreSQL's plan cache does after DDL; drivers that cache prepared
+// statements by their text (pgx) then keep working. A plan whose result
+// columns would change is refused as PostgreSQL refuses it.
+func (p *preparedStatement) replan() error {
+	var generated bool
+	var reads []planner.Read
+	st, types, err := planner.PlanWithParams(p.s.planningCatalog(&generated, &reads), p.sql, p.types)
+	if err != nil {
+		return err
+	}
+	if !slices.Equal(types, p.types) || !sameResultType(p.s.statementColumns(st), p.columns) {
+		return sqlerr.New(sqlerr.FeatureNotSupported, "cached plan must not change result type")
+	}
+	p.stmt, p.generated, p.reads = st, generated, reads
+	return nil
+}
+
+// sameResultType reports whether two statements' result columns have the
+// same names and types; the table a column comes from may differ (a view
+// created again has a new OID).
+func sameResultType(a, b []pgwire.Column) bool {
+	return slices.EqualFunc(a, b, func(x, y pgwire.Column) bool {
+		return x.Name == y.Name && x.TypeOID == y.TypeOID && x.TypeModifier == y.TypeModifier
+	})
+}
+
+// readsGone reports whether a relation of reads no longer exists.
+func (s *Session) readsGone(reads []planner.Read) bool {
+	gone := false
+	s.engine.Catalog(func(c *catalog.Catalog) error {
+		for _, r := range reads {
+			if id := uint64(r.ID); id != 0 && c.Get(id) == nil && !isSystemTable(id) {
+				gone = true
+				break
+			}
+		}
+		return nil
+	})
+	return gone
 }
 
 // preparedStatement is a planned statement waiting for its parameters.
@@ -111,6 +163,11 @@ func (p *preparedStatement) Bind(ctx context.Context, params [][]byte) (pgwire.P
 			return nil, err
 		}
 		vals[i] = v
+	}
+	if !p.generated && p.s.readsGone(p.reads) {
+		if err := p.replan(); err != nil {
+			return nil, err
+		}
 	}
 	st, reads := p.stmt, p.reads
 	if p.generated {
