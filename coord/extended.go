@@ -74,23 +74,28 @@ func (s *Session) statementColumns(st planner.Statement) []pgwire.Column {
 	return nil
 }
 
-// replan plans the statement again because a relation its plan reads
-// was dropped since (and perhaps created again under its name), as
-// PostgreSQL's plan cache does after DDL; drivers that cache prepared
-// statements by their text (pgx) then keep working. A plan whose result
-// columns would change is refused as PostgreSQL refuses it.
-func (p *preparedStatement) replan() error {
-	var generated bool
-	var reads []planner.Read
-	st, types, err := planner.PlanWithParams(p.s.planningCatalog(&generated, &reads), p.sql, p.types)
+// replanIfGone plans a prepared statement (sql with its parameters'
+// types, planned as stmt, reading reads) again if a relation it reads was
+// dropped since (and perhaps created again under its name), as
+// PostgreSQL's plan cache does after DDL, so that drivers that cache
+// prepared statements by their text (pgx) keep working; it returns the
+// plan to use. A plan whose result columns would change is refused as
+// PostgreSQL refuses it. A statement planned at each execution
+// (generated) is left alone.
+func (s *Session) replanIfGone(sql string, types []repr.Type, stmt planner.Statement, generated bool, reads []planner.Read) (planner.Statement, bool, []planner.Read, error) {
+	if generated || !s.readsGone(reads) {
+		return stmt, generated, reads, nil
+	}
+	var again bool
+	var rs []planner.Read
+	st, ts, err := planner.PlanWithParams(s.planningCatalog(&again, &rs), sql, types)
 	if err != nil {
-		return err
+		return nil, false, nil, err
 	}
-	if !slices.Equal(types, p.types) || !sameResultType(p.s.statementColumns(st), p.columns) {
-		return sqlerr.New(sqlerr.FeatureNotSupported, "cached plan must not change result type")
+	if !slices.Equal(ts, types) || !sameResultType(s.statementColumns(st), s.statementColumns(stmt)) {
+		return nil, false, nil, sqlerr.New(sqlerr.FeatureNotSupported, "cached plan must not change result type")
 	}
-	p.stmt, p.generated, p.reads = st, generated, reads
-	return nil
+	return st, again, rs, nil
 }
 
 // sameResultType reports whether two statements' result columns have the
@@ -164,13 +169,12 @@ func (p *preparedStatement) Bind(ctx context.Context, params [][]byte) (pgwire.P
 		}
 		vals[i] = v
 	}
-	if !p.generated && p.s.readsGone(p.reads) {
-		if err := p.replan(); err != nil {
-			return nil, err
-		}
+	st, generated, reads, err := p.s.replanIfGone(p.sql, p.types, p.stmt, p.generated, p.reads)
+	if err != nil {
+		return nil, err
 	}
-	st, reads := p.stmt, p.reads
-	if p.generated {
+	p.stmt, p.generated, p.reads = st, generated, reads
+	if generated {
 		reads = nil
 		again, _, err := planner.PlanWithParams(p.s.planningCatalog(nil, &reads), p.sql, p.types)
 		if err != nil {

@@ -84,8 +84,12 @@ func (s *Session) executePrepared(ctx context.Context, st *planner.Execute, w pg
 		}
 		vals[i] = v
 	}
-	stmt, reads := p.stmt, p.reads
-	if p.generated {
+	stmt, generated, reads, err := s.replanIfGone(p.sql, p.types, p.stmt, p.generated, p.reads)
+	if err != nil {
+		return result{}, err
+	}
+	p.stmt, p.generated, p.reads = stmt, generated, reads
+	if generated {
 		reads = nil
 		again, _, err := planner.PlanWithParams(s.planningCatalog(nil, &reads), p.sql, p.types)
 		if err != nil {

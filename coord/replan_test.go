@@ -55,4 +55,26 @@ func TestPreparedStatementOverARecreatedView(t *testing.T) {
 	if _, err := run(); sqlerr.Code(err) != sqlerr.UndefinedTable {
 		t.Fatalf("the view dropped: %v, want 42P01", err)
 	}
+
+	// PREPARE and EXECUTE likewise.
+	env.exec(s, "CREATE MATERIALIZED VIEW qv AS SELECT count(*) AS n FROM t")
+	env.exec(s, "PREPARE q AS SELECT * FROM qv")
+	if got := env.query(s, "EXECUTE q"); got != "2" {
+		t.Fatalf("EXECUTE: %q", got)
+	}
+	env.exec(s, "DROP MATERIALIZED VIEW qv")
+	env.exec(s, "CREATE MATERIALIZED VIEW qv AS SELECT count(*) + 1 AS n FROM t")
+	if got := env.query(s, "EXECUTE q"); got != "3" {
+		t.Fatalf("EXECUTE after the view was created again: %q", got)
+	}
+	env.exec(s, "DROP MATERIALIZED VIEW qv")
+	env.exec(s, "CREATE MATERIALIZED VIEW qv AS SELECT count(*) AS n, 1 AS m FROM t")
+	if err := s.Query(ctx, "EXECUTE q", &recorder{}); sqlerr.Code(err) != sqlerr.FeatureNotSupported {
+		t.Fatalf("EXECUTE over a view created again with another column: %v, want 0A000", err)
+	}
+	env.exec(s, "DROP MATERIALIZED VIEW qv")
+	env.exec(s, "CREATE MATERIALIZED VIEW qv AS SELECT count(*) + 2 AS n FROM t")
+	if got := env.query(s, "EXECUTE q"); got != "4" {
+		t.Fatalf("EXECUTE after a refused one, with the view's columns as prepared: %q", got)
+	}
 }
