@@ -202,6 +202,7 @@ func (r *renderer) contributions(c Collection, types []repr.Type, keys []expr.Sc
 		var raw [][]byte
 		var p repr.RowPacker
 		vals := limbVals{}
+		sums := newPartials(len(accs))
 		// Only the key columns and the aggregated ones are decoded;
 		// keys that are columns are cut from the row's bytes.
 		var accCols []int
@@ -241,7 +242,6 @@ func (r *renderer) contributions(c Collection, types []repr.Type, keys []expr.Sc
 				}
 				piece := rest[:min(len(rest), contributionsPiece)]
 				rest = rest[len(piece):]
-				res := make([]arrange.Update, 0, len(piece)*len(accs))
 				var bad []arrange.Update
 			rows:
 				for i, u := range piece {
@@ -265,13 +265,13 @@ func (r *renderer) contributions(c Collection, types []repr.Type, keys []expr.Sc
 							}
 							p.Push(v)
 						}
-						// The row's updates share one copy of its key.
 						key = p.Finish()
 					}
+					g := sums.group(key, u.Time)
 					for i, a := range accs {
 						if a.kind == accDecimal {
 							if v := scratch[a.col]; !v.IsNull() {
-								res = appendLimbs(res, vals, key, uint16(i), v, u.Time, u.Diff)
+								eachLimb(v, func(pos int16, w int64) { sums.addLimb(g, i, pos, u.Diff*w) })
 							}
 							continue
 						}
@@ -285,11 +285,10 @@ func (r *renderer) contributions(c Collection, types []repr.Type, keys []expr.Sc
 								w = v.Int()
 							}
 						}
-						if w != 0 {
-							res = append(res, arrange.Update{Key: key, Val: indexes[i], Time: u.Time, Diff: u.Diff * w})
-						}
+						sums.add(g, i, u.Diff*w)
 					}
 				}
+				res := sums.emit(make([]arrange.Update, 0, sums.updates()), indexes, vals, accs)
 				out.GiveSlice(t, res)
 				errOut.GiveSlice(t, bad)
 				// Out of time, the run ends between messages too: the

@@ -6,7 +6,6 @@ import (
 
 	"github.com/cockroachdb/apd/v3"
 
-	"freshet/arrange"
 	"freshet/repr"
 )
 
@@ -57,36 +56,33 @@ func (m limbVals) get(i uint16, pos int16) []byte {
 // pow10 holds 10^0 … 10^8.
 var pow10 = [9]uint64{1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8}
 
-// appendLimbs appends the contributions of a non-NULL int8 or numeric v
-// to accumulator i of the group key.
-func appendLimbs(res []arrange.Update, vals limbVals, key []byte, i uint16, v repr.Datum, t uint64, diff int64) []arrange.Update {
-	give := func(pos int16, w int64) {
-		if w != 0 {
-			res = append(res, arrange.Update{Key: key, Val: vals.get(i, pos), Time: t, Diff: diff * w})
-		}
-	}
+// eachLimb calls give with the position and weight of each non-zero limb
+// of a non-NULL int8 or numeric v.
+func eachLimb(v repr.Datum, give func(pos int16, w int64)) {
 	if v.Kind() == repr.KindInt8 {
 		n := v.Int()
 		// Digits of a negative value are negative: Go's % keeps the
 		// dividend's sign.
 		for pos := int16(0); n != 0; pos++ {
-			give(pos, n%limbBase)
+			if w := n % limbBase; w != 0 {
+				give(pos, w)
+			}
 			n /= limbBase
 		}
-		return res
+		return
 	}
 	d := v.Numeric()
 	switch d.Form {
 	case apd.NaN, apd.NaNSignaling:
 		give(limbNaN, 1)
-		return res
+		return
 	case apd.Infinite:
 		if d.Negative {
 			give(limbNegInf, 1)
 		} else {
 			give(limbPosInf, 1)
 		}
-		return res
+		return
 	}
 	// d = coeff × 10^exp. Align to a multiple of 9: coeff × 10^r with
 	// exp = 9q + r, 0 <= r < 9, so that the limbs of coeff × 10^r sit at
@@ -110,9 +106,11 @@ func appendLimbs(res []arrange.Update, vals limbVals, key []byte, i uint16, v re
 			var rem uint64
 			hi, rem = bits.Div64(0, hi, limbBase)
 			lo, rem = bits.Div64(rem, lo, limbBase)
-			give(int16(pos), sign*int64(rem))
+			if rem != 0 {
+				give(int16(pos), sign*int64(rem))
+			}
 		}
-		return res
+		return
 	}
 	var c apd.BigInt
 	c.Set(&d.Coeff)
@@ -129,9 +127,11 @@ func appendLimbs(res []arrange.Update, vals limbVals, key []byte, i uint16, v re
 		if d.Negative {
 			w = -w
 		}
-		give(int16(pos), w)
+		if w != 0 {
+			give(int16(pos), w)
+		}
 	}
-	return res
+	return
 }
 
 // limbTotal adds limb sums into the value they stand for.
