@@ -270,6 +270,12 @@ func (b *Batcher) Work(fuel int) *Batch {
 	for {
 		if s.merge == nil {
 			if k := len(s.chains); k > 2 {
+				if c, ok := concatDisjoint(s.chains[k-2], s.chains[k-1]); ok {
+					s.chains[k-2] = c
+					s.chains[k-1] = chain{}
+					s.chains = s.chains[:k-1]
+					continue
+				}
 				s.merge = newChainMerge(s.chains[k-2], s.chains[k-1])
 				s.merge.at = k - 2
 				s.chains = s.chains[:k-2]
@@ -323,6 +329,12 @@ func (b *Batcher) mergeChains(fuel int) {
 			k := len(b.chains)
 			if k < 2 || 2*b.chains[k-1].n < b.chains[k-2].n {
 				return
+			}
+			if c, ok := concatDisjoint(b.chains[k-2], b.chains[k-1]); ok {
+				b.chains[k-2] = c
+				b.chains[k-1] = chain{}
+				b.chains = b.chains[:k-1]
+				continue
 			}
 			b.merge = newChainMerge(b.chains[k-2], b.chains[k-1])
 			b.merge.at = k - 2

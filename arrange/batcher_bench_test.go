@@ -44,12 +44,16 @@ func benchInt(buf []byte, v uint64) []byte {
 //   - group-key: contributions keyed by one of 50 regions, the val an
 //     aggregate's index and a limb, as accumulation arranges them, so
 //     that most updates consolidate;
-//   - random16: distinct random 16-byte keys and 8-byte vals.
+//   - random16: distinct random 16-byte keys and 8-byte vals;
+//   - sorted-rows: order rows (id, customer, an amount) by ascending id,
+//     the key the whole row and the val empty, as a table's arrangement
+//     sees a load by generate_series.
 func batcherWorkloads(n int) []*batcherWorkload {
 	rng := rand.New(rand.NewPCG(7, 8))
 	join := &batcherWorkload{name: "join-key"}
 	group := &batcherWorkload{name: "group-key"}
 	random := &batcherWorkload{name: "random16"}
+	sorted := &batcherWorkload{name: "sorted-rows"}
 	var key, val []byte
 	for i := range n {
 		id := uint64(rng.IntN(1 << 30))
@@ -69,8 +73,13 @@ func batcherWorkloads(n int) []*batcherWorkload {
 		key = binary.BigEndian.AppendUint64(key, rng.Uint64())
 		val = binary.BigEndian.AppendUint64(val[:0], rng.Uint64())
 		random.add(key, val)
+
+		key = benchInt(key[:0], uint64(i+1))
+		key = benchInt(key, cust)
+		key = append(key, 0x53, byte(rng.IntN(100)), byte(rng.IntN(100)))
+		sorted.add(key, nil)
 	}
-	return []*batcherWorkload{join, group, random}
+	return []*batcherWorkload{join, group, random, sorted}
 }
 
 // BenchmarkBatcher measures arranging a burst of updates at one time, as

@@ -3,6 +3,7 @@ package arrange
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -357,4 +358,52 @@ func TestBatcherLetsGoOfABurstsChunks(t *testing.T) {
 	if got, want := acct.Bytes(), heldFromScratch(b); got != want || got > chunkBytes/8 {
 		t.Fatalf("the batcher holds %d bytes (from scratch %d) after a small seal", got, want)
 	}
+}
+
+// TestBatcherConcatenatesSortedChains stages updates in their sorted
+// order, as a table loaded in its key order is, and checks that the
+// batcher's merges move its chunks rather than copy them (every chunk it
+// holds is one it filled from pushes), and that what it seals matches
+// the model. Some updates repeat the previous one, at a chunk's end and
+// the next one's start too, where chains must be merged, not
+// concatenated.
+func TestBatcherConcatenatesSortedChains(t *testing.T) {
+	forSeeds(t, 12, func(t *testing.T, rng *rand.Rand) {
+		limit := []int{1, 3, radixMin, 500}[rng.IntN(4)]
+		b := &Batcher{frontier: Done, limit: limit}
+		model := batcherModel{}
+		filled := map[*chunk]bool{}
+		repeats, withRepeats := 0, rng.IntN(2) == 0
+		for i := range 20 * max(limit, 64) {
+			key := fmt.Sprintf("k%08d", i)
+			u := update{key: key, val: "v", time: 1, diff: 1}
+			if withRepeats && i > 0 && rng.IntN(50) == 0 {
+				u.key = fmt.Sprintf("k%08d", i-1) // equal to the previous update
+				repeats++
+			}
+			if b.Stage([]byte(u.key), []byte(u.val), u.time, u.diff) {
+				c := b.chains[len(b.chains)-1]
+				filled[c.chunks[len(c.chunks)-1]] = true
+			}
+			b.Work(math.MaxInt)
+			model.push(u)
+		}
+		if !withRepeats {
+			for _, c := range b.chains {
+				for _, ch := range c.chunks {
+					if !filled[ch] {
+						t.Fatalf("limit %d: a chain holds a chunk a merge made: sorted updates were copied", limit)
+					}
+				}
+			}
+		}
+		batch := b.Seal(Done)
+		mustValidate(t, batch)
+		if got, want := contents(batch.Cursor()), model.seal(Done); !slices.Equal(got, want) {
+			t.Fatalf("limit %d, %d repeats: sealed %d updates, want %d", limit, repeats, len(got), len(want))
+		}
+		if b.Len() != 0 {
+			t.Fatalf("limit %d: %d left staged", limit, b.Len())
+		}
+	})
 }

@@ -163,3 +163,39 @@ func keyPrefix(key []byte) uint64 {
 	copy(buf[:], key)
 	return binary.BigEndian.Uint64(buf[:])
 }
+
+// concatDisjoint returns the merge of x and y without reading them, and
+// true, when every update of one orders before every update of the
+// other: the merge is then the one's chunks followed by the other's.
+// That is the case of updates staged in their sorted order, as a table's
+// rows are when they are read back from storage; they are then never
+// copied by a merge.
+func concatDisjoint(x, y chain) (chain, bool) {
+	if x.n == 0 || y.n == 0 {
+		return chain{}, false
+	}
+	if y.lastBefore(x) {
+		x, y = y, x
+	} else if !x.lastBefore(y) {
+		return chain{}, false
+	}
+	out := chain{least: Done}
+	for _, c := range x.chunks {
+		out.add(c)
+	}
+	for _, c := range y.chunks {
+		out.add(c)
+	}
+	return out, true
+}
+
+// lastBefore reports whether ch's last update orders before next's
+// first. Neither may be empty.
+func (ch *chain) lastBefore(next chain) bool {
+	lc := ch.chunks[len(ch.chunks)-1]
+	fc := next.chunks[0]
+	if len(lc.recs) == 0 || len(fc.recs) == 0 {
+		return false
+	}
+	return compareStaged(lc.arena, lc.recs[len(lc.recs)-1], fc.arena, fc.recs[0]) < 0
+}
