@@ -29,6 +29,9 @@ type target struct {
 	// indexesViews reports whether CREATE INDEX takes a (non-materialized)
 	// view, as Freshet's does and PostgreSQL's does not.
 	indexesViews bool
+	// vacuum, if not empty, is what reclaims deleted rows and brings the
+	// planner's statistics up to date after a large DELETE.
+	vacuum string
 	// restart stops and starts the server, if the bench owns it.
 	restart func(ctx context.Context) error
 	// rss returns the server's resident memory, if the bench owns it,
@@ -138,7 +141,7 @@ var errNoIVM = errors.New("pg_ivm is not installed")
 // after every write, or, with ivm, with pg_ivm's incrementally
 // maintained views.
 func postgresTarget(ctx context.Context, url string, ivm bool) (*target, error) {
-	t := &target{name: "PostgreSQL (REFRESH)"}
+	t := &target{name: "PostgreSQL (REFRESH)", vacuum: "VACUUM ANALYZE"}
 	t.connect = func(ctx context.Context, n int) (*pgx.Conn, error) {
 		c, err := pgx.Connect(ctx, url)
 		if err != nil {
