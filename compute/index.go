@@ -199,13 +199,21 @@ func (r *renderer) importIndex(u *indexUse) (*arrange.Arranged, dataflow.Stream[
 // indexLocal is a local id no planner hands out, for an index's rows.
 const indexLocal = expr.LocalID(1<<63 + 2)
 
-// chainCanFail reports whether a step of the chain evaluates a scalar:
-// a chain of projections alone raises no error.
+// chainCanFail reports whether a step of the chain evaluates a scalar
+// that may fail (expr.NeverFails). A chain that cannot fail needs no
+// pass over the index's rows for its errors: the bounds and equalities
+// that views put on a table's columns are of that kind.
 func chainCanFail(steps []expr.Relation) bool {
-	return slices.ContainsFunc(steps, func(s expr.Relation) bool {
-		_, project := s.(expr.Project)
-		return !project
-	})
+	var scalars []expr.Scalar
+	for _, s := range steps {
+		switch n := s.(type) {
+		case expr.Map:
+			scalars = append(scalars, n.Scalars...)
+		case expr.Filter:
+			scalars = append(scalars, n.Predicates...)
+		}
+	}
+	return slices.ContainsFunc(scalars, func(s expr.Scalar) bool { return !expr.NeverFails(s) })
 }
 
 // withInput returns step (a Map, Filter or Project) over input.
@@ -254,29 +262,37 @@ func matchRow(u *indexUse) func(val []byte) ([]byte, bool) {
 	}
 }
 
-// IndexImports returns the indexes the joins of plan read, rendered
-// with ix, in the order the renderer meets them.
-func IndexImports(plan expr.Relation, ix *Indexes) []expr.GlobalID {
+// Imports returns what a dataflow rendered from plan with ix imports:
+// the relations its Gets read, except where a join reads the input from
+// an index, and those indexes, in the order the renderer meets them.
+func Imports(plan expr.Relation, ix *Indexes) []expr.GlobalID {
 	var ids []expr.GlobalID
+	add := func(id expr.GlobalID) {
+		if !slices.Contains(ids, id) {
+			ids = append(ids, id)
+		}
+	}
 	var walk func(expr.Relation)
 	walk = func(rel expr.Relation) {
-		n, ok := rel.(expr.Join)
-		if !ok {
-			for _, c := range rel.Children() {
-				walk(c)
-			}
-			return
-		}
-		steps, _ := joinSteps(n)
-		uses := joinIndexes(n, steps, ix)
-		for i, in := range n.Inputs {
-			if uses[i] != nil {
-				if !slices.Contains(ids, uses[i].index.ID) {
-					ids = append(ids, uses[i].index.ID)
+		switch n := rel.(type) {
+		case expr.Get:
+			add(n.ID)
+		case expr.Join:
+			if len(n.Inputs) > 0 {
+				steps, _ := joinSteps(n)
+				uses := joinIndexes(n, steps, ix)
+				for i, in := range n.Inputs {
+					if uses[i] != nil {
+						add(uses[i].index.ID)
+						continue
+					}
+					walk(in)
 				}
-				continue
+				return
 			}
-			walk(in)
+		}
+		for _, c := range rel.Children() {
+			walk(c)
 		}
 	}
 	walk(plan)

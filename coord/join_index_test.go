@@ -1,6 +1,7 @@
 package coord
 
 import (
+	"strings"
 	"testing"
 
 	"freshet/sqlerr"
@@ -39,6 +40,17 @@ func TestJoinReadsTableIndex(t *testing.T) {
 	}
 	if got := env.query(s, "SELECT importer FROM freshet_internal.imports WHERE object = 'orders' ORDER BY 1"); got != "orders_customer" {
 		t.Fatalf("importers of orders: %q", got)
+	}
+	// EXPLAIN of such a view names the index, and not orders, as
+	// imported; EXPLAIN of the query (a read, which arranges its own
+	// inputs) names orders.
+	explain := env.query(s, "EXPLAIN CREATE MATERIALIZED VIEW x AS "+views["filtered"])
+	if !strings.Contains(explain, "Imports index orders_customer") || strings.Contains(explain, "Imports table orders") {
+		t.Fatalf("EXPLAIN of the view:\n%s", explain)
+	}
+	explain = env.query(s, "EXPLAIN "+views["filtered"])
+	if strings.Contains(explain, "Imports index orders_customer") || !strings.Contains(explain, "Imports table orders") {
+		t.Fatalf("EXPLAIN of the query:\n%s", explain)
 	}
 	same := func(when string) {
 		t.Helper()
