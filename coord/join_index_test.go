@@ -103,6 +103,15 @@ func TestJoinReadsTableIndex(t *testing.T) {
 		t.Fatalf("failing has %s, want %s", got, want)
 	}
 
+	// After a restart the views are built again over the index, which
+	// is rebuilt before them.
+	env.restart()
+	s = env.session()
+	same("after a restart")
+	if got := env.query(s, "SELECT count(*) FROM freshet_internal.imports WHERE object = 'orders_customer'"); got != "5" {
+		t.Fatalf("importers of the index after a restart: %s", got)
+	}
+
 	// DROP INDEX retires the index: the views still read it and are
 	// still maintained; it goes with its last reader.
 	env.exec(s, "DROP INDEX orders_customer")
