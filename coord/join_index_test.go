@@ -30,12 +30,14 @@ func TestJoinReadsTableIndex(t *testing.T) {
 		"other":    "SELECT o.id, o.amount, c.region FROM orders o JOIN customers c ON o.customer = c.id WHERE c.region = 'r1'",
 		"plain":    "SELECT o.*, c.region FROM customers c JOIN orders o ON c.id = o.customer",
 		"mapped":   "SELECT o.amount * 2 AS twice, c.region FROM orders o JOIN customers c ON o.customer = c.id WHERE o.amount % 7 = 3",
+		"self":     "SELECT a.id AS a, b.id AS b FROM orders a JOIN orders b ON a.customer = b.customer WHERE a.amount = 15 AND b.amount > 40",
+		"three":    "SELECT c.region, o.id AS o, p.id AS p FROM customers c JOIN orders o ON o.customer = c.id JOIN orders p ON p.customer = c.id WHERE o.amount < 3 AND p.amount > 47",
 	}
-	names := []string{"filtered", "other", "plain", "mapped"}
+	names := []string{"filtered", "other", "plain", "mapped", "self", "three"}
 	for _, v := range names {
 		env.exec(s, "CREATE MATERIALIZED VIEW "+v+" AS "+views[v])
 	}
-	if got := env.query(s, "SELECT importer, object FROM freshet_internal.imports WHERE object = 'orders_customer' ORDER BY 1"); got != "filtered,orders_customer mapped,orders_customer other,orders_customer plain,orders_customer" {
+	if got := env.query(s, "SELECT importer, object FROM freshet_internal.imports WHERE object = 'orders_customer' ORDER BY 1"); got != "filtered,orders_customer mapped,orders_customer other,orders_customer plain,orders_customer self,orders_customer three,orders_customer" {
 		t.Fatalf("importers of the index: %q", got)
 	}
 	if got := env.query(s, "SELECT importer FROM freshet_internal.imports WHERE object = 'orders' ORDER BY 1"); got != "orders_customer" {
@@ -108,7 +110,7 @@ func TestJoinReadsTableIndex(t *testing.T) {
 	env.restart()
 	s = env.session()
 	same("after a restart")
-	if got := env.query(s, "SELECT count(*) FROM freshet_internal.imports WHERE object = 'orders_customer'"); got != "5" {
+	if got := env.query(s, "SELECT count(*) FROM freshet_internal.imports WHERE object = 'orders_customer'"); got != "7" {
 		t.Fatalf("importers of the index after a restart: %s", got)
 	}
 
