@@ -44,6 +44,17 @@ import (
 // f receives views into immutable batches; it must not modify them, and
 // it may return them.
 func Join(a, b *Arranged, name string, f func(key, va, vb []byte) (k2, v2 []byte)) dataflow.Stream[Update] {
+	return JoinFiltered(a, b, name, func(key, va, vb []byte) ([]byte, []byte, bool) {
+		k2, v2 := f(key, va, vb)
+		return k2, v2, true
+	})
+}
+
+// JoinFiltered is Join whose f may also drop a pair: it emits f's record
+// only where f reports true. A join whose input is read from an index
+// applies that input's filter per pair this way, after the match, rather
+// than arranging the filtered input again.
+func JoinFiltered(a, b *Arranged, name string, f func(key, va, vb []byte) (k2, v2 []byte, ok bool)) dataflow.Stream[Update] {
 	bl := a.Batches.Builder()
 	start := bl.Start()
 	la := newLease(bl, a.Trace, start, name)
@@ -83,7 +94,7 @@ type joinLogic struct {
 	// of the window reads are exactly those its first slice read.
 	win *joinWindow
 
-	f        func(key, va, vb []byte) (k2, v2 []byte)
+	f        func(key, va, vb []byte) (k2, v2 []byte, ok bool)
 	start    uint64
 	ina, inb *dataflow.Input[*Batch]
 	out      *dataflow.Output[Update]
@@ -349,7 +360,10 @@ func (l *joinLogic) pair(key []byte, phase, i, j int) {
 	if d == 0 {
 		return
 	}
-	k2, v2 := l.f(key, va, vb)
+	k2, v2, ok := l.f(key, va, vb)
+	if !ok {
+		return
+	}
 	l.emitted = append(l.emitted, Update{Key: k2, Val: v2, Time: t, Diff: d})
 }
 

@@ -15,48 +15,119 @@ import (
 // the equivalence classes that connect them; classes left over (more than
 // two members, or members spanning more inputs) become a final filter
 // comparing members NULL-safely, as equivalences require.
+//
+// An input that an index serves (indexFor) is not arranged: the step
+// reads the index's arrangement and takes each matched row through the
+// input's filters and projections.
 func (r *renderer) join(n expr.Join) (Collection, error) {
 	if len(n.Inputs) == 0 {
 		return r.constant(expr.Constant{Rows: []expr.Row{{Diff: 1}}}), nil
 	}
-	acc, err := r.render(n.Inputs[0])
-	if err != nil {
-		return Collection{}, err
-	}
-	accArity := len(n.Inputs[0].Typ())
-	accTypes := n.Inputs[0].Typ()
-	used := make([]bool, len(n.Equivalences))
-	for _, input := range n.Inputs[1:] {
-		right, err := r.render(input)
-		if err != nil {
+	steps, rest := joinSteps(n)
+	uses := joinIndexes(n, steps, r.indexes)
+	var acc Collection
+	var la *arrange.Arranged
+	if uses[0] != nil {
+		var err error
+		if la, acc.Errs, err = r.importIndex(uses[0]); err != nil {
 			return Collection{}, err
 		}
+	} else {
+		var err error
+		if acc, err = r.render(n.Inputs[0]); err != nil {
+			return Collection{}, err
+		}
+	}
+	accTypes := n.Inputs[0].Typ()
+	for i, input := range n.Inputs[1:] {
+		st := steps[i]
 		rTypes := input.Typ()
-		var lkeys, rkeys []expr.Scalar
+		var lerrs dataflow.Stream[arrange.Update]
+		if la == nil {
+			la, lerrs = r.arrangeBy(acc, "join left", reprTypes(accTypes), st.lkeys)
+			acc.Errs = dataflow.Concat(acc.Errs, lerrs, "join key errors")
+		}
+		var ra *arrange.Arranged
+		var rerrs dataflow.Stream[arrange.Update]
+		if u := uses[i+1]; u != nil {
+			var err error
+			if ra, rerrs, err = r.importIndex(u); err != nil {
+				return Collection{}, err
+			}
+		} else {
+			right, err := r.render(input)
+			if err != nil {
+				return Collection{}, err
+			}
+			var kerrs dataflow.Stream[arrange.Update]
+			ra, kerrs = r.arrangeBy(right, "join right", reprTypes(rTypes), st.rkeys)
+			rerrs = dataflow.Concat(right.Errs, kerrs, "join key errors")
+		}
+		var left, right func([]byte) ([]byte, bool)
+		if i == 0 && uses[0] != nil {
+			left = matchRow(uses[0])
+		}
+		if uses[i+1] != nil {
+			right = matchRow(uses[i+1])
+		}
+		rows := arrange.JoinFiltered(la, ra, "join", func(_, va, vb []byte) ([]byte, []byte, bool) {
+			if left != nil {
+				var ok bool
+				if va, ok = left(va); !ok {
+					return nil, nil, false
+				}
+			}
+			if right != nil {
+				var ok bool
+				if vb, ok = right(vb); !ok {
+					return nil, nil, false
+				}
+			}
+			return append(append(make([]byte, 0, len(va)+len(vb)), va...), vb...), nil, true
+		})
+		acc = Collection{Rows: rows, Errs: dataflow.Concat(acc.Errs, rerrs, "join errors")}
+		la = nil
+		accTypes = append(slices.Clone(accTypes), rTypes...)
+	}
+	if len(rest) == 0 {
+		return acc, nil
+	}
+	r.locals[joinLocal] = acc
+	defer delete(r.locals, joinLocal)
+	return r.mfp(expr.Filter{Input: expr.LocalGet{ID: joinLocal, Types: accTypes}, Predicates: rest})
+}
+
+// joinStep is the keys of one binary step of a join: lkeys over the
+// inputs joined so far, rkeys over the next input.
+type joinStep struct {
+	lkeys, rkeys []expr.Scalar
+}
+
+// joinSteps returns the keys of each binary step of n, left to right,
+// and the comparisons left for a final filter.
+func joinSteps(n expr.Join) ([]joinStep, []expr.Scalar) {
+	var steps []joinStep
+	accArity := len(n.Inputs[0].Typ())
+	used := make([]bool, len(n.Equivalences))
+	for _, input := range n.Inputs[1:] {
+		width := len(input.Typ())
+		var st joinStep
 		for ci, class := range n.Equivalences {
 			if used[ci] {
 				continue
 			}
-			l, rr := keyPair(class, accArity, accArity+len(rTypes))
+			l, rr := keyPair(class, accArity, accArity+width)
 			if l == nil {
 				continue
 			}
-			lkeys = append(lkeys, l)
-			rkeys = append(rkeys, rr)
+			st.lkeys = append(st.lkeys, l)
+			st.rkeys = append(st.rkeys, rr)
 			if len(class) == 2 {
 				used[ci] = true
 			}
 		}
-		la, lerrs := r.arrangeBy(acc, "join left", reprTypes(accTypes), lkeys)
-		ra, rerrs := r.arrangeBy(right, "join right", reprTypes(rTypes), rkeys)
-		acc.Errs = dataflow.Concat(acc.Errs, lerrs, "join key errors")
-		right.Errs = dataflow.Concat(right.Errs, rerrs, "join key errors")
-		rows := arrange.Join(la, ra, "join", func(_, va, vb []byte) ([]byte, []byte) {
-			return append(append(make([]byte, 0, len(va)+len(vb)), va...), vb...), nil
-		})
-		acc = Collection{Rows: rows, Errs: dataflow.Concat(acc.Errs, right.Errs, "join errors")}
-		accArity += len(rTypes)
-		accTypes = append(slices.Clone(accTypes), rTypes...)
+		steps = append(steps, st)
+		accArity += width
 	}
 	var rest []expr.Scalar
 	for ci, class := range n.Equivalences {
@@ -67,12 +138,33 @@ func (r *renderer) join(n expr.Join) (Collection, error) {
 			rest = append(rest, expr.CallBinary{Func: expr.IsNotDistinctFrom, Left: class[0], Right: s})
 		}
 	}
-	if len(rest) == 0 {
-		return acc, nil
+	return steps, rest
+}
+
+// joinIndexes returns, for each input of n, the index the join reads it
+// from, or nil: the first input's for the first step's left keys, every
+// other input's for its step's right keys. Only the first input can be
+// read from an index on the left: later steps' left side is the join so
+// far. A step with both sides from indexes needs both keys in one order.
+// It reorders the keys of steps (joinSteps) to the indexes' key order.
+func joinIndexes(n expr.Join, steps []joinStep, ix *Indexes) []*indexUse {
+	uses := make([]*indexUse, len(n.Inputs))
+	for i, input := range n.Inputs[1:] {
+		st := &steps[i]
+		ordered := false
+		if i == 0 {
+			if u := ix.indexFor(n.Inputs[0], st.lkeys, false); u != nil {
+				uses[0] = u
+				st.lkeys, st.rkeys = permute(st.lkeys, u.perm), permute(st.rkeys, u.perm)
+				ordered = true
+			}
+		}
+		if u := ix.indexFor(input, st.rkeys, ordered); u != nil {
+			uses[i+1] = u
+			st.lkeys, st.rkeys = permute(st.lkeys, u.perm), permute(st.rkeys, u.perm)
+		}
 	}
-	r.locals[joinLocal] = acc
-	defer delete(r.locals, joinLocal)
-	return r.mfp(expr.Filter{Input: expr.LocalGet{ID: joinLocal, Types: accTypes}, Predicates: rest})
+	return uses
 }
 
 // joinLocal is a local id no planner hands out, for the join's own filter.

@@ -25,17 +25,25 @@ type Source func(b *dataflow.Builder, id expr.GlobalID, width int) (Collection, 
 // Render builds plan into the dataflow b builds and returns its output.
 // It runs inside the build function, once on every worker.
 func Render(b *dataflow.Builder, plan expr.Relation, source Source) (Collection, error) {
+	return RenderIndexed(b, plan, source, nil)
+}
+
+// RenderIndexed is Render whose joins read an input from one of ix's
+// indexes wherever one serves it (Indexes).
+func RenderIndexed(b *dataflow.Builder, plan expr.Relation, source Source, ix *Indexes) (Collection, error) {
 	if err := expr.Check(plan); err != nil {
 		return Collection{}, err
 	}
-	r := &renderer{b: b, source: source, locals: map[expr.LocalID]Collection{}, gets: map[getKey]Collection{}}
+	r := &renderer{b: b, source: source, indexes: ix, locals: map[expr.LocalID]Collection{}, gets: map[getKey]Collection{}}
 	return r.render(plan)
 }
 
 type renderer struct {
 	b      *dataflow.Builder
 	source Source
-	locals map[expr.LocalID]Collection
+	// indexes are those joins may read; nil: none.
+	indexes *Indexes
+	locals  map[expr.LocalID]Collection
 	// gets shares one source per global id and width within a
 	// dataflow.
 	gets map[getKey]Collection

@@ -245,11 +245,29 @@ func slicedOracles(t *testing.T) {
 func renderOracle(t *testing.T, workers int, seed uint64) { renderOracleWith(t, workers, seed, false) }
 
 func renderOracleWith(t *testing.T, workers int, seed uint64, sliced bool) {
+	renderOracleIndexed(t, workers, seed, sliced, false)
+}
+
+// TestRenderWithIndexesMatchesInterpret is TestRenderMatchesInterpret
+// with indexes on both tables, by either column and by both, that the
+// joins read their inputs from wherever they serve them.
+func TestRenderWithIndexesMatchesInterpret(t *testing.T) {
+	for _, workers := range []int{1, 2} {
+		t.Run(fmt.Sprintf("W=%d", workers), func(t *testing.T) {
+			forSeeds(t, 1500, func(t *testing.T, seed uint64) {
+				renderOracleIndexed(t, workers, seed, false, true)
+			})
+		})
+	}
+}
+
+func renderOracleIndexed(t *testing.T, workers int, seed uint64, sliced, indexed bool) {
 	rng := rand.New(rand.NewPCG(seed, 77))
 	plan := planGen{rng}.plan(4)
 	runOracle(t, rng, workers, plan, oracleInput{
-		sliced: sliced,
-		times:  6, maxWrites: 6, retractOneIn: 3,
+		indexed: indexed,
+		sliced:  sliced,
+		times:   6, maxWrites: 6, retractOneIn: 3,
 		table: func() expr.GlobalID { return expr.GlobalID(1 + rng.IntN(2)) },
 		row: func() []repr.Datum {
 			var row []repr.Datum
@@ -271,7 +289,9 @@ func renderOracleWith(t *testing.T, workers int, seed uint64, sliced bool) {
 // one) and inserts a row drawn by row otherwise.
 type oracleInput struct {
 	// sliced ends every sliced run after one piece (dataflow.SlicePiece).
-	sliced                         bool
+	sliced bool
+	// indexed renders with testIndexes.
+	indexed                        bool
 	times, maxWrites, retractOneIn int
 	table                          func() expr.GlobalID
 	row                            func() []repr.Datum
@@ -291,7 +311,7 @@ func runOracle(t *testing.T, rng *rand.Rand, workers int, plan expr.Relation, in
 			w.SetSlice(dataflow.SlicePiece)
 		}
 	}
-	inputs, probes, got, gotErrs := renderOnSim(t, sim, plan)
+	inputs, probes, got, gotErrs := renderOnSimWith(t, sim, plan, in.indexed)
 	var history []tableUpdate
 	for tm := uint64(0); tm < uint64(in.times); tm++ {
 		for i := rng.IntN(in.maxWrites); i > 0; i-- {
@@ -350,6 +370,21 @@ func runOracle(t *testing.T, rng *rand.Rand, workers int, plan expr.Relation, in
 // errors per worker, and what each worker's output and errors collect.
 func renderOnSim(t *testing.T, sim *dataflow.Sim, plan expr.Relation) (inputs []map[expr.GlobalID]*dataflow.InputHandle[arrange.Update], probes []*dataflow.Probe, got, gotErrs [][]arrange.Update) {
 	t.Helper()
+	return renderOnSimWith(t, sim, plan, false)
+}
+
+// testIndexes are the indexes of renderOnSimWith's tables 1 and 2 (two
+// int4 columns each): by column 0, by column 1, and by both.
+var testIndexes = []Index{
+	{ID: 11, On: 1, Keys: []int{0}, Width: 2}, {ID: 12, On: 1, Keys: []int{1}, Width: 2}, {ID: 13, On: 1, Keys: []int{1, 0}, Width: 2},
+	{ID: 21, On: 2, Keys: []int{0}, Width: 2}, {ID: 22, On: 2, Keys: []int{1}, Width: 2}, {ID: 23, On: 2, Keys: []int{0, 1}, Width: 2},
+}
+
+// renderOnSimWith is renderOnSim, with the joins reading their inputs
+// from testIndexes if indexed: each an arrangement of its table's input
+// in the same dataflow.
+func renderOnSimWith(t *testing.T, sim *dataflow.Sim, plan expr.Relation, indexed bool) (inputs []map[expr.GlobalID]*dataflow.InputHandle[arrange.Update], probes []*dataflow.Probe, got, gotErrs [][]arrange.Update) {
+	t.Helper()
 	workers := len(sim.Workers)
 	inputs = make([]map[expr.GlobalID]*dataflow.InputHandle[arrange.Update], workers)
 	probes = make([]*dataflow.Probe, workers)
@@ -358,12 +393,31 @@ func renderOnSim(t *testing.T, sim *dataflow.Sim, plan expr.Relation) (inputs []
 	sim.Build(0, func(b *dataflow.Builder) {
 		w := b.Index()
 		inputs[w] = map[expr.GlobalID]*dataflow.InputHandle[arrange.Update]{}
+		tables := map[expr.GlobalID]Collection{}
 		source := func(b *dataflow.Builder, id expr.GlobalID, _ int) (Collection, error) {
+			if c, ok := tables[id]; ok {
+				return c, nil
+			}
 			h, s := dataflow.NewInputHandle[arrange.Update](b, fmt.Sprintf("table %d", id))
 			inputs[w][id] = h
-			return Collection{Rows: s, Errs: empty(b)}, nil
+			tables[id] = Collection{Rows: s, Errs: empty(b)}
+			return tables[id], nil
 		}
-		c, err := Render(b, plan, source)
+		var ix *Indexes
+		if indexed {
+			ix = &Indexes{List: testIndexes, Import: func(b *dataflow.Builder, id expr.GlobalID) (*arrange.Arranged, dataflow.Stream[arrange.Update], error) {
+				i := slices.IndexFunc(testIndexes, func(x Index) bool { return x.ID == id })
+				c, _ := source(b, testIndexes[i].On, 2)
+				var keys []expr.Scalar
+				for _, k := range testIndexes[i].Keys {
+					keys = append(keys, expr.Column{Index: k})
+				}
+				r := &renderer{b: b}
+				a, errs := r.arrangeBy(c, fmt.Sprintf("index %d", id), []repr.Type{repr.Int4, repr.Int4}, keys)
+				return a, dataflow.Concat(c.Errs, errs, "index errors"), nil
+			}}
+		}
+		c, err := RenderIndexed(b, plan, source, ix)
 		if err != nil {
 			buildErr = err
 			return

@@ -56,8 +56,9 @@ func Export(b *dataflow.Builder, reg *arrange.Registry, c Collection, id expr.Gl
 // ExportIndex renders relation on, arranges its rows by the key scalars
 // (Key = packed keys, Val = row) and exports the arrangement under id:
 // an index that later dataflows can import instead of arranging again.
-func ExportIndex(b *dataflow.Builder, reg *arrange.Registry, on expr.Relation, keys []expr.Scalar, source Source, id expr.GlobalID) error {
-	r := &renderer{b: b, source: source, locals: map[expr.LocalID]Collection{}, gets: map[getKey]Collection{}}
+// Joins in on read from ix's indexes as RenderIndexed's do.
+func ExportIndex(b *dataflow.Builder, reg *arrange.Registry, on expr.Relation, keys []expr.Scalar, source Source, ix *Indexes, id expr.GlobalID) error {
+	r := &renderer{b: b, source: source, indexes: ix, locals: map[expr.LocalID]Collection{}, gets: map[getKey]Collection{}}
 	c, err := r.render(on)
 	if err != nil {
 		return err
@@ -68,4 +69,19 @@ func ExportIndex(b *dataflow.Builder, reg *arrange.Registry, on expr.Relation, k
 	}
 	errs := dataflow.Concat(c.Errs, keyErrs, "index errors")
 	return reg.Export(b, arrange.Arrange(errs, fmt.Sprintf("arrange errors %d", id)), ErrorsID(id))
+}
+
+// ImportIndex imports the arrangement exported under index id
+// (ExportIndex) and its errors, for Indexes.Import.
+func ImportIndex(reg *arrange.Registry, b *dataflow.Builder, id expr.GlobalID) (*arrange.Arranged, dataflow.Stream[arrange.Update], error) {
+	var none dataflow.Stream[arrange.Update]
+	a, err := reg.Import(b, arrange.GlobalID(id), fmt.Sprintf("import index %d", id))
+	if err != nil {
+		return nil, none, err
+	}
+	errs, err := reg.Import(b, ErrorsID(id), fmt.Sprintf("import errors %d", id))
+	if err != nil {
+		return nil, none, err
+	}
+	return a, flatten(errs, fmt.Sprintf("errors of %d", id), func(key, _ []byte) []byte { return key }), nil
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"runtime"
 	"slices"
 	"sync"
@@ -153,6 +154,10 @@ type Engine struct {
 	idxMu     sync.Mutex
 	indexes   map[uint64]uint64
 	viewIndex map[uint64]uint64
+	// joinable are the indexes keyed by plain columns, which joins in
+	// the dataflows of views and indexes built later read instead of
+	// arranging their inputs again (compute.Indexes); guarded by idxMu.
+	joinable map[uint64]compute.Index
 	// defaults holds the DEFAULT scalars of table columns, by table id
 	// and column; nil where the default is NULL.
 	defaults map[uint64][]expr.Scalar
@@ -238,6 +243,7 @@ func Open(ctx context.Context, cfg Config, rebuild func(e *Engine, o *catalog.Ob
 		keys:           map[uint64]*tableKeys{},
 		indexes:        map[uint64]uint64{},
 		viewIndex:      map[uint64]uint64{},
+		joinable:       map[uint64]compute.Index{},
 		reads:          map[*inflightRead]struct{}{},
 		creating:       map[uint64]*hydration{},
 		metrics:        cfg.Metrics,
@@ -525,6 +531,20 @@ func (e *Engine) source() compute.Source {
 	})
 }
 
+// joinIndexes returns the indexes that joins of a dataflow built now
+// read, in id order so that every worker's build sees the same list.
+func (e *Engine) joinIndexes() *compute.Indexes {
+	e.idxMu.Lock()
+	defer e.idxMu.Unlock()
+	ix := &compute.Indexes{Import: func(b *dataflow.Builder, id expr.GlobalID) (*arrange.Arranged, dataflow.Stream[arrange.Update], error) {
+		return compute.ImportIndex(e.reg, b, id)
+	}}
+	for _, id := range slices.Sorted(maps.Keys(e.joinable)) {
+		ix.List = append(ix.List, e.joinable[id])
+	}
+	return ix
+}
+
 // IndexOfView returns the index that serves reads of view id, if any.
 func (e *Engine) IndexOfView(id uint64) (uint64, bool) {
 	e.idxMu.Lock()
@@ -547,6 +567,7 @@ func (e *Engine) forgetIndex(o *catalog.Object) {
 	e.idxMu.Lock()
 	defer e.idxMu.Unlock()
 	delete(e.indexes, o.ID)
+	delete(e.joinable, o.ID)
 	if e.viewIndex[o.On] == o.ID {
 		delete(e.viewIndex, o.On)
 	}
@@ -720,14 +741,18 @@ func (e *Engine) RebuildIndex(ctx context.Context, o *catalog.Object, on expr.Re
 
 func (e *Engine) buildIndexLocked(ctx context.Context, o *catalog.Object, on expr.Relation, keys []expr.Scalar) error {
 	e.noteSystemReaderLocked(o.ID, on)
+	ix := e.joinIndexes()
 	err := e.buildExportLocked(ctx, o, func(b *dataflow.Builder) error {
-		return compute.ExportIndex(b, e.reg, on, keys, e.source(), expr.GlobalID(o.ID))
+		return compute.ExportIndex(b, e.reg, on, keys, e.source(), ix, expr.GlobalID(o.ID))
 	})
 	if err != nil {
 		return err
 	}
 	e.idxMu.Lock()
 	e.indexes[o.ID] = o.On
+	if cols, ok := columnKeys(keys); ok {
+		e.joinable[o.ID] = compute.Index{ID: expr.GlobalID(o.ID), On: expr.GlobalID(o.On), Keys: cols, Width: len(on.Typ())}
+	}
 	if on := e.cat.Get(o.On); on != nil && on.Kind == catalog.View {
 		if _, taken := e.viewIndex[o.On]; !taken {
 			e.viewIndex[o.On] = o.ID
@@ -735,6 +760,19 @@ func (e *Engine) buildIndexLocked(ctx context.Context, o *catalog.Object, on exp
 	}
 	e.idxMu.Unlock()
 	return nil
+}
+
+// columnKeys returns the columns of keys if every key is a plain column.
+func columnKeys(keys []expr.Scalar) ([]int, bool) {
+	cols := make([]int, len(keys))
+	for i, k := range keys {
+		c, ok := k.(expr.Column)
+		if !ok {
+			return nil, false
+		}
+		cols[i] = c.Index
+	}
+	return cols, len(cols) > 0
 }
 
 // buildTableLocked starts a table's dataflow and, on restart, feeds it
@@ -1681,8 +1719,9 @@ func (e *Engine) RebuildView(ctx context.Context, o *catalog.Object, plan expr.R
 
 func (e *Engine) buildViewLocked(ctx context.Context, o *catalog.Object, plan expr.Relation) error {
 	e.noteSystemReaderLocked(o.ID, plan)
+	ix := e.joinIndexes()
 	return e.buildExportLocked(ctx, o, func(b *dataflow.Builder) error {
-		c, err := compute.Render(b, plan, e.source())
+		c, err := compute.RenderIndexed(b, plan, e.source(), ix)
 		if err != nil {
 			return err
 		}

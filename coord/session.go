@@ -11,6 +11,7 @@ import (
 
 	"freshet/arrange"
 	"freshet/catalog"
+	"freshet/compute"
 	"freshet/expr"
 	"freshet/pgwire"
 	"freshet/planner"
@@ -642,9 +643,18 @@ func (s *Session) explain(ctx context.Context, st *planner.Explain) (result, err
 		return result{}, sqlerr.New(sqlerr.FeatureNotSupported, "EXPLAIN %s is not supported", st.Inner.Tag())
 	}
 	lines := strings.Split(strings.TrimRight(expr.Explain(plan), "\n"), "\n")
-	// The arrangements the dataflow would import.
+	// The arrangements the dataflow would import: a materialized view's
+	// joins read inputs from indexes (compute.Indexes), a query's
+	// arrange their inputs themselves.
+	deps := dependencies(plan)
+	if cv, ok := st.Inner.(*planner.CreateView); ok && cv.Materialized {
+		deps = deps[:0]
+		for _, id := range compute.Imports(plan, s.engine.joinIndexes()) {
+			deps = append(deps, uint64(id))
+		}
+	}
 	var imports []string
-	for _, id := range dependencies(plan) {
+	for _, id := range deps {
 		if o := s.engine.catalogObject(id); o != nil {
 			imports = append(imports, fmt.Sprintf("%s %s (g%d)", o.Kind, o.Name, id))
 		}

@@ -320,3 +320,24 @@ func TestLike(t *testing.T) {
 		t.Errorf("trailing escape: %v", err)
 	}
 }
+
+func TestNeverFails(t *testing.T) {
+	c0, c1 := Column{Index: 0}, Column{Index: 1}
+	lit := Literal{Value: repr.NewInt4(10), Type: repr.Int4}
+	for _, tc := range []struct {
+		s    Scalar
+		want bool
+	}{
+		{c0, true},
+		{CallBinary{Func: And, Left: CallBinary{Func: Gte, Left: c0, Right: lit}, Right: CallBinary{Func: Lt, Left: c0, Right: lit}}, true},
+		{CallUnary{Func: Not, Arg: CallUnary{Func: IsNull, Arg: c1}}, true},
+		{If{Cond: CallBinary{Func: Eq, Left: c0, Right: c1}, Then: c0, Else: lit}, true},
+		{CallBinary{Func: Gt, Left: CallBinary{Func: Div, Left: lit, Right: c0}, Right: lit}, false},
+		{CallBinary{Func: Regex, Left: c0, Right: c1}, false},
+		{Cast{Arg: c0, To: repr.Int2}, false},
+	} {
+		if got := NeverFails(tc.s); got != tc.want {
+			t.Errorf("NeverFails(%s) = %v, want %v", tc.s, got, tc.want)
+		}
+	}
+}
