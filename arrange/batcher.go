@@ -446,6 +446,23 @@ func (b *Batcher) release(c *chunk) {
 	b.drop(c)
 }
 
+// Rest lets go of the chunks kept for reuse when nothing is staged and no
+// seal is in progress: an owner whose burst is sealed and worked through
+// calls it so that the burst's spare chunks are not held until its next
+// seal, which may be long in coming when no write arrives.
+func (b *Batcher) Rest() {
+	if b.n != 0 || b.seal != nil || b.merge != nil {
+		return
+	}
+	b.dropFree()
+	if p := b.pending; p != nil && len(p.recs) == 0 && cap(p.recs) >= b.chunkLimit() {
+		// A full-size pending chunk left empty by a consolidation.
+		b.pending = nil
+	}
+	b.bursting = false
+	b.recharge()
+}
+
 // dropFree forgets the chunks kept for reuse.
 func (b *Batcher) dropFree() {
 	for i, c := range b.free {

@@ -360,6 +360,44 @@ func TestBatcherLetsGoOfABurstsChunks(t *testing.T) {
 	}
 }
 
+// TestBatcherRestLetsGoOfABurstsChunks checks that Rest, once a burst is
+// sealed, lets go of the chunks kept for reuse without waiting for
+// another seal, and does nothing while updates are staged.
+func TestBatcherRestLetsGoOfABurstsChunks(t *testing.T) {
+	var acct dataflow.Account
+	b := &Batcher{frontier: Done, account: &acct}
+	for i := range 5 * chunkLen {
+		b.Push([]byte(fmt.Sprintf("key%08d", i)), nil, 0, 1)
+	}
+	b.Push([]byte("later"), nil, 5, 1)
+	if got := b.Seal(1).Len(); got != 5*chunkLen {
+		t.Fatalf("the burst sealed %d updates, want %d", got, 5*chunkLen)
+	}
+	if len(b.free) == 0 {
+		t.Fatal("no chunk kept for reuse after a burst: the test no longer covers the release")
+	}
+	b.Rest()
+	if len(b.free) == 0 {
+		t.Fatal("Rest let go of the chunks while an update is staged")
+	}
+	for i := range 5 * chunkLen {
+		b.Push([]byte(fmt.Sprintf("key%08d", i)), nil, 5, 1)
+	}
+	if got := b.Seal(Done).Len(); got != 5*chunkLen+1 {
+		t.Fatalf("the second burst sealed %d updates, want %d", got, 5*chunkLen+1)
+	}
+	if len(b.free) == 0 {
+		t.Fatal("no chunk kept for reuse after the second burst: the test no longer covers Rest")
+	}
+	b.Rest()
+	if len(b.free) != 0 || b.pending != nil && cap(b.pending.recs) >= chunkLen {
+		t.Fatalf("%d full-size chunks still kept after Rest", len(b.free))
+	}
+	if got, want := acct.Bytes(), heldFromScratch(b); got != want || got > chunkBytes/8 {
+		t.Fatalf("the batcher holds %d bytes (from scratch %d) after Rest", got, want)
+	}
+}
+
 // TestBatcherConcatenatesSortedChains stages updates in their sorted
 // order, as a table loaded in its key order is, and checks that the
 // batcher's merges move its chunks rather than copy them (every chunk it

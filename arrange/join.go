@@ -197,6 +197,10 @@ func (l *joinLogic) openWindow() bool {
 func (l *joinLogic) closeWindow() {
 	w := l.win
 	l.win = nil
+	// A window that took a burst of marks (a hydration) leaves the
+	// batchers' spare chunks behind: nothing may arrive to seal again.
+	l.pendA.Rest()
+	l.pendB.Rest()
 	if w.last {
 		l.cap.Release()
 		l.cap = nil
