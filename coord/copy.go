@@ -10,7 +10,6 @@ import (
 	"freshet/expr"
 	"freshet/pgwire"
 	"freshet/planner"
-	"freshet/repr"
 	"freshet/sqlerr"
 )
 
@@ -60,6 +59,7 @@ func (s *Session) copyFrom(ctx context.Context, st *planner.Copy, w pgwire.Write
 	if err != nil {
 		return result{}, err
 	}
+	rows := newCopyRowBuilder(st, defaults)
 	var writes []TableWrite
 	for ; ; rowNumber++ {
 		fields, err := src.next()
@@ -81,33 +81,14 @@ func (s *Session) copyFrom(ctx context.Context, st *planner.Copy, w pgwire.Write
 				WithDetail("COPY %s, line %d", st.Table.Name.Name, line)
 		}
 		forceNulls(st.Options, fields)
-		row := make([]repr.Datum, len(st.Table.Columns))
-		for i, d := range defaults {
-			if d == nil {
-				continue
+		row, fi, err := rows.row(fields, zone)
+		if err != nil {
+			if fi >= 0 {
+				return result{}, copyError(err, "COPY %s, line %d, column %s", st.Table.Name.Name, line, st.Table.Columns[st.Columns[fi]].Name)
 			}
-			if row[i], err = d.Eval(nil); err != nil {
-				return result{}, err
-			}
+			return result{}, err
 		}
-		for fi, ci := range st.Columns {
-			col := st.Table.Columns[ci]
-			if fields[fi] == nil {
-				row[ci] = repr.Null
-				continue
-			}
-			v, err := st.ParseField(fi, string(fields[fi]), zone)
-			if err != nil {
-				return result{}, copyError(err, "COPY %s, line %d, column %s", st.Table.Name.Name, line, col.Name)
-			}
-			row[ci] = v
-		}
-		for i, c := range st.Table.Columns {
-			if !c.Nullable && row[i].IsNull() {
-				return result{}, sqlerr.New(sqlerr.NotNullViolation, "null value in column %q of relation %q violates not-null constraint", c.Name, st.Table.Name.Name)
-			}
-		}
-		writes = append(writes, TableWrite{Table: uint64(st.Table.ID), Row: repr.PackRow(row...), Diff: 1, Shape: st.Table.Shape})
+		writes = append(writes, TableWrite{Table: uint64(st.Table.ID), Row: row, Diff: 1, Shape: st.Table.Shape})
 	}
 	if s.tx.status == pgwire.TxInBlock {
 		if err := s.engine.checkBlockWrite(&s.tx.keys, s.tx.writes, writes); err != nil {
