@@ -2,6 +2,7 @@ package coord
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -10,7 +11,6 @@ import (
 	"freshet/expr"
 	"freshet/pgwire"
 	"freshet/planner"
-	"freshet/repr"
 	"freshet/sqlerr"
 )
 
@@ -60,7 +60,13 @@ func (s *Session) copyFrom(ctx context.Context, st *planner.Copy, w pgwire.Write
 	if err != nil {
 		return result{}, err
 	}
-	var writes []TableWrite
+	rows := newCopyRowBuilder(st, defaults)
+	// The writes gather in chunks joined once at the end: growing one
+	// slice of a million writes copies them over and over.
+	var (
+		chunks [][]TableWrite
+		writes []TableWrite
+	)
 	for ; ; rowNumber++ {
 		fields, err := src.next()
 		if err == io.EOF {
@@ -81,33 +87,31 @@ func (s *Session) copyFrom(ctx context.Context, st *planner.Copy, w pgwire.Write
 				WithDetail("COPY %s, line %d", st.Table.Name.Name, line)
 		}
 		forceNulls(st.Options, fields)
-		row := make([]repr.Datum, len(st.Table.Columns))
-		for i, d := range defaults {
-			if d == nil {
-				continue
+		row, fi, err := rows.row(fields, zone)
+		if err != nil {
+			if fi >= 0 {
+				return result{}, copyError(err, "COPY %s, line %d, column %s", st.Table.Name.Name, line, st.Table.Columns[st.Columns[fi]].Name)
 			}
-			if row[i], err = d.Eval(nil); err != nil {
-				return result{}, err
-			}
+			return result{}, err
 		}
-		for fi, ci := range st.Columns {
-			col := st.Table.Columns[ci]
-			if fields[fi] == nil {
-				row[ci] = repr.Null
-				continue
+		if len(writes) == cap(writes) {
+			if len(writes) > 0 {
+				chunks = append(chunks, writes)
 			}
-			v, err := st.ParseField(fi, string(fields[fi]), zone)
-			if err != nil {
-				return result{}, copyError(err, "COPY %s, line %d, column %s", st.Table.Name.Name, line, col.Name)
-			}
-			row[ci] = v
+			writes = make([]TableWrite, 0, min(max(2*len(writes), 64), copyChunkRows))
 		}
-		for i, c := range st.Table.Columns {
-			if !c.Nullable && row[i].IsNull() {
-				return result{}, sqlerr.New(sqlerr.NotNullViolation, "null value in column %q of relation %q violates not-null constraint", c.Name, st.Table.Name.Name)
-			}
+		writes = append(writes, TableWrite{Table: uint64(st.Table.ID), Row: row, Diff: 1, Shape: st.Table.Shape})
+	}
+	if len(chunks) > 0 {
+		n := len(writes)
+		for _, c := range chunks {
+			n += len(c)
 		}
-		writes = append(writes, TableWrite{Table: uint64(st.Table.ID), Row: repr.PackRow(row...), Diff: 1, Shape: st.Table.Shape})
+		all := make([]TableWrite, 0, n)
+		for _, c := range chunks {
+			all = append(all, c...)
+		}
+		writes = append(all, writes...)
 	}
 	if s.tx.status == pgwire.TxInBlock {
 		if err := s.engine.checkBlockWrite(&s.tx.keys, s.tx.writes, writes); err != nil {
@@ -123,6 +127,9 @@ func (s *Session) copyFrom(ctx context.Context, st *planner.Copy, w pgwire.Write
 	return result{tag: fmt.Sprintf("COPY %d", len(writes))}, nil
 }
 
+// copyChunkRows is the most rows COPY FROM gathers in one chunk.
+const copyChunkRows = 64 << 10
+
 // copyError returns err, with its SQLSTATE and message, and the place in
 // the COPY data where it happened as its detail (PostgreSQL's context).
 func copyError(err error, format string, args ...any) error {
@@ -132,7 +139,8 @@ func copyError(err error, format string, args ...any) error {
 // copySource reads the rows of COPY FROM STDIN's data in one format.
 type copySource interface {
 	// next returns the next row's fields in text format, nil for NULL,
-	// and io.EOF after the last row.
+	// and io.EOF after the last row. The fields may alias the source's
+	// buffers: they are valid until the next call.
 	next() ([][]byte, error)
 	// where returns the number of the row last read, from 1 (0 before
 	// the first), and the index of the field whose reading failed, or
@@ -151,10 +159,16 @@ type textCopySource struct {
 	delim, null string
 	line        int
 	done        bool
+	long        []byte   // a line longer than br's buffer, reused
+	fields      [][]byte // the last row's fields, reused
 }
 
+// copyReadSize is the size of the buffer COPY FROM reads its data
+// through.
+const copyReadSize = 64 << 10
+
 func newTextCopySource(r io.Reader, opts planner.CopyOptions) *textCopySource {
-	src := &textCopySource{br: bufio.NewReader(r), delim: opts.Delimiter, null: opts.Null}
+	src := &textCopySource{br: bufio.NewReaderSize(r, copyReadSize), delim: opts.Delimiter, null: opts.Null}
 	if src.delim == "" {
 		src.delim = "\t"
 	}
@@ -164,29 +178,51 @@ func newTextCopySource(r io.Reader, opts planner.CopyOptions) *textCopySource {
 	return src
 }
 
+// next returns the fields of the next line. They alias the reader's
+// buffer and are valid until the next call.
 func (t *textCopySource) next() ([][]byte, error) {
 	if t.done {
 		return nil, io.EOF
 	}
-	text, err := t.br.ReadString('\n')
+	text, err := t.br.ReadSlice('\n')
+	if err == bufio.ErrBufferFull {
+		t.long = append(t.long[:0], text...)
+		for err == bufio.ErrBufferFull {
+			text, err = t.br.ReadSlice('\n')
+			t.long = append(t.long, text...)
+		}
+		text = t.long
+	}
 	if err != nil && err != io.EOF {
 		return nil, err
 	}
 	t.done = err == io.EOF
-	text = strings.TrimSuffix(strings.TrimSuffix(text, "\n"), "\r")
-	if text == `\.` || (text == "" && err == io.EOF) {
+	text = bytes.TrimSuffix(bytes.TrimSuffix(text, []byte("\n")), []byte("\r"))
+	if string(text) == `\.` || (len(text) == 0 && err == io.EOF) {
 		t.done = true
 		return nil, io.EOF
 	}
 	t.line++
-	parts := strings.Split(text, t.delim)
-	fields := make([][]byte, len(parts))
-	for i, p := range parts {
-		if p != t.null {
-			fields[i] = append([]byte{}, unescapeCopy(p)...)
+	t.fields = t.fields[:0]
+	for {
+		p, rest, more := bytes.Cut(text, []byte(t.delim))
+		switch {
+		case string(p) == t.null:
+			t.fields = append(t.fields, nil)
+		case bytes.IndexByte(p, '\\') >= 0:
+			t.fields = append(t.fields, []byte(unescapeCopy(string(p))))
+		case p == nil:
+			// Never nil, which would read as NULL, even when empty.
+			t.fields = append(t.fields, []byte{})
+		default:
+			t.fields = append(t.fields, p)
 		}
+		if !more {
+			break
+		}
+		text = rest
 	}
-	return fields, nil
+	return t.fields, nil
 }
 
 func (t *textCopySource) where() (int, int) { return t.line, -1 }

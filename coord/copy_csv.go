@@ -29,6 +29,7 @@ type csvCopySource struct {
 	fieldBuf             []byte // the fields' dequoted bytes, reused
 	fieldEnds            []int
 	fieldNull            []bool
+	fields               [][]byte // the last record's fields, reused
 }
 
 // csvEOL is the line ending the data uses, fixed by its first record as
@@ -43,7 +44,7 @@ const (
 )
 
 func newCSVCopySource(r io.Reader, opts planner.CopyOptions) *csvCopySource {
-	return &csvCopySource{br: bufio.NewReader(r), delim: opts.Delimiter[0], quote: opts.Quote[0],
+	return &csvCopySource{br: bufio.NewReaderSize(r, copyReadSize), delim: opts.Delimiter[0], quote: opts.Quote[0],
 		escape: opts.Escape[0], null: opts.Null}
 }
 
@@ -171,7 +172,8 @@ func unquotedCR() error {
 }
 
 // split cuts c.record into its fields, as PostgreSQL's
-// CopyReadAttributesCSV does.
+// CopyReadAttributesCSV does. The fields alias c's buffers and are valid
+// until the next record is read.
 func (c *csvCopySource) split() ([][]byte, error) {
 	c.fieldBuf, c.fieldEnds, c.fieldNull = c.fieldBuf[:0], c.fieldEnds[:0], c.fieldNull[:0]
 	rec := c.record
@@ -222,14 +224,19 @@ func (c *csvCopySource) split() ([][]byte, error) {
 			break
 		}
 	}
-	fields := make([][]byte, len(c.fieldEnds))
+	c.fields = c.fields[:0]
 	from := 0
 	for k, to := range c.fieldEnds {
-		if !c.fieldNull[k] {
+		switch {
+		case c.fieldNull[k]:
+			c.fields = append(c.fields, nil)
+		case from == to:
 			// Never nil, which would read as NULL, even when empty.
-			fields[k] = append([]byte{}, c.fieldBuf[from:to]...)
+			c.fields = append(c.fields, []byte{})
+		default:
+			c.fields = append(c.fields, c.fieldBuf[from:to:to])
 		}
 		from = to
 	}
-	return fields, nil
+	return c.fields, nil
 }

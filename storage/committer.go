@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"encoding/binary"
 	"time"
 
 	"github.com/cockroachdb/pebble/v2"
@@ -79,7 +80,10 @@ func (s *Store) commitGroup(group []*request) error {
 	if err := s.poisonErr(); err != nil {
 		return err
 	}
-	b := s.db.NewBatch()
+	// The batch starts at about its final size: grown from pebble's
+	// default, a bulk load's batch of tens of megabytes would be copied
+	// over and over.
+	b := s.db.NewBatchWithSize(batchSize(group))
 	defer b.Close()
 	seq, upper := s.nextSeq, s.upper.Load()
 	var key, value []byte
@@ -128,6 +132,27 @@ func (s *Store) commitGroup(group []*request) error {
 	s.upper.Store(upper)
 	return nil
 }
+
+// batchSize returns about the bytes of a batch of group's table writes:
+// per write, its key, its value (diff and row), and the record's kind and
+// lengths. The other records are small and left to the batch to grow
+// for.
+func batchSize(group []*request) int {
+	n := batchHeaderLen
+	for _, r := range group {
+		if r.txn == nil {
+			continue
+		}
+		for _, w := range r.txn.Writes {
+			n += 1 + 2*binary.MaxVarintLen32 + updateKeyLen + binary.MaxVarintLen64 + len(w.Row)
+		}
+	}
+	return n
+}
+
+// batchHeaderLen is the size of a pebble batch's header (sequence number
+// and count).
+const batchHeaderLen = 12
 
 // apply adds r to batch b. It takes seqs from *seq and raises *upper to
 // cover every update time and r's requested upper. key and value are
