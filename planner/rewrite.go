@@ -66,6 +66,11 @@ var exprRules = []struct {
 	{"ElideIdentityProjects", elideIdentityProjects},
 	// FlattenUnions merges a union that is an input of a union.
 	{"FlattenUnions", flattenUnions},
+	// DistinctInputs plans aggregates that are all DISTINCT of one
+	// argument as plain aggregates over a Distinct of (group key,
+	// argument): a change then costs the Distinct's small group and an
+	// accumulable count or sum, not a re-read of the whole group.
+	{"DistinctInputs", distinctInputs},
 }
 
 // rewrite runs the rules to a fixpoint and returns the names of those
