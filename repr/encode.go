@@ -216,8 +216,13 @@ func appendNumericKey(buf []byte, d *apd.Decimal) []byte {
 		digits = digits[:len(digits)-1]
 	}
 	// Value = 0.digits × 10^e.
-	e := int64(d.Exponent) + d.NumDigits()
-	neg := d.Negative
+	return appendNumericDigits(buf, d.Negative, int64(d.Exponent)+d.NumDigits(), digits)
+}
+
+// appendNumericDigits appends the key of the finite, non-zero numeric
+// 0.digits × 10^e, negated if neg; digits are ASCII, without trailing
+// zeros.
+func appendNumericDigits(buf []byte, neg bool, e int64, digits []byte) []byte {
 	if neg {
 		buf = append(buf, tagNumNeg)
 	} else {

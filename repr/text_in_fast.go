@@ -143,25 +143,5 @@ func appendNumericKeyUint(buf []byte, neg bool, coeff uint64, frac int) []byte {
 	for digits[len(digits)-1] == '0' {
 		digits = digits[:len(digits)-1]
 	}
-	if neg {
-		buf = append(buf, tagNumNeg)
-	} else {
-		buf = append(buf, tagNumPos)
-	}
-	start := len(buf)
-	buf = appendExponent(buf, e)
-	for i := 0; i < len(digits); i += 2 {
-		pair := int(digits[i]-'0') * 10
-		if i+1 < len(digits) {
-			pair += int(digits[i+1] - '0')
-		}
-		buf = append(buf, byte(2*pair+1))
-	}
-	buf = append(buf, 0)
-	if neg {
-		for i := start; i < len(buf); i++ {
-			buf[i] = ^buf[i]
-		}
-	}
-	return buf
+	return appendNumericDigits(buf, neg, e, digits)
 }
