@@ -35,6 +35,7 @@ func (s *session) mainWorkload(ctx context.Context) (*mainResult, error) {
 	if r.hydrate, groups, err = s.hydrate(ctx, "v", viewQuery); err != nil {
 		return nil, err
 	}
+	s.mainView = true
 	if groups != regions {
 		return nil, fmt.Errorf("the new view has %d groups, want %d", groups, regions)
 	}

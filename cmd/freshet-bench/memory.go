@@ -97,6 +97,7 @@ func (s *session) dropAll(ctx context.Context, r *memoryResult) error {
 	if err := execAll(ctx, s.c, "DROP MATERIALIZED VIEW IF EXISTS v"); err != nil {
 		return err
 	}
+	s.mainView = false
 	if err := dropBenchTables(ctx, s.c); err != nil {
 		return err
 	}

@@ -62,8 +62,9 @@ type heapSample struct {
 	cycles uint64
 	// free is heap memory that holds no object and is still mapped: what
 	// the runtime would hand back to the system. objects is the bytes of
-	// objects, live or not yet swept.
-	free, objects uint64
+	// objects, live or not yet swept; live is the bytes the last
+	// collection found live.
+	free, objects, live uint64
 }
 
 func readHeap() heapSample {
@@ -71,9 +72,10 @@ func readHeap() heapSample {
 		{Name: "/gc/cycles/total:gc-cycles"},
 		{Name: "/memory/classes/heap/free:bytes"},
 		{Name: "/memory/classes/heap/objects:bytes"},
+		{Name: "/gc/heap/live:bytes"},
 	}
 	metrics.Read(s)
-	return heapSample{cycles: s[0].Value.Uint64(), free: s[1].Value.Uint64(), objects: s[2].Value.Uint64()}
+	return heapSample{cycles: s[0].Value.Uint64(), free: s[1].Value.Uint64(), objects: s[2].Value.Uint64(), live: s[3].Value.Uint64()}
 }
 
 // idleFreeFloor is the free heap below which returnIdleMemory leaves
@@ -83,10 +85,18 @@ const idleFreeFloor = 32 << 20
 // shouldReturn reports whether, with the heap at cur one tick after
 // prev, the server should collect and hand its free heap back now: no
 // collection ran in between, so the burst that grew the heap (a load, a
-// hydration, a restart's rebuild) is over, and the free heap is both
-// above idleFreeFloor and above a quarter of the objects.
+// hydration, a restart's rebuild) is over, and what a collection would
+// free is both above idleFreeFloor and above a quarter of the objects:
+// the free heap, or the objects beyond those the last collection found
+// live. The second is a burst's garbage that no collection has seen:
+// the collector runs when the heap doubles, which an idle server never
+// makes it do.
 func shouldReturn(prev, cur heapSample) bool {
-	return cur.cycles == prev.cycles && cur.free > idleFreeFloor && cur.free > cur.objects/4
+	if cur.cycles != prev.cycles {
+		return false
+	}
+	worth := func(n uint64) bool { return n > idleFreeFloor && n > cur.objects/4 }
+	return worth(cur.free) || cur.objects > cur.live && worth(cur.objects-cur.live)
 }
 
 // returnIdleMemory hands free heap back to the system once the server

@@ -33,7 +33,10 @@ func TestShouldReturn(t *testing.T) {
 		{"quiet after a burst", heapSample{cycles: 9}, heapSample{cycles: 9, free: 300 * mb, objects: 100 * mb}, true},
 		{"a collection ran: still busy", heapSample{cycles: 8}, heapSample{cycles: 9, free: 300 * mb, objects: 100 * mb}, false},
 		{"little free", heapSample{cycles: 9}, heapSample{cycles: 9, free: 20 * mb, objects: 10 * mb}, false},
-		{"free small beside the live heap", heapSample{cycles: 9}, heapSample{cycles: 9, free: 40 * mb, objects: 400 * mb}, false},
+		{"free small beside the live heap", heapSample{cycles: 9}, heapSample{cycles: 9, free: 40 * mb, objects: 400 * mb, live: 400 * mb}, false},
+		{"garbage no collection has seen", heapSample{cycles: 9}, heapSample{cycles: 9, free: 10 * mb, objects: 1400 * mb, live: 220 * mb}, true},
+		{"the same while collections run", heapSample{cycles: 8}, heapSample{cycles: 9, free: 10 * mb, objects: 1400 * mb, live: 220 * mb}, false},
+		{"objects a little past the live heap", heapSample{cycles: 9}, heapSample{cycles: 9, free: 10 * mb, objects: 420 * mb, live: 400 * mb}, false},
 	} {
 		if got := shouldReturn(tc.prev, tc.cur); got != tc.want {
 			t.Errorf("%s: shouldReturn = %v, want %v", tc.name, got, tc.want)
