@@ -165,21 +165,7 @@ func accumulablePlan(rng *rand.Rand) expr.Relation {
 	case 2:
 		in = expr.Union{Inputs: []expr.Relation{in, expr.Get{ID: 2, Types: accTypes}}}
 	}
-	var keys []expr.Scalar
-	switch rng.IntN(4) {
-	case 1:
-		keys = []expr.Scalar{expr.Column{Index: 0}}
-	case 2:
-		keys = []expr.Scalar{expr.Column{Index: 0}, expr.Column{Index: 2}}
-	case 3:
-		if rng.IntN(3) == 0 {
-			// 22012 for a row whose k is 1.
-			keys = []expr.Scalar{expr.CallBinary{Func: expr.Div, Left: expr.Literal{Value: repr.NewInt4(6), Type: repr.Int4},
-				Right: expr.CallBinary{Func: expr.Sub, Left: expr.Column{Index: 0}, Right: expr.Literal{Value: repr.NewInt4(1), Type: repr.Int4}}}}
-		} else {
-			keys = []expr.Scalar{expr.Column{Index: 4}}
-		}
-	}
+	keys := accGroupKey(rng)
 	choices := []expr.Aggregate{
 		{Func: expr.Count, Expr: expr.Bool(true)},
 		{Func: expr.Count, Expr: expr.Column{Index: 1}},
@@ -204,6 +190,27 @@ func accumulablePlan(rng *rand.Rand) expr.Relation {
 	}
 	return expr.Reduce{Input: in, GroupKey: keys, Aggregates: aggs}
 }
+
+// accGroupKey draws a group key over accTypes: none, k, k and w, a key
+// that fails for k = 1 (22012), or a nullable column.
+func accGroupKey(rng *rand.Rand) []expr.Scalar {
+	switch rng.IntN(4) {
+	case 1:
+		return []expr.Scalar{expr.Column{Index: 0}}
+	case 2:
+		return []expr.Scalar{expr.Column{Index: 0}, expr.Column{Index: 2}}
+	case 3:
+		if rng.IntN(3) == 0 {
+			return []expr.Scalar{accFailsForK1}
+		}
+		return []expr.Scalar{expr.Column{Index: 4}}
+	}
+	return nil
+}
+
+// accFailsForK1 is 6 / (k - 1): 22012 for a row whose k is 1.
+var accFailsForK1 = expr.CallBinary{Func: expr.Div, Left: expr.Literal{Value: repr.NewInt4(6), Type: repr.Int4},
+	Right: expr.CallBinary{Func: expr.Sub, Left: expr.Column{Index: 0}, Right: expr.Literal{Value: repr.NewInt4(1), Type: repr.Int4}}}
 
 // accNumeric draws a numeric of either sign across scales and
 // magnitudes that cross limb boundaries, now and then NaN or an

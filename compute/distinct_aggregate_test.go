@@ -49,27 +49,13 @@ func distinctAggregatePlan(rng *rand.Rand) expr.Reduce {
 	if rng.IntN(2) == 1 {
 		in = expr.Union{Inputs: []expr.Relation{in, expr.Get{ID: 2, Types: accTypes}}}
 	}
+	keys := accGroupKey(rng)
 	one4 := expr.Literal{Value: repr.NewInt4(1), Type: repr.Int4}
-	failsForK1 := expr.CallBinary{Func: expr.Div, Left: expr.Literal{Value: repr.NewInt4(6), Type: repr.Int4},
-		Right: expr.CallBinary{Func: expr.Sub, Left: expr.Column{Index: 0}, Right: one4}}
-	var keys []expr.Scalar
-	switch rng.IntN(4) {
-	case 1:
-		keys = []expr.Scalar{expr.Column{Index: 0}}
-	case 2:
-		keys = []expr.Scalar{expr.Column{Index: 0}, expr.Column{Index: 2}}
-	case 3:
-		if rng.IntN(3) == 0 {
-			keys = []expr.Scalar{failsForK1}
-		} else {
-			keys = []expr.Scalar{expr.Column{Index: 4}}
-		}
-	}
 	args := []expr.Scalar{
 		expr.Column{Index: 0}, expr.Column{Index: 1}, expr.Column{Index: 2}, expr.Column{Index: 3},
 		expr.Column{Index: 4}, expr.Column{Index: 5},
 		expr.CallBinary{Func: expr.Add, Left: expr.Column{Index: 1}, Right: one4},
-		failsForK1,
+		accFailsForK1,
 	}
 	arg := args[rng.IntN(len(args))]
 	funcs := []expr.AggregateFunc{expr.Count, expr.Min, expr.Max}

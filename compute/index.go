@@ -66,32 +66,10 @@ func (ix *Indexes) indexFor(input expr.Relation, keys []expr.Scalar, ordered boo
 	if ix == nil || len(ix.List) == 0 || len(keys) == 0 {
 		return nil
 	}
-	var chain []expr.Relation
-	node := input
-peel:
-	for {
-		switch n := node.(type) {
-		case expr.Map:
-			chain, node = append(chain, n), n.Input
-		case expr.Filter:
-			chain, node = append(chain, n), n.Input
-		case expr.Project:
-			chain, node = append(chain, n), n.Input
-		default:
-			break peel
-		}
-	}
-	get, ok := node.(expr.Get)
-	if !ok {
-		return nil
-	}
-	steps := make([]expr.Relation, len(chain))
-	for i := range chain {
-		steps[i] = chain[len(chain)-1-i]
-	}
+	get, steps, ok := stepsOverGet(input)
 	// A chain that calls a function per row (random(), nextval) gives
 	// each copy of a row its own value: it must see rows, not matches.
-	if expr.StepsCallPerRow(steps) {
+	if !ok || expr.StepsCallPerRow(steps) {
 		return nil
 	}
 	cols := make([]int, len(keys))
@@ -100,7 +78,7 @@ peel:
 		if !ok {
 			return nil
 		}
-		if cols[i], ok = baseColumn(chain, len(get.Types), c.Index); !ok {
+		if cols[i], ok = baseColumn(steps, len(get.Types), c.Index); !ok {
 			return nil
 		}
 	}
@@ -135,12 +113,12 @@ peel:
 	return nil
 }
 
-// baseColumn follows column c of chain's output (chain top-down, over
+// baseColumn follows column c of the output of steps (bottom-up, over
 // rows of width columns) down to the column of the chain's input it is,
 // or reports false if it is computed.
-func baseColumn(chain []expr.Relation, width, c int) (int, bool) {
-	for _, s := range chain {
-		switch n := s.(type) {
+func baseColumn(steps []expr.Relation, width, c int) (int, bool) {
+	for i := len(steps) - 1; i >= 0; i-- {
+		switch n := steps[i].(type) {
 		case expr.Project:
 			c = n.Outputs[c]
 		case expr.Map:

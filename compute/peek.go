@@ -3,6 +3,7 @@ package compute
 import (
 	"freshet/expr"
 	"freshet/repr"
+	"slices"
 )
 
 // Peek is a plan that reads one arrangement through a chain of Map,
@@ -19,6 +20,19 @@ type Peek struct {
 
 // PeekOf returns plan as a Peek, if it is one.
 func PeekOf(plan expr.Relation) (Peek, bool) {
+	get, steps, ok := stepsOverGet(plan)
+	if !ok || expr.StepsCallPerRow(steps) {
+		// Each of a row's copies needs a call of its own (the
+		// dataflow's mfp makes them); a peek reads it once.
+		return Peek{}, false
+	}
+	return Peek{Get: get, steps: steps, types: reprTypes(get.Types)}, true
+}
+
+// stepsOverGet returns the Get under plan and the Map, Filter and
+// Project steps over it, bottom-up, and reports whether plan is such a
+// chain over a Get.
+func stepsOverGet(plan expr.Relation) (expr.Get, []expr.Relation, bool) {
 	var chain []expr.Relation
 	for node := plan; ; {
 		switch n := node.(type) {
@@ -29,18 +43,10 @@ func PeekOf(plan expr.Relation) (Peek, bool) {
 		case expr.Project:
 			chain, node = append(chain, n), n.Input
 		case expr.Get:
-			steps := make([]expr.Relation, len(chain))
-			for i := range chain {
-				steps[i] = chain[len(chain)-1-i]
-			}
-			if expr.StepsCallPerRow(steps) {
-				// Each of a row's copies needs a call of its own (the
-				// dataflow's mfp makes them); a peek reads it once.
-				return Peek{}, false
-			}
-			return Peek{Get: n, steps: steps, types: reprTypes(n.Types)}, true
+			slices.Reverse(chain)
+			return n, chain, true
 		default:
-			return Peek{}, false
+			return expr.Get{}, nil, false
 		}
 	}
 }
