@@ -29,7 +29,7 @@ func dscale(d *apd.Decimal) int32 { return max(0, -d.Exponent) }
 // intDigits returns the number of digits before the decimal point of a
 // finite, nonzero decimal: the adjusted exponent plus one. It is 0 or
 // negative for values below 1 (-1 for 0.05).
-func intDigits(d *apd.Decimal) int64 { return int64(d.Exponent) + d.NumDigits() }
+func intDigits(d *apd.Decimal) int64 { return int64(d.Exponent) + numDigits(d) }
 
 // checkNumericLimits reports 22003 if d lies outside what PostgreSQL's
 // numeric format can hold.
@@ -76,26 +76,20 @@ func roundToScale(d *apd.Decimal, scale int32) *apd.Decimal {
 	if d.Form != apd.Finite {
 		return d
 	}
-	r := new(apd.Decimal)
+	var r *apd.Decimal
 	switch target := -scale; {
 	case d.Exponent == target:
-		r.Set(d)
+		r = new(apd.Decimal).Set(d)
 	case d.Exponent > target:
+		r = new(apd.Decimal)
 		r.Coeff.Mul(&d.Coeff, pow10(int64(d.Exponent-target)))
 		r.Exponent = target
 		r.Negative = d.Negative
 	default:
-		div := pow10(int64(target - d.Exponent))
-		var q, rem apd.BigInt
-		q.QuoRem(&d.Coeff, div, &rem)
-		// Half away from zero: round up when 2*rem >= div.
-		rem.Add(&rem, &rem)
-		if rem.CmpAbs(div) >= 0 {
-			q.Add(&q, apd.NewBigInt(1))
+		var ok bool
+		if r, ok = roundDownWords(d, scale); !ok {
+			r = roundDownBig(d, scale)
 		}
-		r.Coeff.Set(&q)
-		r.Exponent = target
-		r.Negative = d.Negative
 	}
 	if r.Exponent > 0 {
 		// Negative scales round to a power of ten but display no
@@ -106,6 +100,24 @@ func roundToScale(d *apd.Decimal, scale int32) *apd.Decimal {
 	if r.Coeff.Sign() == 0 {
 		r.Negative = false
 	}
+	return r
+}
+
+// roundDownBig rounds a finite d with more fractional digits than scale
+// to scale, half away from zero, in big integers.
+func roundDownBig(d *apd.Decimal, scale int32) *apd.Decimal {
+	div := pow10(int64(-scale - d.Exponent))
+	var q, rem apd.BigInt
+	q.QuoRem(&d.Coeff, div, &rem)
+	// Half away from zero: round up when 2*rem >= div.
+	rem.Add(&rem, &rem)
+	if rem.CmpAbs(div) >= 0 {
+		q.Add(&q, apd.NewBigInt(1))
+	}
+	r := new(apd.Decimal)
+	r.Coeff.Set(&q)
+	r.Exponent = -scale
+	r.Negative = d.Negative
 	return r
 }
 

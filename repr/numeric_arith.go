@@ -33,9 +33,10 @@ func numericArith(op ArithOp, x, y *apd.Decimal) (*apd.Decimal, error) {
 		return numericSpecialArith(op, x, y)
 	}
 	x, y = plainForm(x), plainForm(y)
-	r := new(apd.Decimal)
+	var r *apd.Decimal
 	switch op {
 	case OpAdd, OpSub:
+		r = new(apd.Decimal)
 		var ys apd.Decimal
 		ys.Set(y)
 		if op == OpSub {
@@ -48,6 +49,7 @@ func numericArith(op ArithOp, x, y *apd.Decimal) (*apd.Decimal, error) {
 		a.Add(&a, &b)
 		setSigned(r, &a, e)
 	case OpMul:
+		r = new(apd.Decimal)
 		r.Coeff.Mul(&x.Coeff, &y.Coeff)
 		r.Exponent = x.Exponent + y.Exponent
 		r.Negative = x.Negative != y.Negative && r.Coeff.Sign() != 0
@@ -68,6 +70,7 @@ func numericArith(op ArithOp, x, y *apd.Decimal) (*apd.Decimal, error) {
 		signedCoeff(&a, x, x.Exponent-e)
 		signedCoeff(&b, y, y.Exponent-e)
 		a.Rem(&a, &b)
+		r = new(apd.Decimal)
 		setSigned(r, &a, e)
 	}
 	if err := checkNumericLimits(r); err != nil {
@@ -172,6 +175,14 @@ func setSigned(d *apd.Decimal, c *apd.BigInt, exp int32) {
 // divRound returns x / y rounded half away from zero to scale
 // fractional digits; y is not zero.
 func divRound(x, y *apd.Decimal, scale int32) *apd.Decimal {
+	if r, ok := divRoundWords(x, y, scale); ok {
+		return r
+	}
+	return divRoundBig(x, y, scale)
+}
+
+// divRoundBig is divRound in big integers.
+func divRoundBig(x, y *apd.Decimal, scale int32) *apd.Decimal {
 	// x/y*10^scale = cx*10^(ex-ey+scale) / cy.
 	k := int64(x.Exponent) - int64(y.Exponent) + int64(scale)
 	var num, den apd.BigInt
@@ -219,6 +230,14 @@ func weightAndFirstDigit(d *apd.Decimal) (weight, first int64) {
 	if d.IsZero() {
 		return 0, 0
 	}
+	if weight, first, ok := leadingWord(d); ok {
+		return weight, first
+	}
+	return leadingBig(d)
+}
+
+// leadingBig is weightAndFirstDigit for a nonzero d of any size.
+func leadingBig(d *apd.Decimal) (weight, first int64) {
 	adj := intDigits(d) - 1 // floor(log10 |d|)
 	weight, _ = floorDiv(adj, 4)
 	// The leading base-10000 digit holds the decimal digits from 10^adj
