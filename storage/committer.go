@@ -133,8 +133,8 @@ func (s *Store) commitGroup(group []*request) error {
 	return nil
 }
 
-// batchSize returns about the bytes of a batch of group's table writes:
-// per write, its key, its value (diff and row), and the record's kind and
+// batchSize returns at most the bytes of a batch of group's table
+// writes: per block, its key, its value, and the record's kind and
 // lengths. The other records are small and left to the batch to grow
 // for.
 func batchSize(group []*request) int {
@@ -143,8 +143,11 @@ func batchSize(group []*request) int {
 		if r.txn == nil {
 			continue
 		}
-		for _, w := range r.txn.Writes {
-			n += 1 + 2*binary.MaxVarintLen32 + updateKeyLen + binary.MaxVarintLen64 + len(w.Row)
+		ws := r.txn.Writes
+		for start := 0; start < len(ws); {
+			end := blockEnd(ws, start)
+			n += 1 + 2*binary.MaxVarintLen32 + updateKeyLen + blockSize(ws[start:end])
+			start = end
 		}
 	}
 	return n
@@ -191,13 +194,15 @@ func (r *request) apply(b *pebble.Batch, seq, upper *uint64, key, value *[]byte)
 			return err
 		}
 	}
-	for _, w := range t.Writes {
-		*key = appendUpdateKey((*key)[:0], w.Table, t.Time, *seq)
-		*value = appendUpdateValue((*value)[:0], w.Diff, w.Row)
+	for start := 0; start < len(t.Writes); {
+		end := blockEnd(t.Writes, start)
+		*key = appendUpdateKey((*key)[:0], t.Writes[start].Table, t.Time, *seq)
+		*value = appendBlock((*value)[:0], t.Writes[start:end])
 		*seq++
 		if err := b.Set(*key, *value, nil); err != nil {
 			return err
 		}
+		start = end
 	}
 	if len(t.Writes) > 0 && t.Time > *upper {
 		*upper = t.Time

@@ -31,7 +31,10 @@ func (s *Store) CompactTable(ctx context.Context, id, since uint64) error {
 	consolidated := true
 	lower, upper := tableBoundsThrough(id, since)
 	err := s.scanUpdates(lower, upper, func(key []byte, ts uint64, row []byte, diff int64) error {
-		deletes = append(deletes, bytes.Clone(key))
+		// The updates of one block come one after another, with its key.
+		if n := len(deletes); n == 0 || !bytes.Equal(deletes[n-1], key) {
+			deletes = append(deletes, bytes.Clone(key))
+		}
 		prev, dup := net[string(row)]
 		if ts != since || dup {
 			consolidated = false

@@ -24,8 +24,8 @@
 //     by the Txn's updates (ALTER TABLE's rewrite of every row).
 //   - Group: the Txns the committer commits in one pebble batch and one
 //     sync. A group succeeds or fails as a whole.
-//   - Seq: a number the committer gives each update so that keys never
-//     collide, even for two Txns at the same time.
+//   - Seq: a number the committer gives each block of updates so that
+//     keys never collide, even for two Txns at the same time.
 //   - Since: the compaction frontier of a table log. After
 //     CompactTable(id, since), every update at a time <= since has been
 //     consolidated into one update per row at time since.
@@ -45,10 +45,17 @@
 //	                             timestamp upper); uint64 values
 //	0x02 name                    settings of the server (PutMeta)
 //	0x03 id                      catalog record of object id
-//	0x04 table time seq          an update; value: varint diff, then row
+//	0x04 table time seq          a block of updates of one Txn; value:
+//	                             0x00, then per update a varint diff,
+//	                             a uvarint length and the row
 //
 // A table's log is the key range [0x04 table, 0x04 table+1), scanned in
-// time order, then seq order.
+// time order, then seq order, then in the order of each block. A block
+// holds up to 512 consecutive updates of one table (and about 32 KB of
+// rows), so that a bulk load costs pebble one key per block, not one per
+// row. Format version 1 wrote one update per key (value: varint diff,
+// then row); version 2 reads those values too, and records a version 1
+// store as version 2 when it opens it.
 //
 // # Invariants
 //

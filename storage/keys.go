@@ -33,8 +33,14 @@ const (
 const seqAhead = 1 << 20
 
 // formatVersion is the key layout this package reads and writes. A store
-// written with another version is refused at Open.
-const formatVersion = 1
+// written with another version is refused at Open, but for version 1,
+// whose single-update values version 2 still reads (doc.go): Open
+// records such a store as version 2, so that a server of version 1
+// refuses it rather than misread its blocks.
+const (
+	formatVersion       = 2
+	formatSingleUpdates = 1
+)
 
 // updateKeyLen is the length of an update key: prefix, table, time, seq.
 const updateKeyLen = 1 + 8 + 8 + 8
@@ -93,21 +99,95 @@ func tableBoundsThrough(table, time uint64) (lower, upper []byte) {
 	return lower, appendUpdateKey(nil, table, time+1, 0)
 }
 
-// appendUpdateValue appends the value of an update, its diff as a varint
-// and then the row, to dst.
-func appendUpdateValue(dst []byte, diff int64, row []byte) []byte {
-	dst = binary.AppendVarint(dst, diff)
-	return append(dst, row...)
+// A table log's value is a block of updates: blockMark, then for each
+// update its diff as a varint, its row's length as a uvarint and the row.
+// A block holds consecutive updates of one table in one Txn, at most
+// blockUpdates of them and about blockBytes of rows, so that a bulk
+// load writes, flushes and compacts one key for hundreds of rows rather
+// than one a row. Version 1 wrote one update a value: its diff as a
+// varint, then the row. A varint starts with a zero byte only when it is
+// 0, which no diff is, so the first byte tells the two apart.
+const (
+	blockMark    byte = 0x00
+	blockUpdates      = 512
+	blockBytes        = 32 << 10
+)
+
+// blockEnd returns the end of the block of writes that starts at
+// writes[start]: the next write of another table, or the write that
+// would take the block past blockUpdates or blockBytes (a block always
+// holds at least one).
+func blockEnd(writes []TableWrite, start int) int {
+	table, bytes := writes[start].Table, 0
+	end := start
+	for end < len(writes) && end-start < blockUpdates && writes[end].Table == table {
+		bytes += len(writes[end].Row)
+		end++
+		if bytes >= blockBytes {
+			break
+		}
+	}
+	return end
 }
 
-// decodeUpdateValue returns the diff and row of an update value, and false
-// if value is not one. row aliases value.
-func decodeUpdateValue(value []byte) (diff int64, row []byte, ok bool) {
-	diff, n := binary.Varint(value)
-	if n <= 0 || diff == 0 {
-		return 0, nil, false
+// appendBlock appends the value of the block of writes to dst.
+func appendBlock(dst []byte, writes []TableWrite) []byte {
+	dst = append(dst, blockMark)
+	for _, w := range writes {
+		dst = binary.AppendVarint(dst, w.Diff)
+		dst = binary.AppendUvarint(dst, uint64(len(w.Row)))
+		dst = append(dst, w.Row...)
 	}
-	return diff, value[n:], true
+	return dst
+}
+
+// blockSize returns at most the bytes appendBlock appends for writes.
+func blockSize(writes []TableWrite) int {
+	n := 1
+	for _, w := range writes {
+		n += binary.MaxVarintLen64 + binary.MaxVarintLen32 + len(w.Row)
+	}
+	return n
+}
+
+// eachUpdate calls fn for every update a table log value holds, a block
+// or a version 1 single update, in order, and returns false if the value
+// does not decode (then fn may have been called for the updates before
+// the fault). rows alias value. It stops, returning true, at the first
+// error of fn, which it stores in *err.
+func eachUpdate(value []byte, fn func(diff int64, row []byte) error, err *error) bool {
+	if len(value) == 0 {
+		return false
+	}
+	if value[0] != blockMark {
+		diff, n := binary.Varint(value)
+		if n <= 0 || diff == 0 {
+			return false
+		}
+		*err = fn(diff, value[n:])
+		return true
+	}
+	rest := value[1:]
+	if len(rest) == 0 {
+		return false
+	}
+	for len(rest) > 0 {
+		diff, n := binary.Varint(rest)
+		if n <= 0 || diff == 0 {
+			return false
+		}
+		rest = rest[n:]
+		size, m := binary.Uvarint(rest)
+		if m <= 0 || size > uint64(len(rest)-m) {
+			return false
+		}
+		row := rest[m : m+int(size)]
+		rest = rest[m+int(size):]
+		if *err = fn(diff, row); *err != nil {
+			return true
+		}
+	}
+	return true
 }
 
 func encodeUint64(v uint64) []byte {

@@ -64,6 +64,15 @@ func (s *Store) load() error {
 		}
 		format = formatVersion
 	}
+	if format == formatSingleUpdates {
+		if err := s.db.Set(internalKey(internalFormat), encodeUint64(formatVersion), pebble.Sync); err != nil {
+			return ioError(err, "could not record the storage format")
+		}
+		if err := s.poisonErr(); err != nil {
+			return err
+		}
+		format = formatVersion
+	}
 	if format != formatVersion {
 		return corruptf("storage format %d is not supported", format).
 			WithDetail("This server reads storage format %d.", formatVersion)

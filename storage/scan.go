@@ -21,8 +21,9 @@ func (s *Store) ScanTable(id uint64, fn func(ts uint64, row []byte, diff int64) 
 	})
 }
 
-// scanUpdates calls fn for every update in [lower, upper), with its key;
-// key and row are valid only until fn returns.
+// scanUpdates calls fn for every update in [lower, upper), with the key
+// of the block that holds it (consecutive calls share a key); key and
+// row are valid only until fn returns.
 func (s *Store) scanUpdates(lower, upper []byte, fn func(key []byte, ts uint64, row []byte, diff int64) error) error {
 	if err := s.enter(); err != nil {
 		return err
@@ -44,14 +45,15 @@ func (s *Store) scanUpdates(lower, upper []byte, fn func(key []byte, ts uint64, 
 			_ = it.Close()
 			return ioError(err, "could not read table log")
 		}
-		diff, row, ok := decodeUpdateValue(value)
+		var ferr error
+		ok = eachUpdate(value, func(diff int64, row []byte) error { return fn(key, ts, row, diff) }, &ferr)
+		if ferr != nil {
+			_ = it.Close()
+			return ferr
+		}
 		if !ok {
 			_ = it.Close()
 			return corruptf("table log value at key %x does not decode", key)
-		}
-		if err := fn(key, ts, row, diff); err != nil {
-			_ = it.Close()
-			return err
 		}
 	}
 	if err := errors.Join(it.Error(), it.Close()); err != nil {

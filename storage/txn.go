@@ -99,7 +99,8 @@ func (t *Txn) size() int {
 		n += 8 + len(m.Key) + len(m.Value)
 	}
 	for _, w := range t.Writes {
-		n += updateKeyLen + 12 + len(w.Row)
+		// Its diff, length and row; a block's key is shared by many.
+		n += 12 + len(w.Row)
 	}
 	return n + 16*(len(t.DropTables)+len(t.DeleteCatalog))
 }

@@ -1,0 +1,162 @@
+package storage
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/cockroachdb/pebble/v2"
+	"github.com/cockroachdb/pebble/v2/vfs"
+
+	"freshet/sqlerr"
+)
+
+// countKeys returns the number of keys in table's log.
+func countKeys(t *testing.T, s *Store, table uint64) int {
+	t.Helper()
+	lower, upper := tableBounds(table)
+	it, err := s.db.NewIter(&pebble.IterOptions{LowerBound: lower, UpperBound: upper})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for valid := it.First(); valid; valid = it.Next() {
+		n++
+	}
+	if err := it.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// TestTableLogBlocks: a Txn's updates of one table are kept in blocks of
+// at most blockUpdates updates and about blockBytes of rows, a block
+// never spans two tables, and a scan gives back every update in the
+// order written, before and after a reopen.
+func TestTableLogBlocks(t *testing.T) {
+	fs := vfs.NewMem()
+	s := openMem(t, fs)
+	defer func() { s.Close() }()
+	var ws []TableWrite
+	var want7, want8 []update
+	for i := range 1500 {
+		w := TableWrite{Table: 7, Row: fmt.Appendf(nil, "row %d", i), Diff: int64(i%5 - 2)}
+		if w.Diff == 0 {
+			w.Diff = 3
+		}
+		switch {
+		case i >= 700 && i < 705:
+			w.Table = 8
+		case i == 1000:
+			// One row past blockBytes ends its block.
+			w.Row = []byte(strings.Repeat("x", blockBytes+100))
+		}
+		ws = append(ws, w)
+		if w.Table == 7 {
+			want7 = append(want7, update{string(w.Row), 5, w.Diff})
+		} else {
+			want8 = append(want8, update{string(w.Row), 5, w.Diff})
+		}
+	}
+	if err := s.Write(context.Background(), 5, ws); err != nil {
+		t.Fatal(err)
+	}
+	for round := range 2 {
+		if got := scanUpdates(t, s, 7); !slices.Equal(got, want7) {
+			t.Fatalf("round %d: table 7 scans %d updates, want %d in order", round, len(got), len(want7))
+		}
+		if got := scanUpdates(t, s, 8); !slices.Equal(got, want8) {
+			t.Fatalf("round %d: table 8 scans %v, want %v", round, got, want8)
+		}
+		// Table 7: rows 0-511 and 512-699 (the most updates a block
+		// holds, then table 8's rows), 705-1000 (the long row ends it),
+		// 1001-1499. Table 8: one block.
+		if n7, n8 := countKeys(t, s, 7), countKeys(t, s, 8); n7 != 4 || n8 != 1 {
+			t.Fatalf("round %d: tables 7 and 8 hold %d and %d keys, want 4 and 1", round, n7, n8)
+		}
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+		s = openMem(t, fs)
+	}
+}
+
+// TestBadBlocks: a table log value that does not decode is reported as
+// corrupt data, whatever part of it is wrong.
+func TestBadBlocks(t *testing.T) {
+	good := appendBlock(nil, []TableWrite{{Row: []byte("ab"), Diff: 1}, {Row: []byte("c"), Diff: -2}})
+	for name, value := range map[string][]byte{
+		"empty":           {},
+		"mark only":       {blockMark},
+		"zero diff":       {blockMark, 0x00, 0x01, 'a'},
+		"row past end":    {blockMark, 0x02, 0x05, 'a'},
+		"truncated":       good[:len(good)-1],
+		"no length":       {blockMark, 0x02},
+		"old, cut varint": {0x80},
+	} {
+		t.Run(name, func(t *testing.T) {
+			s := openMem(t, vfs.NewMem())
+			defer s.Close()
+			if err := s.db.Set(appendUpdateKey(nil, 1, 1, 0), value, pebble.Sync); err != nil {
+				t.Fatal(err)
+			}
+			err := s.ScanTable(1, func(uint64, []byte, int64) error { return nil })
+			wantCode(t, name, err, sqlerr.DataCorrupted)
+		})
+	}
+}
+
+// TestOpensVersionOneStore: a store of format version 1, whose values
+// hold one update each, opens; its updates scan as they were written,
+// before the updates written since, in blocks; and the store is version
+// 2 from then on.
+func TestOpensVersionOneStore(t *testing.T) {
+	fs := vfs.NewMem()
+	db, err := pebble.Open("db", &pebble.Options{FS: fs, Logger: quietLogger})
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := func(diff int64, row string) []byte {
+		return append(binary.AppendVarint(nil, diff), row...)
+	}
+	for _, kv := range []struct {
+		key, value []byte
+	}{
+		{internalKey(internalFormat), encodeUint64(formatSingleUpdates)},
+		{internalKey(internalNextSeq), encodeUint64(1 << 20)},
+		{internalKey(internalTimestampUpper), encodeUint64(3)},
+		{appendUpdateKey(nil, 1, 2, 0), old(1, "a")},
+		{appendUpdateKey(nil, 1, 2, 1), old(-64, "b")},
+		{appendUpdateKey(nil, 1, 3, 2), old(200, "")},
+	} {
+		if err := db.Set(kv.key, kv.value, pebble.Sync); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	s := openMem(t, fs)
+	if err := s.Write(context.Background(), 4, []TableWrite{{Table: 1, Row: []byte("c"), Diff: 1}, {Table: 1, Row: []byte("a"), Diff: -1}}); err != nil {
+		t.Fatal(err)
+	}
+	want := []update{{"a", 2, 1}, {"b", 2, -64}, {"", 3, 200}, {"c", 4, 1}, {"a", 4, -1}}
+	if got := scanUpdates(t, s, 1); !slices.Equal(got, want) {
+		t.Fatalf("scan: got %v, want %v", got, want)
+	}
+	if v, _, err := s.getUint64(internalKey(internalFormat)); err != nil || v != formatVersion {
+		t.Fatalf("format record: %d, %v; want %d", v, err, formatVersion)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s = openMem(t, fs)
+	defer s.Close()
+	if got := scanUpdates(t, s, 1); !slices.Equal(got, want) {
+		t.Fatalf("scan after reopen: got %v, want %v", got, want)
+	}
+}
