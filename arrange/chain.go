@@ -89,6 +89,23 @@ func (c *chunk) push(key, val []byte, prefix, time uint64, diff int64) {
 	c.least = min(c.least, time)
 }
 
+// pushStaged appends a copy of s, whose bytes are in arena: its key and
+// val, which lie one after the other there, are copied in one piece.
+func (c *chunk) pushStaged(arena []byte, s *staged) {
+	off := len(c.arena)
+	n := s.keyLen + s.valLen
+	if off+int(n) > maxOffset {
+		panic(assertionFailedf("batcher: a chunk exceeds %d bytes", uint64(maxOffset)))
+	}
+	c.arena = append(c.arena, arena[s.key:s.key+n]...)
+	r := *s
+	r.key = uint32(off)
+	c.recs = append(c.recs, r)
+	c.keyBytes += int(s.keyLen)
+	c.valBytes += int(s.valLen)
+	c.least = min(c.least, s.time)
+}
+
 // consolidate sorts the chunk's updates, sums those that share (key,
 // val, time) and drops zero sums, in place. The bytes of dropped
 // updates stay in the arena until the chunk is reused.

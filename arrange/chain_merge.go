@@ -123,7 +123,7 @@ func (m *chainMerge) emit(b *Batcher, arena []byte, s *staged) {
 		m.out.chunks = append(m.out.chunks, c)
 	}
 	held := c.size()
-	c.push(s.keyIn(arena), s.valIn(arena), s.prefix, s.time, s.diff)
+	c.pushStaged(arena, s)
 	b.held += c.size() - held // only an update larger than the room left grows a chunk
 	m.out.n++
 	m.out.keyBytes += int(s.keyLen)
