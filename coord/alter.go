@@ -151,6 +151,11 @@ func (e *Engine) AlterTable(ctx context.Context, plan PlanAlter) error {
 	p.durable = true
 	if p.err == nil {
 		e.applyAlterLocked(a, add, ts)
+		var rows int64
+		for _, w := range add {
+			rows += w.Diff
+		}
+		e.resetLogLocked(a.old.ID, int64(len(add)), rows)
 	}
 	e.feedDurableLocked()
 	if !p.fed {

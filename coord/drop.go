@@ -80,6 +80,7 @@ func (e *Engine) Drop(ctx context.Context, plan PlanDrop) (*catalog.DropPlan, er
 		}
 		delete(e.dataflows, o.ID)
 		delete(e.tables, o.ID)
+		delete(e.compactor.logs, o.ID)
 		delete(e.defaults, o.ID)
 		e.forgetKeysLocked(o)
 		if o.Kind == catalog.Sequence {

@@ -62,6 +62,8 @@ type Config struct {
 	// introspectEvery, if positive, replaces how often the introspection
 	// tables are written while something follows them (tests).
 	introspectEvery time.Duration
+	// logCompactionMin, if positive, replaces logCompactionMin (tests).
+	logCompactionMin int64
 	// FaultInjection enables SET freshet_inject_fault (see InjectFault),
 	// for tests that drive the failure path over SQL. Never in production.
 	FaultInjection bool
@@ -185,6 +187,8 @@ type Engine struct {
 	// is zero. Writes carry the generation they were planned against
 	// (TableWrite.Shape). Guarded by mu.
 	shapes map[uint64]uint64
+	// compactor compacts the tables' logs on disk (log_compaction.go).
+	compactor logCompactor
 	// quiescing counts the ALTER TABLEs waiting for the writes in flight
 	// to drain: while it is not zero, new writes wait before taking a
 	// timestamp, so that a steady stream of them cannot keep the ALTER
@@ -251,6 +255,7 @@ func Open(ctx context.Context, cfg Config, rebuild func(e *Engine, o *catalog.Ob
 		failed:         map[uint64]error{},
 		lastWrite:      map[uint64]uint64{},
 		holds:          map[uint64]int{},
+		compactor:      logCompactor{min: cfg.logCompactionMin, logs: map[uint64]*tableLog{}},
 	}
 	e.closed = make(chan struct{})
 	e.cluster.SetDropGuard(e.reg.CheckDrop)
@@ -361,6 +366,11 @@ func (e *Engine) load(ctx context.Context, rebuild func(*Engine, *catalog.Object
 	for _, r := range e.sys.objects {
 		r.obj = nil
 	}
+	// Reads start at the restart's time: the logs' history before it is
+	// nobody's to read (a compacted log no longer has it), and a log that
+	// has outgrown its table is compacted.
+	e.allowCompactionLocked()
+	e.startLogCompactionsLocked()
 	return e.publishCatalogLocked(ctx)
 }
 
@@ -374,6 +384,7 @@ func (e *Engine) Catalog(f func(c *catalog.Catalog) error) error {
 // Close stops the cluster and closes storage.
 func (e *Engine) Close() {
 	e.saveSequences()
+	e.stopLogCompactions()
 	close(e.closed)
 	e.cluster.Close()
 	if e.ownStore {
@@ -810,8 +821,11 @@ func (e *Engine) buildTableLocked(ctx context.Context, o *catalog.Object, replay
 	if replay {
 		var raw [][]byte
 		var buf []byte
+		var updates, rows int64
 		r := newReplay(t.inputs)
 		if err := e.store.ScanTable(o.ID, func(ts uint64, row []byte, diff int64) error {
+			updates++
+			rows += diff
 			if tk != nil {
 				var err error
 				if raw, err = keyValues(row, len(o.Columns), raw); err != nil {
@@ -828,6 +842,7 @@ func (e *Engine) buildTableLocked(ctx context.Context, o *catalog.Object, replay
 		if err := r.flush(); err != nil {
 			return err
 		}
+		e.resetLogLocked(o.ID, updates, rows)
 	}
 	if tk != nil {
 		for _, k := range tk.keys {
@@ -997,6 +1012,9 @@ func (e *Engine) Write(ctx context.Context, writes []TableWrite) (_ uint64, err 
 	defer e.mu.Unlock()
 	p.durable, p.err = true, werr
 	e.feedDurableLocked()
+	if werr == nil {
+		e.noteLogLocked(sw)
+	}
 	for !p.fed {
 		e.fedCond.Wait()
 	}

@@ -14,14 +14,15 @@ import (
 // row's net diff; rows whose net diff is zero go. Accumulating the log at
 // any time >= since gives what it gave before. The rewrite is one atomic,
 // durable batch. A log that is already consolidated through since is left
-// alone.
+// alone. It returns the number of updates the log holds through since
+// afterwards.
 //
 // Updates written at times <= since while CompactTable runs are kept as
 // they are: the rewrite deletes exactly the updates it read, never a
 // range, so it cannot lose a concurrent write.
-func (s *Store) CompactTable(ctx context.Context, id, since uint64) error {
+func (s *Store) CompactTable(ctx context.Context, id, since uint64) (int, error) {
 	if since == math.MaxUint64 {
-		return invalidf("time %d is reserved and cannot be a compaction frontier", since)
+		return 0, invalidf("time %d is reserved and cannot be a compaction frontier", since)
 	}
 	s.maintMu.Lock()
 	defer s.maintMu.Unlock()
@@ -47,10 +48,10 @@ func (s *Store) CompactTable(ctx context.Context, id, since uint64) error {
 		return nil
 	})
 	if err != nil {
-		return err
+		return 0, err
 	}
 	if consolidated {
-		return nil
+		return len(net), nil
 	}
 	rows := make([]string, 0, len(net))
 	for row, diff := range net {
@@ -63,5 +64,8 @@ func (s *Store) CompactTable(ctx context.Context, id, since uint64) error {
 	for i, row := range rows {
 		writes[i] = TableWrite{Table: id, Row: []byte(row), Diff: net[row]}
 	}
-	return s.submit(ctx, &request{txn: &Txn{Time: since, Writes: writes}, deletes: deletes})
+	if err := s.submit(ctx, &request{txn: &Txn{Time: since, Writes: writes}, deletes: deletes}); err != nil {
+		return 0, err
+	}
+	return len(writes), nil
 }

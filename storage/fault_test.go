@@ -60,6 +60,7 @@ func TestSyncFailurePoisons(t *testing.T) {
 	syncs := fs.walSyncs.Load()
 	_, loadErr := s.LoadCatalog()
 	_, upperErr := s.LoadTimestampUpper()
+	_, compactErr := s.CompactTable(ctx, 1, 3)
 	for _, c := range []struct {
 		what string
 		err  error
@@ -67,7 +68,7 @@ func TestSyncFailurePoisons(t *testing.T) {
 		{"Write", s.Write(ctx, 20, txnWrites(20))},
 		{"PutCatalog", s.PutCatalog(ctx, CatalogRecord{ID: 1})},
 		{"AllocateTimestamps", s.AllocateTimestamps(ctx, 100)},
-		{"CompactTable", s.CompactTable(ctx, 1, 3)},
+		{"CompactTable", compactErr},
 		{"ScanTable", s.ScanTable(1, func(uint64, []byte, int64) error { return nil })},
 		{"LoadCatalog", loadErr},
 		{"LoadTimestampUpper", upperErr},

@@ -128,6 +128,7 @@ func TestClosedStore(t *testing.T) {
 	_, loadErr := s.LoadCatalog()
 	_, _, metaErr := s.GetMeta("k")
 	_, upperErr := s.LoadTimestampUpper()
+	_, compactErr := s.CompactTable(ctx, 1, 5)
 	for _, c := range []struct {
 		what string
 		err  error
@@ -139,7 +140,7 @@ func TestClosedStore(t *testing.T) {
 		{"DeleteCatalog", s.DeleteCatalog(ctx, 1)},
 		{"DropTable", s.DropTable(ctx, 1)},
 		{"PutMeta", s.PutMeta(ctx, "k", nil)},
-		{"CompactTable", s.CompactTable(ctx, 1, 5)},
+		{"CompactTable", compactErr},
 		{"AllocateTimestamps", s.AllocateTimestamps(ctx, 0)},
 		{"ScanTable", s.ScanTable(1, func(uint64, []byte, int64) error { return nil })},
 		{"LoadCatalog", loadErr},
@@ -319,7 +320,7 @@ func TestTableBoundaries(t *testing.T) {
 	if err := s.DropTable(ctx, 1); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.CompactTable(ctx, math.MaxUint64, 100); err != nil {
+	if _, err := s.CompactTable(ctx, math.MaxUint64, 100); err != nil {
 		t.Fatal(err)
 	}
 	for _, id := range ids {

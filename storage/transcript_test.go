@@ -166,7 +166,8 @@ func (sess *session) exec(args []string, input []string) (string, error) {
 	case "drop":
 		return "ok", sess.s.DropTable(ctx, num(1))
 	case "compact":
-		return "ok", sess.s.CompactTable(ctx, num(1), num(2))
+		_, err := sess.s.CompactTable(ctx, num(1), num(2))
+		return "ok", err
 	case "meta-put":
 		return "ok", sess.s.PutMeta(ctx, args[1], []byte(args[2]))
 	case "meta-get":
