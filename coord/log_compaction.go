@@ -11,19 +11,28 @@ import (
 // restart replays: a table whose rows are updated or deleted again and
 // again would grow its log, and its restart, with its history rather
 // than its rows. The engine therefore compacts a table's log once it
-// holds both at least logCompactionMin updates and more than twice the
-// table's rows (the net diff of its updates): storage rewrites the log
+// holds both at least logCompactionMin updates and more than
+// logCompactionRatio times the table's rows (the net diff of its
+// updates): storage rewrites the log
 // through a time every read has passed as one update per row
 // (storage.CompactTable), in the background, one compaction a table at
 // a time. The log then holds about as many updates as the table has
 // rows, and a table that only grows, whose log is its rows already, is
-// never rewritten. The counts are kept per table from the restart's
+// never rewritten. A compaction reads the whole log and runs beside the
+// foreground's work: the ratio keeps its cost, a read of the log and a
+// write of the rows, under two operations for each update written since
+// the last one, and the log's history under three times the table. The
+// counts are kept per table from the restart's
 // replay and from every durable write; they steer when to compact, and
 // a wrong count costs only a compaction too early or too late.
 
 // logCompactionMin is the fewest updates a table's log holds before it
 // is compacted: below it, a rewrite costs more than the log.
 const logCompactionMin = 1 << 16
+
+// logCompactionRatio is how many times the table's rows a log holds
+// before it is compacted.
+const logCompactionRatio = 4
 
 // tableLog is what the engine knows of a table's log on disk. Guarded by
 // the engine's mu.
@@ -104,14 +113,14 @@ func (e *Engine) startLogCompactionsLocked() {
 }
 
 // maybeCompactLogLocked starts a compaction of table id's log l if it
-// holds at least the minimum of updates and more than twice the table's
-// rows, and none is running.
+// holds at least the minimum of updates and more than logCompactionRatio
+// times the table's rows, and none is running.
 func (e *Engine) maybeCompactLogLocked(id uint64, l *tableLog) {
 	least := int64(logCompactionMin)
 	if e.compactor.min > 0 {
 		least = e.compactor.min
 	}
-	if e.compactor.stopped || l.compacting || l.updates < least || l.updates <= 2*max(l.rows, 0) {
+	if e.compactor.stopped || l.compacting || l.updates < least || l.updates <= logCompactionRatio*max(l.rows, 0) {
 		return
 	}
 	// Every read is at or past the compaction frontier, and nothing
