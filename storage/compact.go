@@ -44,6 +44,14 @@ func (s *Store) CompactTable(ctx context.Context, id, since uint64) (int, error)
 		if (diff > 0 && sum < prev) || (diff < 0 && sum > prev) {
 			return sqlerr.New(sqlerr.NumericValueOutOfRange, "net diff of a row of table %d overflows", id)
 		}
+		if sum == 0 {
+			// A row deleted as often as it was inserted goes at once, so
+			// that the map holds the table's rows, not every row the
+			// log ever held; its updates were not consolidated.
+			delete(net, string(row))
+			consolidated = false
+			return nil
+		}
 		net[string(row)] = sum
 		return nil
 	})
