@@ -44,6 +44,27 @@ func sumByKey(t *catalog.Object) expr.Relation {
 		GroupKey: []expr.Scalar{expr.Column{Index: 0}}, Aggregates: []expr.Aggregate{{Func: expr.Sum, Expr: expr.Column{Index: 1}}}}
 }
 
+// createSumView creates the materialized view m, sumByKey over tb.
+func createSumView(ctx context.Context, t *testing.T, e *Engine, tb *catalog.Object) *catalog.Object {
+	t.Helper()
+	mv := &catalog.Object{Kind: catalog.MaterializedView, Name: "m", Database: catalog.DefaultDatabase, Schema: catalog.DefaultSchema,
+		DependsOn: []uint64{tb.ID}, Columns: []catalog.Column{{Name: "k", Type: repr.Int4}, {Name: "sum", Type: repr.Int8}}}
+	if err := e.CreateMaterializedView(ctx, mv, sumByKey(tb), nil); err != nil {
+		t.Fatal(err)
+	}
+	return mv
+}
+
+// readAll reads the whole of relation o at the engine's read time.
+func readAll(ctx context.Context, t *testing.T, e *Engine, o *catalog.Object) string {
+	t.Helper()
+	got, err := e.Read(ctx, expr.Get{ID: expr.GlobalID(o.ID), Types: o.ColumnTypes()}, e.ReadTime())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return show(got)
+}
+
 func TestEngineTablesViewsRestart(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -156,29 +177,18 @@ func TestReplayAcrossBatchesAndTimes(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	mv := &catalog.Object{Kind: catalog.MaterializedView, Name: "m", Database: catalog.DefaultDatabase, Schema: catalog.DefaultSchema,
-		DependsOn: []uint64{tb.ID}, Columns: []catalog.Column{{Name: "k", Type: repr.Int4}, {Name: "sum", Type: repr.Int8}}}
-	if err := e.CreateMaterializedView(ctx, mv, sumByKey(tb), nil); err != nil {
-		t.Fatal(err)
-	}
-	read := func(e *Engine, id uint64, types []expr.ColumnType) string {
-		got, err := e.Read(ctx, expr.Get{ID: expr.GlobalID(id), Types: types}, e.ReadTime())
-		if err != nil {
-			t.Fatal(err)
-		}
-		return show(got)
-	}
-	wantTable, wantView := read(e, tb.ID, tb.ColumnTypes()), read(e, mv.ID, mv.ColumnTypes())
+	mv := createSumView(ctx, t, e, tb)
+	wantTable, wantView := readAll(ctx, t, e, tb), readAll(ctx, t, e, mv)
 	e.Close()
 	e, err = Open(ctx, cfg, func(e *Engine, o *catalog.Object) error { return e.RebuildView(ctx, o, sumByKey(tb)) })
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer e.Close()
-	if got := read(e, tb.ID, tb.ColumnTypes()); got != wantTable {
+	if got := readAll(ctx, t, e, tb); got != wantTable {
 		t.Fatalf("the table after the restart differs: %d bytes of rows, want %d", len(got), len(wantTable))
 	}
-	if got := read(e, mv.ID, mv.ColumnTypes()); got != wantView {
+	if got := readAll(ctx, t, e, mv); got != wantView {
 		t.Fatalf("the view after the restart:\n%s\nwant\n%s", got, wantView)
 	}
 }

@@ -6,8 +6,6 @@ import (
 	"time"
 
 	"freshet/catalog"
-	"freshet/expr"
-	"freshet/repr"
 )
 
 // logUpdates returns the updates table id's log holds on disk and their
@@ -54,18 +52,7 @@ func TestTableLogCompaction(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	mv := &catalog.Object{Kind: catalog.MaterializedView, Name: "m", Database: catalog.DefaultDatabase, Schema: catalog.DefaultSchema,
-		DependsOn: []uint64{churn.ID}, Columns: []catalog.Column{{Name: "k", Type: repr.Int4}, {Name: "sum", Type: repr.Int8}}}
-	if err := e.CreateMaterializedView(ctx, mv, sumByKey(churn), nil); err != nil {
-		t.Fatal(err)
-	}
-	read := func(e *Engine, id uint64, types []expr.ColumnType) string {
-		got, err := e.Read(ctx, expr.Get{ID: expr.GlobalID(id), Types: types}, e.ReadTime())
-		if err != nil {
-			t.Fatal(err)
-		}
-		return show(got)
-	}
+	mv := createSumView(ctx, t, e, churn)
 	// 400 writes to churn, each replacing one of its ten rows, and one
 	// new row in grow: churn's log holds 790 updates of 10 rows unless it
 	// is compacted.
@@ -88,9 +75,9 @@ func TestTableLogCompaction(t *testing.T) {
 	if updates, rows := logUpdates(t, e, grow.ID); updates != rounds || rows != rounds {
 		t.Fatalf("grow's log holds %d updates of %d rows, want %d of each", updates, rows, rounds)
 	}
-	wantChurn := read(e, churn.ID, churn.ColumnTypes())
-	wantView := read(e, mv.ID, mv.ColumnTypes())
-	wantGrow := read(e, grow.ID, grow.ColumnTypes())
+	wantChurn := readAll(ctx, t, e, churn)
+	wantView := readAll(ctx, t, e, mv)
+	wantGrow := readAll(ctx, t, e, grow)
 	e.Close()
 
 	// A restart rebuilds both tables and the view from the logs.
@@ -100,13 +87,13 @@ func TestTableLogCompaction(t *testing.T) {
 	if e, err = Open(ctx, cfg, rebuild); err != nil {
 		t.Fatal(err)
 	}
-	if got := read(e, churn.ID, churn.ColumnTypes()); got != wantChurn {
+	if got := readAll(ctx, t, e, churn); got != wantChurn {
 		t.Fatalf("churn after the restart: %s\nwant %s", got, wantChurn)
 	}
-	if got := read(e, mv.ID, mv.ColumnTypes()); got != wantView {
+	if got := readAll(ctx, t, e, mv); got != wantView {
 		t.Fatalf("the view after the restart: %s\nwant %s", got, wantView)
 	}
-	if got := read(e, grow.ID, grow.ColumnTypes()); got != wantGrow {
+	if got := readAll(ctx, t, e, grow); got != wantGrow {
 		t.Fatalf("grow after the restart: %d bytes, want %d", len(got), len(wantGrow))
 	}
 
@@ -130,7 +117,7 @@ func TestTableLogCompaction(t *testing.T) {
 	if updates, rows := logUpdates(t, e, churn.ID); rows != 10 || updates != 10 {
 		t.Fatalf("churn's log holds %d updates of %d rows after a restart, want 10 of 10", updates, rows)
 	}
-	if got := read(e, mv.ID, mv.ColumnTypes()); got != wantView {
+	if got := readAll(ctx, t, e, mv); got != wantView {
 		t.Fatalf("the view after the second restart: %s\nwant %s", got, wantView)
 	}
 }

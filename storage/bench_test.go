@@ -98,6 +98,18 @@ func BenchmarkScanTable(b *testing.B) {
 	b.ReportMetric(float64(rows)/b.Elapsed().Seconds(), "rows/s")
 }
 
+// openStopped stops b's timer and opens a store on disk in a new
+// directory.
+func openStopped(b *testing.B) *Store {
+	b.Helper()
+	b.StopTimer()
+	s, err := Open(b.TempDir(), Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return s
+}
+
 // BenchmarkBulkWrite measures a bulk load on disk: 1M updates of the
 // benchmark's orders rows (about 15 bytes) in ten Txns of 100,000, then
 // a flush of the memtable to a table file, so that the figure holds
@@ -110,11 +122,7 @@ func BenchmarkBulkWrite(b *testing.B) {
 	}
 	ctx := context.Background()
 	for b.Loop() {
-		b.StopTimer()
-		s, err := Open(b.TempDir(), Options{})
-		if err != nil {
-			b.Fatal(err)
-		}
+		s := openStopped(b)
 		b.StartTimer()
 		for ts := range txns {
 			ws := make([]TableWrite, perTxn)
@@ -144,11 +152,7 @@ func BenchmarkCompactTable(b *testing.B) {
 	const rows, per = 1000000, 10000
 	ctx := context.Background()
 	for b.Loop() {
-		b.StopTimer()
-		s, err := Open(b.TempDir(), Options{})
-		if err != nil {
-			b.Fatal(err)
-		}
+		s := openStopped(b)
 		ts := uint64(0)
 		write := func(lo int, diff int64) {
 			for i := lo; i < lo+rows; i += per {
