@@ -18,7 +18,8 @@ import (
 // (so not shared) on one worker, and that the rows are the query's.
 // The series include empty ones, ones shorter than the workers, a step
 // of 0 (an error of the function), divisions by zero after it, diffs
-// above 1, and a second FlatMap.
+// above 1, and a second FlatMap; half the seeds end every sliced run
+// after one piece, so a share waits between runs.
 func TestChainOverConstantSharesExpansion(t *testing.T) {
 	defer func(m int) { mfpPiece = m }(mfpPiece)
 	for _, workers := range []int{1, 2, 3} {
@@ -31,8 +32,9 @@ func TestChainOverConstantSharesExpansion(t *testing.T) {
 				// A Union of one input renders as the input, but the
 				// chain is not directly over a Constant.
 				ref := randomChainOverWith(plan, expr.Union{Inputs: []expr.Relation{c}})
-				got, gotErrs := runToCompletion(t, workers, rng.Uint64(), plan)
-				want, wantErrs := runToCompletion(t, 1, rng.Uint64(), ref)
+				sliced := rng.IntN(2) == 0
+				got, gotErrs := runToCompletion(t, workers, rng.Uint64(), sliced, plan)
+				want, wantErrs := runToCompletion(t, 1, rng.Uint64(), false, ref)
 				if render(got) != render(want) {
 					t.Fatalf("rows\n got %s\nwant %s\nplan:\n%s", render(got), render(want), expr.Explain(plan))
 				}
@@ -164,11 +166,16 @@ func randomChainOverWith(chain expr.Relation, in expr.Relation) expr.Relation {
 }
 
 // runToCompletion renders plan, which reads no table, on workers
-// workers, and returns its rows and its errors, counted, over all
-// workers.
-func runToCompletion(t *testing.T, workers int, seed uint64, plan expr.Relation) (rows, errs map[string]int64) {
+// workers, whose sliced runs end after one piece if sliced, and returns
+// its rows and its errors, counted, over all workers.
+func runToCompletion(t *testing.T, workers int, seed uint64, sliced bool, plan expr.Relation) (rows, errs map[string]int64) {
 	t.Helper()
 	sim := dataflow.NewSim(workers, seed)
+	if sliced {
+		for _, w := range sim.Workers {
+			w.SetSlice(dataflow.SlicePiece)
+		}
+	}
 	_, probes, got, gotErrs := renderOnSim(t, sim, plan)
 	runPast(t, sim, probes)
 	count := func(parts [][]arrange.Update) map[string]int64 {
