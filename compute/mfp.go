@@ -34,24 +34,39 @@ func (r *renderer) mfp(top expr.Relation) (Collection, error) {
 		}
 		break
 	}
-	in, err := r.render(node)
-	if err != nil {
-		return Collection{}, err
-	}
-	types := reprTypes(node.Typ())
 	// Apply bottom-up.
 	steps := make([]expr.Relation, len(chain))
 	for i := range chain {
 		steps[i] = chain[len(chain)-1-i]
 	}
-	ob := r.b.NewOperator("mfp")
-	input := dataflow.NewInput(ob, in.Rows, dataflow.Pipeline[arrange.Update]())
-	out, rows := dataflow.NewOutput[arrange.Update](ob)
-	errOut, errs := dataflow.NewOutput[arrange.Update](ob)
 	// A chain that calls a function per row (nextval, random()) evaluates
 	// an update that stands for n equal rows n times, a row each, so that
 	// each gets its own value, as in PostgreSQL.
 	perRow := expr.StepsCallPerRow(steps)
+	// Over a constant, every worker evaluates the chain, and the first
+	// FlatMap's expansion is shared among them (share): split is that
+	// step, or -1. Not so for a chain with per-row calls, whose values
+	// depend on the order of evaluation.
+	split := -1
+	c, isConstant := node.(expr.Constant)
+	if isConstant && !perRow {
+		split = slices.IndexFunc(steps, func(s expr.Relation) bool { _, ok := s.(expr.FlatMap); return ok })
+	}
+	var in Collection
+	if split >= 0 {
+		in = r.constantOnEveryWorker(c)
+	} else {
+		var err error
+		if in, err = r.render(node); err != nil {
+			return Collection{}, err
+		}
+	}
+	types := reprTypes(node.Typ())
+	worker, peers := r.b.Index(), r.b.Workers()
+	ob := r.b.NewOperator("mfp")
+	input := dataflow.NewInput(ob, in.Rows, dataflow.Pipeline[arrange.Update]())
+	out, rows := dataflow.NewOutput[arrange.Update](ob)
+	errOut, errs := dataflow.NewOutput[arrange.Update](ob)
 	ob.Build(func(op *dataflow.Operator, caps []*dataflow.Capability) dataflow.Logic {
 		for _, c := range caps {
 			c.Release()
@@ -106,6 +121,9 @@ func (r *renderer) mfp(top expr.Relation) (Collection, error) {
 			pu      arrange.Update
 			// puCopy is pu's copy ordinal.
 			puCopy int64
+			// sh is this worker's share of the expansion of pu at split,
+			// taken into pending a piece at a time; nil: none.
+			sh *share
 		)
 		pack := func(good []arrange.Update, results [][]repr.Datum, u arrange.Update) []arrange.Update {
 			good = slices.Grow(good, len(results))
@@ -120,7 +138,7 @@ func (r *renderer) mfp(top expr.Relation) (Collection, error) {
 		}
 		return dataflow.ScheduleFunc(func() {
 			for {
-				if len(pending) == 0 && len(rest) == 0 {
+				if len(pending) == 0 && sh == nil && len(rest) == 0 {
 					releaseAll(held)
 					held = nil
 					var ok bool
@@ -133,6 +151,15 @@ func (r *renderer) mfp(top expr.Relation) (Collection, error) {
 					continue
 				}
 				var good, bad []arrange.Update
+				if len(pending) == 0 && sh != nil {
+					var err error
+					if pending, err = sh.take(); err != nil {
+						bad = append(bad, errorUpdate(err, pu.Time, pu.Diff))
+					}
+					if sh.done() {
+						sh = nil
+					}
+				}
 				if len(pending) > 0 {
 					piece := pending[:min(len(pending), mfpPiece)]
 					pending = pending[len(piece):]
@@ -142,7 +169,7 @@ func (r *renderer) mfp(top expr.Relation) (Collection, error) {
 					} else {
 						good = pack(good, results, pu)
 					}
-				} else {
+				} else if sh == nil {
 					piece := rest[:min(len(rest), mfpPiece)]
 					rest = rest[len(piece):]
 					// Most rows pass: size the output for all of them once.
@@ -160,14 +187,50 @@ func (r *renderer) mfp(top expr.Relation) (Collection, error) {
 						results := [][]repr.Datum{scratch}
 						k := 0
 						var err error
+						// mine is false if the update's rows are another
+						// worker's; shared is set if the workers share them.
+						mine, shared := true, (*share)(nil)
 						for ; k < len(steps) && len(results) <= mfpPiece; k++ {
+							if k == split && len(results) == 1 {
+								var x expr.Expansion
+								if x, err = expand(steps[k].(expr.FlatMap), results[0]); err != nil {
+									break
+								}
+								if x.Len() > mfpPiece {
+									shared = newShare(x, results[0], worker, peers)
+									break
+								}
+								// One piece, worker 0's.
+								if worker != 0 {
+									mine = false
+									break
+								}
+								if results, err = expansionRows(x, results[0], 0, x.Len()); err != nil {
+									break
+								}
+								continue
+							}
 							if results, err = applySteps(steps[k:k+1], results); err != nil {
 								break
 							}
 						}
 						if err != nil {
-							bad = append(bad, errorUpdate(err, u.Time, u.Diff))
+							// Up to split, every worker evaluates the
+							// update, and worker 0 reports its error.
+							if split < 0 || worker == 0 {
+								bad = append(bad, errorUpdate(err, u.Time, u.Diff))
+							}
 							continue
+						}
+						if !mine || shared != nil && shared.done() {
+							continue
+						}
+						if shared != nil {
+							// The rest of the chain takes the share a piece
+							// at a time, as below.
+							sh, from, pu = shared, k+1, u
+							rest = append(piece[i+1:len(piece):len(piece)], rest...)
+							break
 						}
 						if k < len(steps) {
 							// The update expanded past a piece: the rest of
@@ -186,7 +249,7 @@ func (r *renderer) mfp(top expr.Relation) (Collection, error) {
 				// input's queue keeps the messages not yet taken.
 				if op.OutOfTime() {
 					switch {
-					case len(pending) == 0 && len(rest) == 0:
+					case len(pending) == 0 && sh == nil && len(rest) == 0:
 						releaseAll(held)
 						held = nil
 					case held == nil:

@@ -136,7 +136,13 @@ func (r *renderer) render(plan expr.Relation) (Collection, error) {
 }
 
 // constant emits the rows at the dataflow's start from worker 0.
-func (r *renderer) constant(n expr.Constant) Collection {
+func (r *renderer) constant(n expr.Constant) Collection { return r.constantFrom(n, false) }
+
+// constantOnEveryWorker emits the rows at the dataflow's start from every
+// worker: a chain over it shares the work (share.go).
+func (r *renderer) constantOnEveryWorker(n expr.Constant) Collection { return r.constantFrom(n, true) }
+
+func (r *renderer) constantFrom(n expr.Constant, everyWorker bool) Collection {
 	b := r.b
 	ob := b.NewOperator("constant")
 	out, rows := dataflow.NewOutput[arrange.Update](ob)
@@ -146,7 +152,7 @@ func (r *renderer) constant(n expr.Constant) Collection {
 			if cap == nil {
 				return
 			}
-			if b.Index() == 0 {
+			if everyWorker || b.Index() == 0 {
 				for _, row := range n.Rows {
 					out.Give(cap.Time(), arrange.Update{Key: repr.PackRow(row.Datums...), Time: cap.Time(), Diff: row.Diff})
 				}
