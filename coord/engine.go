@@ -2,6 +2,7 @@ package coord
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -255,7 +256,7 @@ func Open(ctx context.Context, cfg Config, rebuild func(e *Engine, o *catalog.Ob
 		failed:         map[uint64]error{},
 		lastWrite:      map[uint64]uint64{},
 		holds:          map[uint64]int{},
-		compactor:      logCompactor{min: cfg.logCompactionMin, logs: map[uint64]*tableLog{}},
+		compactor:      logCompactor{min: cmp.Or(cfg.logCompactionMin, logCompactionMin), logs: map[uint64]*tableLog{}},
 	}
 	e.closed = make(chan struct{})
 	e.cluster.SetDropGuard(e.reg.CheckDrop)

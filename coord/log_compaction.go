@@ -46,7 +46,8 @@ type tableLog struct {
 
 // logCompactor runs the engine's log compactions.
 type logCompactor struct {
-	// min replaces logCompactionMin when positive (tests).
+	// min is the fewest updates a log holds before it is compacted:
+	// logCompactionMin, or Config's for tests.
 	min int64
 	// logs are the tables' logs, by table id; guarded by the engine's mu.
 	logs map[uint64]*tableLog
@@ -116,11 +117,7 @@ func (e *Engine) startLogCompactionsLocked() {
 // holds at least the minimum of updates and more than logCompactionRatio
 // times the table's rows, and none is running.
 func (e *Engine) maybeCompactLogLocked(id uint64, l *tableLog) {
-	least := int64(logCompactionMin)
-	if e.compactor.min > 0 {
-		least = e.compactor.min
-	}
-	if e.compactor.stopped || l.compacting || l.updates < least || l.updates <= logCompactionRatio*max(l.rows, 0) {
+	if e.compactor.stopped || l.compacting || l.updates < e.compactor.min || l.updates <= logCompactionRatio*max(l.rows, 0) {
 		return
 	}
 	// Every read is at or past the compaction frontier, and nothing
