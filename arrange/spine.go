@@ -195,8 +195,40 @@ func (s *Spine) Insert(b *Batch) error {
 	s.upper = b.desc.Upper
 	k := sizeClass(b.Len())
 	s.applyFuel(s.fuelFor(k))
+	if b.Len() == 0 && s.extendNewest(b.desc.Upper) {
+		return nil
+	}
 	s.rollUp(k, b)
 	return nil
+}
+
+// extendNewest moves the upper of the spine's newest batch to upper, in a
+// copy that takes its place, and reports whether it could: the newest
+// batch must be a waiting one, not a merge's input, and hold a time. An
+// insert of an empty batch, which every frontier that moves without an
+// update makes, then costs no merge and no batch more for readers.
+//
+// The copy's since is lowered to the old upper's last time when it was
+// above: every update of the batch is at or before that time, so
+// accumulations are as exact from it on as from the old since, and the
+// times the batch holds stay at or above what its description claims.
+func (s *Spine) extendNewest(upper uint64) bool {
+	for i := range s.levels {
+		lv := &s.levels[i]
+		if k := len(lv.waiting); k > 0 {
+			x := lv.waiting[k-1]
+			if x.desc.Empty() {
+				return false
+			}
+			d := x.desc
+			lv.waiting[k-1] = x.withDescription(Description{Lower: d.Lower, Upper: upper, Since: min(d.Since, d.Upper-1)})
+			return true
+		}
+		if lv.merge != nil {
+			return false
+		}
+	}
+	return false
 }
 
 // Exert spends up to fuel on merging when there is time to spare, and

@@ -355,3 +355,36 @@ func TestSpinePending(t *testing.T) {
 		t.Fatalf("pending %d after MergeAll", p)
 	}
 }
+
+// TestSpineEmptyInsertsExtendNewest inserts one batch of updates and then
+// empty batches, as an arrangement does at every time its input moves
+// without an update, with the since following the upper, and checks that
+// they cost no merge and no batch: the newest batch's upper moves along,
+// and the spine still holds exactly its updates.
+func TestSpineEmptyInsertsExtendNewest(t *testing.T) {
+	s := NewSpine(1)
+	b := NewBatcher(0)
+	b.Push([]byte("a"), []byte("x"), 0, 1)
+	b.Push([]byte("b"), []byte("y"), 0, 2)
+	if err := s.Insert(b.Seal(1)); err != nil {
+		t.Fatal(err)
+	}
+	work := s.Work()
+	for upper := uint64(2); upper <= 100; upper++ {
+		s.SetSince(upper - 1)
+		if err := s.Insert(b.Seal(upper)); err != nil {
+			t.Fatal(err)
+		}
+		checkSpine(t, s)
+	}
+	if n, w := s.BatchCount(), s.Work()-work; n != 1 || w != 0 {
+		t.Fatalf("after 99 empty inserts: %d batches, %d merge work; want 1 and 0", n, w)
+	}
+	if d := s.Batches(nil)[0].desc; d.Lower != 0 || d.Upper != 100 {
+		t.Fatalf("the batch is %v, want [0, 100)", d)
+	}
+	want := []update{{"a", "x", 99, 1}, {"b", "y", 99, 2}}
+	if got := contents(s.Cursor()); !slices.Equal(got, want) {
+		t.Fatalf("the spine holds %v, want %v", got, want)
+	}
+}
