@@ -15,11 +15,12 @@ import (
 //
 // It is a merge batcher. Updates are staged in a pending chunk of fixed
 // size; a full chunk is sorted and consolidated and becomes a chain of
-// its own. Chains are kept geometric: while the newest is at least half
-// the size of the one before it, the two are merged. Every update is
-// then sorted once, within its chunk, and merged O(log(n/chunkLen))
-// times, and no buffer grows with the number of updates staged. Sealing
-// merges the chains that hold times below upper into one pass that feeds
+// level 0. Once mergeFanIn chains of one level are the newest, they are
+// merged in one pass into a chain of the next level. Every update is
+// then sorted once, within its chunk, and copied O(log(n/chunkLen) /
+// log(mergeFanIn)) times, at most mergeFanIn-1 chains wait at each
+// level, and no buffer grows with the number of updates staged. Sealing
+// merges the chains that hold times below upper in one pass that feeds
 // the batch's Builder and keeps the rest.
 //
 // The merges can be done at once (Push, Seal) or a piece at a time
@@ -37,8 +38,8 @@ type Batcher struct {
 	pending *chunk
 	// chains are sorted and consolidated, oldest first.
 	chains []chain
-	// merge, if not nil, merges two chains taken from the end of chains;
-	// its output goes back at merge.at.
+	// merge, if not nil, merges the mergeFanIn chains taken from the end
+	// of chains; its output goes back at merge.at.
 	merge *chainMerge
 	// seal, if not nil, is the seal in progress.
 	seal *sealing
@@ -75,8 +76,8 @@ type Batcher struct {
 // sealing is a seal begun and not yet done.
 type sealing struct {
 	lower, upper uint64
-	// chains hold times below upper, and are merged, the two newest
-	// first, until one final merge builds the batch from the last two.
+	// chains hold times below upper; one final merge of them all builds
+	// the batch, once a merge in progress when the seal began is done.
 	chains []chain
 	// kept hold no time below upper; they go back to the batcher.
 	kept  []chain
@@ -88,6 +89,12 @@ type sealing struct {
 // reuse: a merge frees one chunk for about every one it fills, and a
 // burst of pushes between seals takes them for its pending chunks.
 const freeChunks = 4
+
+// mergeFanIn is how many chains of one level the batcher merges at once.
+// A merge of k chains compares log2(k) times an update, as merging them
+// two at a time would, but copies it once instead of log2(k) times; more
+// chains make more of them wait unmerged, each a chunk or more.
+const mergeFanIn = 16
 
 // NewBatcher returns a batcher whose first sealed batch starts at lower.
 func NewBatcher(lower uint64) *Batcher {
@@ -187,8 +194,23 @@ func (b *Batcher) Busy() bool {
 	if b.seal != nil || b.merge != nil {
 		return true
 	}
+	return b.mergeDue()
+}
+
+// mergeDue reports whether the newest mergeFanIn chains are of one
+// level, and so due to be merged.
+func (b *Batcher) mergeDue() bool {
 	k := len(b.chains)
-	return k >= 2 && 2*b.chains[k-1].n >= b.chains[k-2].n
+	if k < mergeFanIn {
+		return false
+	}
+	level := b.chains[k-1].level
+	for _, c := range b.chains[k-mergeFanIn : k-1] {
+		if c.level != level {
+			return false
+		}
+	}
+	return true
 }
 
 // Seal returns a batch described by [lower, upper) holding exactly the
@@ -269,28 +291,20 @@ func (b *Batcher) Work(fuel int) *Batch {
 	s := b.seal
 	for {
 		if s.merge == nil {
-			if k := len(s.chains); k > 2 {
-				if c, ok := concatDisjoint(s.chains[k-2], s.chains[k-1]); ok {
-					s.chains[k-2] = c
-					s.chains[k-1] = chain{}
-					s.chains = s.chains[:k-1]
-					continue
-				}
-				s.merge = newChainMerge(s.chains[k-2], s.chains[k-1])
-				s.merge.at = k - 2
-				s.chains = s.chains[:k-2]
-			} else {
-				var x, y chain
-				if k > 0 {
-					x = s.chains[0]
-				}
-				if k > 1 {
-					y = s.chains[1]
-				}
-				s.merge = newChainMerge(x, y)
-				s.merge.final, s.merge.upper, s.merge.build = true, s.upper, &s.out
-				s.chains = s.chains[:0]
+			if len(s.chains) == 0 {
+				// Nothing to seal, as every time a frontier moves without
+				// an update: no merge to make.
+				return b.finishSeal()
 			}
+			if len(s.chains) > 1 {
+				if c, ok := concatDisjoint(s.chains); ok {
+					s.chains = append(s.chains[:0], c)
+				}
+			}
+			s.merge = newChainMerge(s.chains...)
+			s.merge.final, s.merge.upper, s.merge.build = true, s.upper, &s.out
+			clear(s.chains)
+			s.chains = s.chains[:0]
 		}
 		fuel = s.merge.step(b, fuel)
 		if !s.merge.done() {
@@ -305,40 +319,50 @@ func (b *Batcher) Work(fuel int) *Batch {
 		if m.out.n > 0 {
 			s.kept = append(s.kept, m.out)
 		}
-		for _, c := range s.kept {
-			b.frontier = min(b.frontier, c.least)
-		}
-		// The kept chains are older than any staged during the seal.
-		b.chains = append(s.kept, b.chains...)
-		b.seal = nil
-		if !b.bursting {
-			// No chunk filled since the last seal: the burst that made
-			// the free chunks is over, and they would only hold memory.
-			b.dropFree()
-		}
-		b.bursting = false
-		return s.out.Done(Description{Lower: s.lower, Upper: s.upper})
+		return b.finishSeal()
 	}
 }
 
-// mergeChains merges the newest two chains while the newer is at least
-// half the size of the older, until fuel is spent.
+// finishSeal ends the seal in progress, whose chains are all merged, and
+// returns its batch.
+func (b *Batcher) finishSeal() *Batch {
+	s := b.seal
+	for _, c := range s.kept {
+		b.frontier = min(b.frontier, c.least)
+	}
+	// The kept chains are older than any staged during the seal.
+	if len(s.kept) > 0 {
+		b.chains = append(s.kept, b.chains...)
+	}
+	b.seal = nil
+	if !b.bursting {
+		// No chunk filled since the last seal: the burst that made the
+		// free chunks is over, and they would only hold memory.
+		b.dropFree()
+	}
+	b.bursting = false
+	return s.out.Done(Description{Lower: s.lower, Upper: s.upper})
+}
+
+// mergeChains merges the newest mergeFanIn chains while they are of one
+// level, until fuel is spent.
 func (b *Batcher) mergeChains(fuel int) {
 	for {
 		if b.merge == nil {
-			k := len(b.chains)
-			if k < 2 || 2*b.chains[k-1].n < b.chains[k-2].n {
+			if !b.mergeDue() {
 				return
 			}
-			if c, ok := concatDisjoint(b.chains[k-2], b.chains[k-1]); ok {
-				b.chains[k-2] = c
-				b.chains[k-1] = chain{}
-				b.chains = b.chains[:k-1]
+			k := len(b.chains)
+			group := b.chains[k-mergeFanIn:]
+			if c, ok := concatDisjoint(group); ok {
+				clear(group)
+				b.chains = append(b.chains[:k-mergeFanIn], c)
 				continue
 			}
-			b.merge = newChainMerge(b.chains[k-2], b.chains[k-1])
-			b.merge.at = k - 2
-			b.chains = b.chains[:k-2]
+			b.merge = newChainMerge(group...)
+			b.merge.at = k - mergeFanIn
+			clear(group)
+			b.chains = b.chains[:k-mergeFanIn]
 		}
 		fuel = b.merge.step(b, fuel)
 		if !b.merge.done() {

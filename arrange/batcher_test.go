@@ -258,8 +258,10 @@ func heldFromScratch(b *Batcher) int64 {
 	}
 	merge := func(m *chainMerge) {
 		if m != nil {
-			chunks(m.x.chunks)
-			chunks(m.y.chunks)
+			for _, r := range m.in {
+				chunks(r.chunks)
+			}
+			chunks(m.read)
 			chunks(m.out.chunks)
 		}
 	}

@@ -142,6 +142,10 @@ type chain struct {
 	n, keyBytes, valBytes int
 	// least is the least time in the chain (Done if it is empty).
 	least uint64
+	// level counts the rounds of merges that made the chain: 0 for a
+	// chunk of pushes, one more than the highest of its inputs for a
+	// merge's output.
+	level int
 }
 
 // add appends a chunk whose updates follow the chain's.
@@ -181,29 +185,51 @@ func keyPrefix(key []byte) uint64 {
 	return binary.BigEndian.Uint64(buf[:])
 }
 
-// concatDisjoint returns the merge of x and y without reading them, and
-// true, when every update of one orders before every update of the
-// other: the merge is then the one's chunks followed by the other's.
-// That is the case of updates staged in their sorted order, as a table's
-// rows are when they are read back from storage; they are then never
-// copied by a merge.
-func concatDisjoint(x, y chain) (chain, bool) {
-	if x.n == 0 || y.n == 0 {
-		return chain{}, false
+// concatDisjoint returns the merge of chains without reading them, and
+// true, when they do not overlap: put in the order of their first
+// updates, every update of one orders before every update of the next,
+// and the merge is their chunks one chain after another. That is the
+// case of updates staged in their sorted order, as a table's rows are
+// when they are read back from storage; they are then never copied by a
+// merge. The result's level is one above the highest of theirs.
+func concatDisjoint(chains []chain) (chain, bool) {
+	order := make([]int, 0, len(chains))
+	for i, c := range chains {
+		if c.n == 0 {
+			return chain{}, false
+		}
+		// Insertion by first update: there are few chains.
+		j := len(order)
+		order = append(order, i)
+		for j > 0 && chains[i].firstBefore(chains[order[j-1]]) {
+			order[j] = order[j-1]
+			j--
+		}
+		order[j] = i
 	}
-	if y.lastBefore(x) {
-		x, y = y, x
-	} else if !x.lastBefore(y) {
-		return chain{}, false
+	for j := 1; j < len(order); j++ {
+		if !chains[order[j-1]].lastBefore(chains[order[j]]) {
+			return chain{}, false
+		}
 	}
 	out := chain{least: Done}
-	for _, c := range x.chunks {
-		out.add(c)
-	}
-	for _, c := range y.chunks {
-		out.add(c)
+	for _, i := range order {
+		for _, c := range chains[i].chunks {
+			out.add(c)
+		}
+		out.level = max(out.level, chains[i].level+1)
 	}
 	return out, true
+}
+
+// firstBefore reports whether ch's first update orders before other's
+// first. Neither may be empty.
+func (ch *chain) firstBefore(other chain) bool {
+	x, y := ch.chunks[0], other.chunks[0]
+	if len(x.recs) == 0 || len(y.recs) == 0 {
+		return false
+	}
+	return compareStaged(x.arena, x.recs[0], y.arena, y.recs[0]) < 0
 }
 
 // lastBefore reports whether ch's last update orders before next's
