@@ -169,3 +169,40 @@ func TestWaitingExecDoesNotSpin(t *testing.T) {
 		t.Fatalf("the Exec finished on %d of 2 workers", done.Load())
 	}
 }
+
+// TestChainAdvancesInOneStep builds a chain of operators on one worker
+// and checks that one step carries a record and the input's advance to
+// the chain's end: what a step's operators release is published and
+// taken in within their dataflow's visit, rather than a step a link.
+func TestChainAdvancesInOneStep(t *testing.T) {
+	const links = 6
+	sim := NewSim(1, 1)
+	var in *InputHandle[uint64]
+	var probe *Probe
+	var got []uint64
+	sim.Build(0, func(b *Builder) {
+		var s Stream[uint64]
+		in, s = NewInputHandle[uint64](b, "input")
+		for range links {
+			s = Map(s, "inc", Pipeline[uint64](), func(x uint64) uint64 { return x + 1 })
+		}
+		s = Inspect(s, "capture", func(_ uint64, r uint64) { got = append(got, r) })
+		probe = NewProbe(s)
+	})
+	if !sim.Run(1000) || in == nil {
+		t.Fatal("not built")
+	}
+	if err := in.Send(0, 10); err != nil {
+		t.Fatal(err)
+	}
+	if err := in.Advance(1); err != nil {
+		t.Fatal(err)
+	}
+	sim.Workers[0].Step()
+	if !slices.Equal(got, []uint64{10 + links}) {
+		t.Fatalf("after one step the chain's end has %v, want [%d]", got, 10+links)
+	}
+	if ok, err := probe.Passed(0); err != nil || !ok {
+		t.Fatalf("after one step the chain's frontier has not passed 0 (%v)", err)
+	}
+}

@@ -75,6 +75,16 @@ func (df *dataflow) needsAttention() bool {
 	return df.hot || df.tracker.dirty || len(df.pending) > 0 || df.failed
 }
 
+// anyActivated reports whether an operator of the dataflow is activated.
+func (df *dataflow) anyActivated() bool {
+	for _, op := range df.ops {
+		if op.activated {
+			return true
+		}
+	}
+	return false
+}
+
 // record notes one progress action for publication at the end of the
 // step. Actions during the build are not published: the initial counts
 // are derived from the capabilities held when the build ends. Actions
@@ -92,10 +102,20 @@ func (df *dataflow) record(loc int32, t uint64, diff int64) {
 }
 
 // send counts a data message as produced at its target and hands it to
-// the allocator.
+// the allocator, or, for the target on this worker, queues it there at
+// once: an operator downstream on the same worker then takes it in the
+// same step, as it would take it at the next step's start.
 func (df *dataflow) send(e *edge, dst int, t uint64, data any) {
 	df.record(e.dst.loc, t, +1)
 	w := df.w
+	if dst == w.index {
+		p := e.dst
+		p.queue = append(p.queue, queued{time: t, data: data})
+		p.op.activated = true
+		df.hot = true
+		w.stats.sent.Add(1)
+		return
+	}
 	w.alloc.Send(Message{
 		Channel: ChannelID{Dataflow: df.id, Index: e.channel},
 		From:    w.index,

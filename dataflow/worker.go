@@ -359,7 +359,6 @@ func (w *Worker) runDataflow(df *dataflow) bool {
 	if !df.hot || df.failed {
 		return false
 	}
-	df.hot = false
 	ran := false
 	for _, op := range df.ops {
 		if op.again {
@@ -375,28 +374,52 @@ func (w *Worker) runDataflow(df *dataflow) bool {
 	// others' progress, which needs steps on every worker, is not held
 	// back by the sum of its operators' runs.
 	start := time.Now()
-	n := len(df.ops)
 	first := df.resume
 	df.resume = 0
-	for k := range n {
-		i := (first + k) % n
-		op := df.ops[i]
-		if !op.activated {
-			continue
+	for pass := 0; ; pass++ {
+		df.hot = false
+		n := len(df.ops)
+		for k := range n {
+			i := (first + k) % n
+			op := df.ops[i]
+			// An operator that asked to run again yielded the worker
+			// for this step; it keeps what activates it for the next.
+			if !op.activated || pass > 0 && op.again {
+				continue
+			}
+			if ran && w.spent(start) {
+				df.resume = i
+				df.hot = true
+				return true
+			}
+			op.activated = false
+			ran = true
+			if !w.schedule(df, op) {
+				return true
+			}
 		}
-		if ran && w.spent(start) {
-			df.resume = i
-			df.hot = true
-			return true
+		first = 0
+		// Within the slice, what the operators did is published now
+		// rather than at the step's end, and the frontiers it moves are
+		// taken in, so that an operator waiting on a capability one
+		// upstream released runs in this visit instead of a step later:
+		// a write reaches the end of a dataflow in a step or two however
+		// long its chain, and a worker with many dataflows visits each
+		// once a write rather than once a link. Publishing here is what
+		// ending the step here would do. Not when the dataflow failed
+		// (its progress is never published) or a drop was asked for in
+		// this step (the dropped dataflow's must not be).
+		if df.failed || len(df.pending) == 0 || len(w.dropRequests) > 0 || w.spent(start) {
+			break
 		}
-		op.activated = false
-		ran = true
-		if !w.schedule(df, op) {
-			return true
+		df.publish()
+		df.refreshFrontiers()
+		if !df.anyActivated() {
+			break
 		}
 	}
 	for _, op := range df.ops {
-		if op.again {
+		if op.activated || op.again {
 			df.hot = true
 			break
 		}
