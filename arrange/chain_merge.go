@@ -148,14 +148,7 @@ func (m *chainMerge) advance(w int) (equal bool) {
 	r := &m.in[w]
 	r.i++
 	if r.i >= len(r.chunks[0].recs) {
-		m.read = append(m.read, r.chunks[0])
-		r.chunks[0] = nil
-		r.chunks = r.chunks[1:]
-		r.i = 0
-		m.skipEmpty(r)
-		if len(r.chunks) == 0 {
-			m.live--
-		}
+		m.read = append(m.read, m.popChunk(r))
 	}
 	m.setHead(w)
 	// w won every match on its way up, so a match there between equal
@@ -204,9 +197,7 @@ func (m *chainMerge) step(b *Batcher, fuel int) int {
 		c := r.chunks[0]
 		if !m.final && r.i == 0 {
 			// A whole chunk moves into the output as it is.
-			m.out.add(c)
-			r.chunks[0] = nil
-			r.chunks = r.chunks[1:]
+			m.out.add(m.popChunk(r))
 			fuel--
 		} else {
 			for fuel > 0 && r.i < len(c.recs) {
@@ -218,14 +209,7 @@ func (m *chainMerge) step(b *Batcher, fuel int) int {
 				m.setHead(m.tree[0])
 				break
 			}
-			b.release(c)
-			r.chunks[0] = nil
-			r.chunks = r.chunks[1:]
-			r.i = 0
-		}
-		m.skipEmpty(r)
-		if len(r.chunks) == 0 {
-			m.live--
+			b.release(m.popChunk(r))
 		}
 		m.setHead(m.tree[0])
 	}
@@ -263,6 +247,21 @@ func (m *chainMerge) releaseRead(b *Batcher) {
 		m.read[i] = nil
 	}
 	m.read = m.read[:0]
+}
+
+// popChunk takes r's front chunk off it and returns it, moving empty
+// chunks behind it to read, and counts r out of live once it is read to
+// its end.
+func (m *chainMerge) popChunk(r *chainReader) *chunk {
+	c := r.chunks[0]
+	r.chunks[0] = nil
+	r.chunks = r.chunks[1:]
+	r.i = 0
+	m.skipEmpty(r)
+	if len(r.chunks) == 0 {
+		m.live--
+	}
+	return c
 }
 
 // skipEmpty moves empty chunks at r's front to read.
