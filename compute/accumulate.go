@@ -191,6 +191,8 @@ func (r *renderer) contributions(c Collection, types []repr.Type, keys []expr.Sc
 		indexes[i] = binary.BigEndian.AppendUint16(nil, uint16(i))
 	}
 	ob := r.b.NewOperator("accumulate contributions")
+	// It reads no frontier: messages and its own Activate run it.
+	ob.SetNotify(false)
 	in := dataflow.NewInput(ob, c.Rows, dataflow.Pipeline[arrange.Update]())
 	out, contribs := dataflow.NewOutput[arrange.Update](ob)
 	errOut, errs := dataflow.NewOutput[arrange.Update](ob)

@@ -64,6 +64,8 @@ func (r *renderer) mfp(top expr.Relation) (Collection, error) {
 	types := reprTypes(node.Typ())
 	worker, peers := r.b.Index(), r.b.Workers()
 	ob := r.b.NewOperator("mfp")
+	// It reads no frontier: messages and its own Activate run it.
+	ob.SetNotify(false)
 	input := dataflow.NewInput(ob, in.Rows, dataflow.Pipeline[arrange.Update]())
 	out, rows := dataflow.NewOutput[arrange.Update](ob)
 	errOut, errs := dataflow.NewOutput[arrange.Update](ob)

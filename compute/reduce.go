@@ -176,6 +176,8 @@ func flatten(a *arrange.Arranged, name string, row func(key, val []byte) []byte)
 	b := a.Batches.Builder()
 	acct := b.Account()
 	ob := b.NewOperator(name)
+	// It reads no frontier: messages and its own Activate run it.
+	ob.SetNotify(false)
 	in := dataflow.NewInput(ob, a.Batches, dataflow.Pipeline[*arrange.Batch]())
 	out, rows := dataflow.NewOutput[arrange.Update](ob)
 	ob.Build(func(op *dataflow.Operator, caps []*dataflow.Capability) dataflow.Logic {

@@ -206,3 +206,83 @@ func TestChainAdvancesInOneStep(t *testing.T) {
 		t.Fatalf("after one step the chain's frontier has not passed 0 (%v)", err)
 	}
 }
+
+// TestDeafOperatorRunsOnlyForMessages: a move of the input frontier alone
+// runs an operator that asks for it, and not a map, which reads no
+// frontier; the frontier still passes through the map, and a message
+// still runs it.
+func TestDeafOperatorRunsOnlyForMessages(t *testing.T) {
+	sim := NewSim(1, 1)
+	var in *InputHandle[uint64]
+	var probe *Probe
+	var got []uint64
+	listens := 0
+	sim.Build(0, func(b *Builder) {
+		var s Stream[uint64]
+		in, s = NewInputHandle[uint64](b, "input")
+		s = Map(s, "inc", Pipeline[uint64](), func(x uint64) uint64 { return x + 1 })
+		s = Unary(s, "listener", Pipeline[uint64](), func(_ *Operator, cap *Capability, in *Input[uint64], out *Output[uint64]) func() {
+			cap.Release()
+			return func() {
+				listens++
+				for {
+					t, data, ok := in.Next()
+					if !ok {
+						return
+					}
+					got = append(got, data...)
+					out.GiveSlice(t, data)
+				}
+			}
+		})
+		probe = NewProbe(s)
+	})
+	if !sim.Run(1000) || in == nil {
+		t.Fatal("not built")
+	}
+	if len(sim.Workers[0].live) != 1 {
+		t.Fatalf("%d dataflows live, want 1", len(sim.Workers[0].live))
+	}
+	var df *dataflow
+	for _, d := range sim.Workers[0].live {
+		df = d
+	}
+	schedules := func(name string) int64 {
+		for _, op := range df.ops {
+			if op.name == name {
+				return op.schedules
+			}
+		}
+		t.Fatalf("no operator %q", name)
+		return 0
+	}
+	maps, listens0 := schedules("inc"), listens
+	for ts := uint64(1); ts <= 5; ts++ {
+		if err := in.Advance(ts); err != nil {
+			t.Fatal(err)
+		}
+		sim.Workers[0].Step()
+		if ok, err := probe.Passed(ts - 1); err != nil || !ok {
+			t.Fatalf("the frontier has not passed %d through the map (%v)", ts-1, err)
+		}
+	}
+	if n := schedules("inc") - maps; n != 0 {
+		t.Errorf("five moves of the frontier ran the map %d times, want 0", n)
+	}
+	if listens-listens0 < 5 {
+		t.Errorf("five moves of the frontier ran the listener %d times, want at least 5", listens-listens0)
+	}
+	if err := in.Send(5, 10); err != nil {
+		t.Fatal(err)
+	}
+	if err := in.Advance(6); err != nil {
+		t.Fatal(err)
+	}
+	sim.Workers[0].Step()
+	if !slices.Equal(got, []uint64{11}) {
+		t.Fatalf("after a message the listener has %v, want [11]", got)
+	}
+	if schedules("inc") == maps {
+		t.Error("a message did not run the map")
+	}
+}

@@ -173,6 +173,18 @@ func (ob *OperatorBuilder) SetConnected(input, output int, connected bool) {
 	ob.op.connected[input][output] = connected
 }
 
+// SetNotify states whether a move of an input frontier activates the
+// operator, as a message or its own Activate does; it does unless told
+// otherwise. An operator that reads no input frontier, and releases any
+// capability it keeps past a run in a later run that a message or its
+// own Activate brings, needs no such run: a map or a union. Every
+// frontier's move would otherwise run every such operator of a dataflow,
+// on every worker, to do nothing.
+func (ob *OperatorBuilder) SetNotify(notify bool) {
+	ob.mustBeOpen()
+	ob.op.deaf = !notify
+}
+
 // Build finishes the operator. ctor receives one capability per output,
 // at the dataflow's start time, and returns the operator's Logic. A
 // capability the constructor releases never counts; one it keeps holds

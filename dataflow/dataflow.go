@@ -281,8 +281,10 @@ func (df *dataflow) refreshFrontiers() {
 					return
 				}
 				in.frontier = f
-				op.activated = true
-				df.hot = true
+				if !op.deaf {
+					op.activated = true
+					df.hot = true
+				}
 			}
 		}
 	}

@@ -50,6 +50,9 @@ type Operator struct {
 	// activated reports whether the operator runs in this step's pass;
 	// again, whether it asked to run in the next one.
 	activated, again bool
+	// deaf reports that a move of an input frontier does not activate
+	// the operator (OperatorBuilder.SetNotify).
+	deaf bool
 	// schedules counts the operator's runs on this worker, busy sums
 	// their time and longest is the longest of them, so that an
 	// operator that holds its worker can be found (OperatorInfo).

@@ -4,7 +4,14 @@ package dataflow
 // operator and its initial capability (which it must keep or release) and
 // returns the schedule function.
 func Unary[I, O any](s Stream[I], name string, pact Pact[I], ctor func(op *Operator, cap *Capability, in *Input[I], out *Output[O]) func()) Stream[O] {
+	return unary(s, name, pact, true, ctor)
+}
+
+// unary is Unary, for an operator that a move of its input frontier
+// activates or not (OperatorBuilder.SetNotify).
+func unary[I, O any](s Stream[I], name string, pact Pact[I], notify bool, ctor func(op *Operator, cap *Capability, in *Input[I], out *Output[O]) func()) Stream[O] {
 	ob := s.b.NewOperator(name)
+	ob.SetNotify(notify)
 	in := NewInput(ob, s, pact)
 	out, stream := NewOutput[O](ob)
 	ob.Build(func(op *Operator, caps []*Capability) Logic {
@@ -15,7 +22,7 @@ func Unary[I, O any](s Stream[I], name string, pact Pact[I], ctor func(op *Opera
 
 // Map applies f to every record, through pact.
 func Map[I, O any](s Stream[I], name string, pact Pact[I], f func(I) O) Stream[O] {
-	return Unary(s, name, pact, func(_ *Operator, cap *Capability, in *Input[I], out *Output[O]) func() {
+	return unary(s, name, pact, false, func(_ *Operator, cap *Capability, in *Input[I], out *Output[O]) func() {
 		cap.Release()
 		return func() {
 			for {
@@ -35,7 +42,7 @@ func Map[I, O any](s Stream[I], name string, pact Pact[I], f func(I) O) Stream[O
 
 // Filter keeps the records for which keep is true, through pact.
 func Filter[T any](s Stream[T], name string, pact Pact[T], keep func(T) bool) Stream[T] {
-	return Unary(s, name, pact, func(_ *Operator, cap *Capability, in *Input[T], out *Output[T]) func() {
+	return unary(s, name, pact, false, func(_ *Operator, cap *Capability, in *Input[T], out *Output[T]) func() {
 		cap.Release()
 		return func() {
 			for {
@@ -58,6 +65,7 @@ func Filter[T any](s Stream[T], name string, pact Pact[T], keep func(T) bool) St
 // Concat merges two streams of the same type into one.
 func Concat[T any](a, b Stream[T], name string) Stream[T] {
 	ob := a.b.NewOperator(name)
+	ob.SetNotify(false)
 	ia := NewInput(ob, a, Pipeline[T]())
 	ib := NewInput(ob, b, Pipeline[T]())
 	out, s := NewOutput[T](ob)
@@ -81,7 +89,7 @@ func Concat[T any](a, b Stream[T], name string) Stream[T] {
 // Inspect calls f on every record and its time, on the worker's
 // goroutine, and passes the records on.
 func Inspect[T any](s Stream[T], name string, f func(t uint64, r T)) Stream[T] {
-	return Unary(s, name, Pipeline[T](), func(_ *Operator, cap *Capability, in *Input[T], out *Output[T]) func() {
+	return unary(s, name, Pipeline[T](), false, func(_ *Operator, cap *Capability, in *Input[T], out *Output[T]) func() {
 		cap.Release()
 		return func() {
 			for {
