@@ -2,6 +2,7 @@ package dataflow
 
 import (
 	"context"
+	"math/rand/v2"
 	"slices"
 	"sync/atomic"
 	"testing"
@@ -284,5 +285,87 @@ func TestDeafOperatorRunsOnlyForMessages(t *testing.T) {
 	}
 	if schedules("inc") == maps {
 		t.Error("a message did not run the map")
+	}
+}
+
+// TestExchangeRoutesEveryRecord: an exchange delivers every record to the
+// worker of its hash exactly once, whether a message's records all go to
+// one worker (sent on as they are), start with a run that does, or are
+// mixed.
+func TestExchangeRoutesEveryRecord(t *testing.T) {
+	const workers = 3
+	for seed := uint64(1); seed <= 10; seed++ {
+		sim := NewSim(workers, seed)
+		handles := make([]*InputHandle[uint64], workers)
+		probes := make([]*Probe, workers)
+		got := make([][]uint64, workers)
+		sim.Build(0, func(b *Builder) {
+			in, s := NewInputHandle[uint64](b, "input")
+			w := b.Index()
+			handles[w] = in
+			s = Map(s, "id", Exchange(func(x uint64) uint64 { return x }), func(x uint64) uint64 { return x })
+			s = Inspect(s, "capture", func(_ uint64, r uint64) { got[w] = append(got[w], r) })
+			probes[w] = NewProbe(s)
+		})
+		if !sim.RunUntil(100000, func() bool { return !slices.Contains(handles, nil) }) {
+			t.Fatalf("seed %d: not built", seed)
+		}
+		rng := rand.New(rand.NewPCG(seed, 1))
+		var want []uint64
+		next := uint64(0)
+		// value returns a new value that goes to worker d.
+		value := func(d int) uint64 {
+			next += workers
+			return next + uint64(d)
+		}
+		for w, h := range handles {
+			var one, prefixed, mixed []uint64
+			for i := 0; i < 50; i++ {
+				one = append(one, value((w+1)%workers))
+			}
+			for i := 0; i < 50; i++ {
+				d := w
+				if i >= 20 {
+					d = i % workers
+				}
+				prefixed = append(prefixed, value(d))
+			}
+			for i := 0; i < 50; i++ {
+				mixed = append(mixed, value(rng.IntN(workers)))
+			}
+			for ts, msg := range [][]uint64{one, prefixed, mixed} {
+				want = append(want, msg...)
+				if err := h.Send(uint64(ts), msg...); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := h.Advance(3); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if !sim.RunUntil(100000, func() bool {
+			for _, p := range probes {
+				if ok, _ := p.Passed(2); !ok {
+					return false
+				}
+			}
+			return true
+		}) {
+			t.Fatalf("seed %d: the frontier never passed 2", seed)
+		}
+		var all []uint64
+		for w, g := range got {
+			for _, x := range g {
+				if int(x%workers) != w {
+					t.Fatalf("seed %d: %d reached worker %d, want %d", seed, x, w, x%workers)
+				}
+			}
+			all = append(all, g...)
+		}
+		slices.Sort(all)
+		slices.Sort(want)
+		if !slices.Equal(all, want) {
+			t.Fatalf("seed %d: delivered %d records, want %d (or not the same ones)", seed, len(all), len(want))
+		}
 	}
 }
