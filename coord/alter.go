@@ -136,7 +136,7 @@ func (e *Engine) AlterTable(ctx context.Context, plan PlanAlter) error {
 	}
 	// The rewrite goes through the queue of writes (empty, as waited
 	// for above), so that it is fed as any write is.
-	p := &pendingWrite{ts: ts, writes: append(retract, add...)}
+	p := &pendingWrite{ts: ts, writes: writeSet{retract, add}}
 	e.pending = append(e.pending, p)
 	txn := &storage.Txn{DropTables: []uint64{a.old.ID}, Time: ts}
 	for _, o := range objs {
@@ -223,20 +223,22 @@ func (e *Engine) applyAlterLocked(a *alteration, rows []TableWrite, ts uint64) {
 // planning and its write). Such rows may have the table's width and
 // types and still put values in the wrong columns (ADD one column, DROP
 // another), so the shape generation is compared, not the rows.
-func (e *Engine) checkShapesLocked(writes []TableWrite) error {
+func (e *Engine) checkShapesLocked(writes writeSet) error {
 	if len(e.shapes) == 0 {
 		return nil
 	}
-	for _, w := range writes {
-		if w.Shape == e.shapes[w.Table] {
-			continue
+	for _, part := range writes {
+		for _, w := range part {
+			if w.Shape == e.shapes[w.Table] {
+				continue
+			}
+			name := "?"
+			if t := e.cat.Get(w.Table); t != nil {
+				name = t.Name
+			}
+			return sqlerr.New(sqlerr.SerializationFailure, "could not serialize access: table %q was altered after this statement was planned", name).
+				WithHint("Run the statement (or transaction) again.")
 		}
-		name := "?"
-		if t := e.cat.Get(w.Table); t != nil {
-			name = t.Name
-		}
-		return sqlerr.New(sqlerr.SerializationFailure, "could not serialize access: table %q was altered after this statement was planned", name).
-			WithHint("Run the statement (or transaction) again.")
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"freshet/expr"
@@ -61,11 +62,13 @@ func (s *Session) copyFrom(ctx context.Context, st *planner.Copy, w pgwire.Write
 		return result{}, err
 	}
 	rows := newCopyRowBuilder(st, defaults)
-	// The writes gather in chunks joined once at the end: growing one
-	// slice of a million writes copies them over and over.
+	// The writes gather in parts, which go to the write as they are:
+	// growing one slice of a million writes, or joining the parts,
+	// copies them over and over.
 	var (
-		chunks [][]TableWrite
+		parts  writeSet
 		writes []TableWrite
+		n      int
 	)
 	for ; ; rowNumber++ {
 		fields, err := src.next()
@@ -96,35 +99,33 @@ func (s *Session) copyFrom(ctx context.Context, st *planner.Copy, w pgwire.Write
 		}
 		if len(writes) == cap(writes) {
 			if len(writes) > 0 {
-				chunks = append(chunks, writes)
+				parts = append(parts, writes)
 			}
 			writes = make([]TableWrite, 0, min(max(2*len(writes), 64), copyChunkRows))
 		}
 		writes = append(writes, TableWrite{Table: uint64(st.Table.ID), Row: row, Diff: 1, Shape: st.Table.Shape})
+		n++
 	}
-	if len(chunks) > 0 {
-		n := len(writes)
-		for _, c := range chunks {
-			n += len(c)
-		}
-		all := make([]TableWrite, 0, n)
-		for _, c := range chunks {
-			all = append(all, c...)
-		}
-		writes = append(all, writes...)
+	if len(writes) > 0 {
+		parts = append(parts, writes)
 	}
 	if s.tx.status == pgwire.TxInBlock {
-		if err := s.engine.checkBlockWrite(&s.tx.keys, s.tx.writes, writes); err != nil {
+		if err := s.engine.checkBlockWrite(&s.tx.keys, s.tx.writes, parts); err != nil {
 			return result{}, err
 		}
-		s.tx.writes = append(s.tx.writes, writes...)
+		// A block's writes are one slice, which grows with its
+		// statements.
+		s.tx.writes = slices.Grow(s.tx.writes, n)
+		for _, part := range parts {
+			s.tx.writes = append(s.tx.writes, part...)
+		}
 		s.tx.noteName(uint64(st.Table.ID), st.Table.Name.Name)
-	} else if len(writes) > 0 {
-		if _, err := s.engine.Write(ctx, writes); err != nil {
+	} else if n > 0 {
+		if _, err := s.engine.write(ctx, parts); err != nil {
 			return result{}, namedTableError(err, map[uint64]string{uint64(st.Table.ID): st.Table.Name.Name})
 		}
 	}
-	return result{tag: fmt.Sprintf("COPY %d", len(writes))}, nil
+	return result{tag: fmt.Sprintf("COPY %d", n)}, nil
 }
 
 // copyChunkRows is the most rows COPY FROM gathers in one chunk.

@@ -949,16 +949,84 @@ type TableWrite struct {
 // timestamp order: a write waits for every earlier one to be fed or to
 // have failed. A write is acknowledged only once it is fed, so a read at
 // the last fed time sees every acknowledged write.
-func (e *Engine) Write(ctx context.Context, writes []TableWrite) (_ uint64, err error) {
+func (e *Engine) Write(ctx context.Context, writes []TableWrite) (uint64, error) {
+	return e.write(ctx, writeSet{writes})
+}
+
+// writeSet is a write transaction's row changes, in order, in one or
+// more parts: a COPY gathers its rows in pieces, and joining them into
+// one slice would copy every write once more.
+type writeSet [][]TableWrite
+
+// len returns the number of writes.
+func (ws writeSet) len() int {
+	n := 0
+	for _, part := range ws {
+		n += len(part)
+	}
+	return n
+}
+
+// run returns how many writes from ws[part][k] on are to its table.
+func (ws writeSet) run(part, k int) int {
+	table, n := ws[part][k].Table, 0
+	for ; part < len(ws); part, k = part+1, 0 {
+		for _, w := range ws[part][k:] {
+			if w.Table != table {
+				return n
+			}
+			n++
+		}
+	}
+	return n
+}
+
+// durableWrites is a write's changes as its tables' logs take them: the
+// writes that change something, read from their parts where they are.
+type durableWrites struct {
+	ws writeSet
+	n  int
+}
+
+// count counts the writes with a diff into d.n and returns it.
+func (d *durableWrites) count() int {
+	d.n = 0
+	for _, part := range d.ws {
+		for _, w := range part {
+			if w.Diff != 0 {
+				d.n++
+			}
+		}
+	}
+	return d.n
+}
+
+func (d durableWrites) Len() int { return d.n }
+
+func (d durableWrites) Each(fn func(table uint64, row []byte, diff int64)) {
+	for _, part := range d.ws {
+		for _, w := range part {
+			if w.Diff != 0 {
+				fn(w.Table, w.Row, w.Diff)
+			}
+		}
+	}
+}
+
+// write is Write for writes in parts.
+func (e *Engine) write(ctx context.Context, writes writeSet) (_ uint64, err error) {
 	start := time.Now()
+	n := writes.len()
 	defer func() {
 		if err == nil {
-			e.metrics.observeWrite(len(writes), time.Since(start))
+			e.metrics.observeWrite(n, time.Since(start))
 		}
 	}()
-	for _, w := range writes {
-		if isSystemTable(w.Table) {
-			return 0, sqlerr.New(sqlerr.InsufficientPrivilege, "permission denied: %q is a system catalog", systemTableName(w.Table))
+	for _, part := range writes {
+		for _, w := range part {
+			if isSystemTable(w.Table) {
+				return 0, sqlerr.New(sqlerr.InsufficientPrivilege, "permission denied: %q is a system catalog", systemTableName(w.Table))
+			}
 		}
 	}
 	if err := e.awaitMemory(ctx); err != nil {
@@ -998,15 +1066,9 @@ func (e *Engine) Write(ctx context.Context, writes []TableWrite) (_ uint64, err 
 	e.pending = append(e.pending, p)
 	e.mu.Unlock()
 
-	sw := make([]storage.TableWrite, 0, len(writes))
-	for _, w := range writes {
-		if w.Diff != 0 {
-			sw = append(sw, storage.TableWrite{Table: w.Table, Row: w.Row, Diff: w.Diff})
-		}
-	}
 	var werr error
-	if len(sw) > 0 {
-		werr = e.store.Write(ctx, ts, sw)
+	if d := (durableWrites{ws: writes}); d.count() > 0 {
+		werr = e.store.WriteUpdates(ctx, ts, d)
 	}
 
 	e.mu.Lock()
@@ -1014,7 +1076,7 @@ func (e *Engine) Write(ctx context.Context, writes []TableWrite) (_ uint64, err 
 	p.durable, p.err = true, werr
 	e.feedDurableLocked()
 	if werr == nil {
-		e.noteLogLocked(sw)
+		e.noteLogLocked(writes)
 	}
 	for !p.fed {
 		e.fedCond.Wait()
@@ -1028,7 +1090,7 @@ func (e *Engine) Write(ctx context.Context, writes []TableWrite) (_ uint64, err 
 // pendingWrite is a write between its timestamp and its feeding.
 type pendingWrite struct {
 	ts     uint64
-	writes []TableWrite
+	writes writeSet
 	// keys are the write's unique key deltas, reserved until it is
 	// settled.
 	keys    []*keyDelta
@@ -1058,10 +1120,12 @@ func (e *Engine) feedDurableLocked() {
 // tables among objs.
 func (e *Engine) pendingWriteTo(objs []*catalog.Object) bool {
 	for _, p := range e.pending {
-		for _, w := range p.writes {
-			for _, o := range objs {
-				if o.Kind == catalog.Table && o.ID == w.Table {
-					return true
+		for _, part := range p.writes {
+			for _, w := range part {
+				for _, o := range objs {
+					if o.Kind == catalog.Table && o.ID == w.Table {
+						return true
+					}
 				}
 			}
 		}
@@ -1097,33 +1161,32 @@ func (e *Engine) feedLocked(p *pendingWrite) error {
 			buckets[i] = nil
 		}
 	}
-	for k, w := range p.writes {
-		if w.Diff == 0 || e.tables[w.Table] == nil {
-			continue
-		}
-		if t == nil || w.Table != id {
-			if t != nil {
-				send()
+	for pi, part := range p.writes {
+		for k, w := range part {
+			if w.Diff == 0 || e.tables[w.Table] == nil {
+				continue
 			}
-			id, t = w.Table, e.tables[w.Table]
-			e.lastWrite[id] = p.ts
-			if buckets == nil {
-				buckets = make([][]arrange.Update, len(t.inputs))
+			if t == nil || w.Table != id {
+				if t != nil {
+					send()
+				}
+				id, t = w.Table, e.tables[w.Table]
+				e.lastWrite[id] = p.ts
+				if buckets == nil {
+					buckets = make([][]arrange.Update, len(t.inputs))
+				}
+				run := p.writes.run(pi, k)
+				share = run/e.workers + run/8 + 1
 			}
-			run := 1
-			for k+run < len(p.writes) && p.writes[k+run].Table == id {
-				run++
+			// The table's arrangement exchanges its input by this hash:
+			// the rows each worker's input is given stay on that worker,
+			// and its messages leave as they are (Output.flushBuffers).
+			i := int(arrange.KeyHash(w.Row) % uint64(e.workers))
+			if buckets[i] == nil {
+				buckets[i] = make([]arrange.Update, 0, share)
 			}
-			share = run/e.workers + run/8 + 1
+			buckets[i] = append(buckets[i], arrange.Update{Key: w.Row, Time: p.ts, Diff: w.Diff})
 		}
-		// The table's arrangement exchanges its input by this hash: the
-		// rows each worker's input is given stay on that worker, and its
-		// messages leave as they are (Output.flushBuffers).
-		i := int(arrange.KeyHash(w.Row) % uint64(e.workers))
-		if buckets[i] == nil {
-			buckets[i] = make([]arrange.Update, 0, share)
-		}
-		buckets[i] = append(buckets[i], arrange.Update{Key: w.Row, Time: p.ts, Diff: w.Diff})
 	}
 	if t != nil {
 		send()

@@ -3,8 +3,6 @@ package coord
 import (
 	"context"
 	"sync"
-
-	"freshet/storage"
 )
 
 // A table's log on disk holds every update ever written to it, which a
@@ -79,18 +77,23 @@ func (e *Engine) logOfLocked(id uint64) *tableLog {
 
 // noteLogLocked counts writes made durable in table logs, and starts a
 // compaction of each log that has outgrown its table.
-func (e *Engine) noteLogLocked(writes []storage.TableWrite) {
+func (e *Engine) noteLogLocked(writes writeSet) {
 	var last *tableLog
 	var lastID uint64
-	for _, w := range writes {
-		if last == nil || w.Table != lastID {
-			if last != nil {
-				e.maybeCompactLogLocked(lastID, last)
+	for _, part := range writes {
+		for _, w := range part {
+			if w.Diff == 0 {
+				continue
 			}
-			lastID, last = w.Table, e.logOfLocked(w.Table)
+			if last == nil || w.Table != lastID {
+				if last != nil {
+					e.maybeCompactLogLocked(lastID, last)
+				}
+				lastID, last = w.Table, e.logOfLocked(w.Table)
+			}
+			last.updates++
+			last.rows += w.Diff
 		}
-		last.updates++
-		last.rows += w.Diff
 	}
 	if last != nil {
 		e.maybeCompactLogLocked(lastID, last)

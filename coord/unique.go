@@ -139,32 +139,34 @@ type keyDelta struct {
 // keyDeltas computes the deltas of writes for the keys in keys, which
 // maps the tables that have keys to them. Its cost is linear in the
 // write; it needs no lock.
-func keyDeltas(keys map[uint64]*tableKeys, writes []TableWrite) ([]*keyDelta, error) {
+func keyDeltas(keys map[uint64]*tableKeys, writes writeSet) ([]*keyDelta, error) {
 	var out []*keyDelta
 	byKey := map[*uniqueKey]*keyDelta{}
 	var raw [][]byte
 	var buf []byte
-	for _, w := range writes {
-		tk := keys[w.Table]
-		if tk == nil || w.Diff == 0 {
-			continue
-		}
-		var err error
-		if raw, err = keyValues(w.Row, len(tk.columns), raw); err != nil {
-			return nil, err
-		}
-		for _, k := range tk.keys {
-			var ok bool
-			if buf, ok = keyValue(raw, k.def.Columns, buf); !ok {
+	for _, part := range writes {
+		for _, w := range part {
+			tk := keys[w.Table]
+			if tk == nil || w.Diff == 0 {
 				continue
 			}
-			d := byKey[k]
-			if d == nil {
-				d = &keyDelta{key: k, table: tk, net: map[string]int64{}}
-				byKey[k] = d
-				out = append(out, d)
+			var err error
+			if raw, err = keyValues(w.Row, len(tk.columns), raw); err != nil {
+				return nil, err
 			}
-			d.net[string(buf)] += w.Diff
+			for _, k := range tk.keys {
+				var ok bool
+				if buf, ok = keyValue(raw, k.def.Columns, buf); !ok {
+					continue
+				}
+				d := byKey[k]
+				if d == nil {
+					d = &keyDelta{key: k, table: tk, net: map[string]int64{}}
+					byKey[k] = d
+					out = append(out, d)
+				}
+				d.net[string(buf)] += w.Diff
+			}
 		}
 	}
 	for _, d := range out {
@@ -313,19 +315,21 @@ func (k *uniqueKey) duplicated() (value []byte, ok bool) {
 
 // keysOfLocked returns the keys of the tables that writes touch, or nil
 // if none has any.
-func (e *Engine) keysOfLocked(writes []TableWrite) map[uint64]*tableKeys {
+func (e *Engine) keysOfLocked(writes writeSet) map[uint64]*tableKeys {
 	var out map[uint64]*tableKeys
 	last := uint64(0)
-	for _, w := range writes {
-		if w.Table == last {
-			continue
-		}
-		last = w.Table
-		if tk := e.keys[w.Table]; tk != nil {
-			if out == nil {
-				out = map[uint64]*tableKeys{}
+	for _, part := range writes {
+		for _, w := range part {
+			if w.Table == last {
+				continue
 			}
-			out[w.Table] = tk
+			last = w.Table
+			if tk := e.keys[w.Table]; tk != nil {
+				if out == nil {
+					out = map[uint64]*tableKeys{}
+				}
+				out[w.Table] = tk
+			}
 		}
 	}
 	return out
@@ -337,16 +341,25 @@ func (e *Engine) keysOfLocked(writes []TableWrite) map[uint64]*tableKeys {
 // It releases mu while it computes the deltas and while it waits for a
 // write in flight; then it checks the tables again, and computes the
 // deltas again if the keys changed meanwhile.
-func (e *Engine) admitLocked(writes []TableWrite) ([]*keyDelta, error) {
+func (e *Engine) admitLocked(writes writeSet) ([]*keyDelta, error) {
 	var ds []*keyDelta
 	computed, epoch := false, uint64(0)
 	for {
-		for _, w := range writes {
-			if e.tables[w.Table] == nil {
-				if err := e.failedErr([]uint64{w.Table}); err != nil {
-					return nil, err
+		// A write's rows come in runs of one table: each run's table is
+		// looked up once.
+		checked, last := false, uint64(0)
+		for _, part := range writes {
+			for _, w := range part {
+				if checked && w.Table == last {
+					continue
 				}
-				return nil, &tableGoneError{table: w.Table}
+				if e.tables[w.Table] == nil {
+					if err := e.failedErr([]uint64{w.Table}); err != nil {
+						return nil, err
+					}
+					return nil, &tableGoneError{table: w.Table}
+				}
+				checked, last = true, w.Table
 			}
 		}
 		if !computed || epoch != e.keysEpoch {
@@ -393,7 +406,8 @@ type blockKeys struct {
 // block whose earlier writes are prior, and adds them to bk. It reserves
 // nothing: COMMIT writes the block through Write, whose check is the one
 // that counts; this one gives the statement PostgreSQL's error early.
-func (e *Engine) checkBlockWrite(bk *blockKeys, prior, writes []TableWrite) error {
+func (e *Engine) checkBlockWrite(bk *blockKeys, priorWrites []TableWrite, writes writeSet) error {
+	prior := writeSet{priorWrites}
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if err := e.checkShapesLocked(writes); err != nil {

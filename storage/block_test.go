@@ -35,8 +35,34 @@ func countKeys(t *testing.T, s *Store, table uint64) int {
 // TestTableLogBlocks: a Txn's updates of one table are kept in blocks of
 // at most blockUpdates updates and about blockBytes of rows, a block
 // never spans two tables, and a scan gives back every update in the
-// order written, before and after a reopen.
+// order written, before and after a reopen; the same whether they come
+// as a []TableWrite or from an Updates.
 func TestTableLogBlocks(t *testing.T) {
+	for _, source := range []bool{false, true} {
+		t.Run(fmt.Sprintf("source=%v", source), func(t *testing.T) { testTableLogBlocks(t, source) })
+	}
+}
+
+// parted is an Updates over writes in parts, as a caller may hold them.
+type parted [][]TableWrite
+
+func (p parted) Len() int {
+	n := 0
+	for _, part := range p {
+		n += len(part)
+	}
+	return n
+}
+
+func (p parted) Each(fn func(table uint64, row []byte, diff int64)) {
+	for _, part := range p {
+		for _, w := range part {
+			fn(w.Table, w.Row, w.Diff)
+		}
+	}
+}
+
+func testTableLogBlocks(t *testing.T, source bool) {
 	fs := vfs.NewMem()
 	s := openMem(t, fs)
 	defer func() { s.Close() }()
@@ -61,7 +87,14 @@ func TestTableLogBlocks(t *testing.T) {
 			want8 = append(want8, update{string(w.Row), 5, w.Diff})
 		}
 	}
-	if err := s.Write(context.Background(), 5, ws); err != nil {
+	var err error
+	if source {
+		// Parts that do not line up with the blocks.
+		err = s.WriteUpdates(context.Background(), 5, parted{ws[:300], ws[300:301], ws[301:702], nil, ws[702:]})
+	} else {
+		err = s.Write(context.Background(), 5, ws)
+	}
+	if err != nil {
 		t.Fatal(err)
 	}
 	for round := range 2 {
@@ -87,7 +120,7 @@ func TestTableLogBlocks(t *testing.T) {
 // TestBadBlocks: a table log value that does not decode is reported as
 // corrupt data, whatever part of it is wrong.
 func TestBadBlocks(t *testing.T) {
-	good := appendBlock(nil, []TableWrite{{Row: []byte("ab"), Diff: 1}, {Row: []byte("c"), Diff: -2}})
+	good := appendBlockUpdate(appendBlockUpdate([]byte{blockMark}, 1, []byte("ab")), -2, []byte("c"))
 	for name, value := range map[string][]byte{
 		"empty":           {},
 		"mark only":       {blockMark},

@@ -143,12 +143,11 @@ func batchSize(group []*request) int {
 		if r.txn == nil {
 			continue
 		}
-		ws := r.txn.Writes
-		for start := 0; start < len(ws); {
-			end := blockEnd(ws, start)
-			n += 1 + 2*binary.MaxVarintLen32 + updateKeyLen + blockSize(ws[start:end])
-			start = end
-		}
+		eachBlock(r.txn.updates(), func(_ uint64, row []byte, _ int64) {
+			n += binary.MaxVarintLen64 + binary.MaxVarintLen32 + len(row)
+		}, func() {
+			n += 1 + 2*binary.MaxVarintLen32 + updateKeyLen + 1
+		})
 	}
 	return n
 }
@@ -194,17 +193,28 @@ func (r *request) apply(b *pebble.Batch, seq, upper *uint64, key, value *[]byte)
 			return err
 		}
 	}
-	for start := 0; start < len(t.Writes); {
-		end := blockEnd(t.Writes, start)
-		*key = appendUpdateKey((*key)[:0], t.Writes[start].Table, t.Time, *seq)
-		*value = appendBlock((*value)[:0], t.Writes[start:end])
-		*seq++
-		if err := b.Set(*key, *value, nil); err != nil {
-			return err
+	var (
+		block []byte
+		table uint64
+		err   error
+	)
+	eachBlock(t.updates(), func(tb uint64, row []byte, diff int64) {
+		if len(block) == 0 {
+			table, block = tb, append((*value)[:0], blockMark)
 		}
-		start = end
+		block = appendBlockUpdate(block, diff, row)
+	}, func() {
+		*key = appendUpdateKey((*key)[:0], table, t.Time, *seq)
+		*seq++
+		if err == nil {
+			err = b.Set(*key, block, nil)
+		}
+		*value, block = block, nil
+	})
+	if err != nil {
+		return err
 	}
-	if len(t.Writes) > 0 && t.Time > *upper {
+	if t.hasUpdates() && t.Time > *upper {
 		*upper = t.Time
 	}
 	return nil

@@ -113,41 +113,39 @@ const (
 	blockBytes        = 32 << 10
 )
 
-// blockEnd returns the end of the block of writes that starts at
-// writes[start]: the next write of another table, or the write that
-// would take the block past blockUpdates or blockBytes (a block always
-// holds at least one).
-func blockEnd(writes []TableWrite, start int) int {
-	table, bytes := writes[start].Table, 0
-	end := start
-	for end < len(writes) && end-start < blockUpdates && writes[end].Table == table {
-		bytes += len(writes[end].Row)
-		end++
-		if bytes >= blockBytes {
-			break
+// eachBlock splits src's updates into blocks: it calls update for every
+// update and end after the last of each block. A block ends before an
+// update of another table, after blockUpdates updates, or after the
+// update that takes its rows to blockBytes (a block always holds at
+// least one).
+func eachBlock(src Updates, update func(table uint64, row []byte, diff int64), end func()) {
+	var (
+		open   bool
+		table  uint64
+		n, has int
+	)
+	src.Each(func(tb uint64, row []byte, diff int64) {
+		if open && (tb != table || n == blockUpdates || has >= blockBytes) {
+			end()
+			open = false
 		}
+		if !open {
+			open, table, n, has = true, tb, 0, 0
+		}
+		update(tb, row, diff)
+		n++
+		has += len(row)
+	})
+	if open {
+		end()
 	}
-	return end
 }
 
-// appendBlock appends the value of the block of writes to dst.
-func appendBlock(dst []byte, writes []TableWrite) []byte {
-	dst = append(dst, blockMark)
-	for _, w := range writes {
-		dst = binary.AppendVarint(dst, w.Diff)
-		dst = binary.AppendUvarint(dst, uint64(len(w.Row)))
-		dst = append(dst, w.Row...)
-	}
-	return dst
-}
-
-// blockSize returns at most the bytes appendBlock appends for writes.
-func blockSize(writes []TableWrite) int {
-	n := 1
-	for _, w := range writes {
-		n += binary.MaxVarintLen64 + binary.MaxVarintLen32 + len(w.Row)
-	}
-	return n
+// appendBlockUpdate appends one update of a block to dst.
+func appendBlockUpdate(dst []byte, diff int64, row []byte) []byte {
+	dst = binary.AppendVarint(dst, diff)
+	dst = binary.AppendUvarint(dst, uint64(len(row)))
+	return append(dst, row...)
 }
 
 // eachUpdate calls fn for every update a table log value holds, a block

@@ -164,6 +164,9 @@ func TestInvalidTxns(t *testing.T) {
 	}{
 		{"zero diff", Txn{Time: 1, Writes: []TableWrite{{Table: 1, Row: row, Diff: 1}, {Table: 2, Row: row}}}},
 		{"reserved time", Txn{Time: math.MaxUint64, Writes: []TableWrite{{Table: 1, Row: row, Diff: 1}}}},
+		{"zero diff from a source", Txn{Time: 1, Updates: parted{{{Table: 1, Row: row, Diff: 1}}, {{Table: 2, Row: row}}}}},
+		{"reserved time from a source", Txn{Time: math.MaxUint64, Updates: parted{{{Table: 1, Row: row, Diff: 1}}}}},
+		{"writes and a source", Txn{Time: 1, Writes: []TableWrite{{Table: 1, Row: row, Diff: 1}}, Updates: parted{{{Table: 1, Row: row, Diff: 1}}}}},
 		{"put twice", Txn{Catalog: []CatalogRecord{{ID: 4}, {ID: 4}}}},
 		{"put and delete", Txn{Catalog: []CatalogRecord{{ID: 4}}, DeleteCatalog: []uint64{4}}},
 		{"empty setting name", Txn{Meta: []MetaRecord{{Key: ""}}}},

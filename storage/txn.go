@@ -30,6 +30,44 @@ type Txn struct {
 	// Writes are the updates of one write transaction, all at Time.
 	// Invariant: no Diff is zero.
 	Writes []TableWrite
+	// Updates, if not nil, are the transaction's updates instead of
+	// Writes, for a caller that holds them in another form and would
+	// otherwise copy them into a []TableWrite. The invariants of Writes
+	// hold for them. Invariant: Writes is empty when Updates is set.
+	Updates Updates
+}
+
+// Updates is a source of a write transaction's updates.
+type Updates interface {
+	// Len returns the number of updates.
+	Len() int
+	// Each calls fn for every update, in order, each time it is called.
+	// row must not change until the Txn is committed.
+	Each(fn func(table uint64, row []byte, diff int64))
+}
+
+// tableWrites is Writes as an Updates.
+type tableWrites []TableWrite
+
+func (ws tableWrites) Len() int { return len(ws) }
+
+func (ws tableWrites) Each(fn func(table uint64, row []byte, diff int64)) {
+	for _, w := range ws {
+		fn(w.Table, w.Row, w.Diff)
+	}
+}
+
+// updates returns the Txn's updates: Updates, or Writes.
+func (t *Txn) updates() Updates {
+	if t.Updates != nil {
+		return t.Updates
+	}
+	return tableWrites(t.Writes)
+}
+
+// hasUpdates reports whether the Txn writes any update.
+func (t *Txn) hasUpdates() bool {
+	return len(t.Writes) > 0 || (t.Updates != nil && t.Updates.Len() > 0)
 }
 
 // CatalogRecord is one catalog object's record. The catalog package
@@ -58,18 +96,25 @@ type TableWrite struct {
 // empty reports whether t changes nothing.
 func (t *Txn) empty() bool {
 	return len(t.DropTables) == 0 && len(t.DeleteCatalog) == 0 && len(t.Catalog) == 0 &&
-		len(t.Meta) == 0 && len(t.Writes) == 0
+		len(t.Meta) == 0 && !t.hasUpdates()
 }
 
 // validate returns a 22023 error if t breaks an invariant of Txn.
 func (t *Txn) validate() error {
-	if len(t.Writes) > 0 && t.Time == math.MaxUint64 {
+	if len(t.Writes) > 0 && t.Updates != nil {
+		return invalidf("a transaction's updates are given twice, as writes and as a source")
+	}
+	if t.hasUpdates() && t.Time == math.MaxUint64 {
 		return invalidf("time %d is reserved and cannot be written", t.Time)
 	}
-	for _, w := range t.Writes {
-		if w.Diff == 0 {
-			return invalidf("update of table %d at time %d has diff 0", w.Table, t.Time)
+	var zero error
+	t.updates().Each(func(table uint64, _ []byte, diff int64) {
+		if diff == 0 && zero == nil {
+			zero = invalidf("update of table %d at time %d has diff 0", table, t.Time)
 		}
+	})
+	if zero != nil {
+		return zero
 	}
 	seen := make(map[uint64]bool, len(t.Catalog)+len(t.DeleteCatalog))
 	for _, id := range t.DeleteCatalog {
@@ -98,10 +143,10 @@ func (t *Txn) size() int {
 	for _, m := range t.Meta {
 		n += 8 + len(m.Key) + len(m.Value)
 	}
-	for _, w := range t.Writes {
+	t.updates().Each(func(_ uint64, row []byte, _ int64) {
 		// Its diff, length and row; a block's key is shared by many.
-		n += 12 + len(w.Row)
-	}
+		n += 12 + len(row)
+	})
 	return n + 16*(len(t.DropTables)+len(t.DeleteCatalog))
 }
 
@@ -132,6 +177,11 @@ func (s *Store) Commit(ctx context.Context, txn *Txn) error {
 // It is Commit of a Txn with only Writes.
 func (s *Store) Write(ctx context.Context, ts uint64, writes []TableWrite) error {
 	return s.Commit(ctx, &Txn{Time: ts, Writes: writes})
+}
+
+// WriteUpdates is Write for updates from a source.
+func (s *Store) WriteUpdates(ctx context.Context, ts uint64, updates Updates) error {
+	return s.Commit(ctx, &Txn{Time: ts, Updates: updates})
 }
 
 // PutCatalog writes catalog records, atomically and durably.
