@@ -290,8 +290,7 @@ func TestDeafOperatorRunsOnlyForMessages(t *testing.T) {
 
 // TestExchangeRoutesEveryRecord: an exchange delivers every record to the
 // worker of its hash exactly once, whether a message's records all go to
-// one worker (sent on as they are), start with a run that does, or are
-// mixed.
+// one worker, start with a run that does, or are mixed.
 func TestExchangeRoutesEveryRecord(t *testing.T) {
 	const workers = 3
 	for seed := uint64(1); seed <= 10; seed++ {
