@@ -238,6 +238,10 @@ func (r *renderer) contributions(c Collection, types []repr.Type, keys []expr.Sc
 					held = nil
 					var ok bool
 					if t, rest, ok = in.Next(); !ok {
+						// The scratch views the last row (see
+						// filterProject.forget).
+						clear(raw)
+						clear(scratch)
 						return
 					}
 					continue

@@ -88,6 +88,16 @@ func isIdentity(layout []int, n int) bool {
 	return true
 }
 
+// forget drops the scratch's views of the last row applied: kept while
+// the operator waits for more input, they would hold that row's whole
+// backing array alive, which for a row of an imported batch is the
+// batch's keys.
+func (fp *filterProject) forget() {
+	clear(fp.scratch)
+	clear(fp.view)
+	clear(fp.raw)
+}
+
 // apply returns the output row of row and true, false if a predicate
 // rejects it, or the error a predicate raised.
 func (fp *filterProject) apply(row []byte, p *repr.RowPacker) ([]byte, bool, error) {

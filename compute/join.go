@@ -249,6 +249,10 @@ func (r *renderer) arrangeBy(c Collection, name string, types []repr.Type, keys 
 			for {
 				t, data, ok := in.Next()
 				if !ok {
+					// The scratch views the last row (see
+					// filterProject.forget).
+					clear(raw)
+					clear(scratch)
 					return
 				}
 				res := make([]arrange.Update, 0, len(data))

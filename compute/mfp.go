@@ -87,6 +87,7 @@ func (r *renderer) mfp(top expr.Relation) (Collection, error) {
 				for {
 					t, data, ok := input.Next()
 					if !ok {
+						fp.forget()
 						return
 					}
 					good := make([]arrange.Update, 0, len(data))
@@ -145,6 +146,9 @@ func (r *renderer) mfp(top expr.Relation) (Collection, error) {
 					held = nil
 					var ok bool
 					if t, rest, ok = input.Next(); !ok {
+						// The scratch views the last row (see
+						// filterProject.forget).
+						clear(scratch)
 						return
 					}
 					if perRow {
