@@ -900,7 +900,7 @@ func (r *replay) send(ts uint64, row []byte, diff int64) error {
 	at := len(r.arena)
 	r.arena = append(r.arena, row...)
 	key := r.arena[at:len(r.arena):len(r.arena)]
-	w := int(repr.Row(key).Hash() % uint64(len(r.inputs)))
+	w := int(arrange.KeyHash(key) % uint64(len(r.inputs)))
 	r.bufs[w] = append(r.bufs[w], arrange.Update{Key: key, Time: ts, Diff: diff})
 	if len(r.bufs[w]) >= replayBatch {
 		return r.sendTo(w)
@@ -1178,7 +1178,10 @@ func (e *Engine) feedLocked(p *pendingWrite) error {
 				run := p.writes.run(pi, k)
 				share = run/e.workers + run/8 + 1
 			}
-			i := int(w.Row.Hash() % uint64(e.workers))
+			// The table's arrangement exchanges its input by this hash:
+			// the rows each worker's input is given stay on that worker,
+			// and its messages leave as they are (Output.flushBuffers).
+			i := int(arrange.KeyHash(w.Row) % uint64(e.workers))
 			if buckets[i] == nil {
 				buckets[i] = make([]arrange.Update, 0, share)
 			}

@@ -192,14 +192,32 @@ func (o *Output[T]) flushBuffers() {
 					df.send(e, 0, b.time, recs)
 					continue
 				}
-				// Hash each record once, count what goes where, and
-				// fill parts of exactly that size: appending record by
-				// record regrows and copies every part many times over
-				// when a buffer is large (an import's replay).
+				if len(recs) == 0 {
+					continue
+				}
+				// Hash each record once. Records that all go to one worker
+				// (a table's input fed by the same hash) leave as the slice
+				// they came in. Otherwise count what goes where and fill
+				// parts of exactly that size: appending record by record
+				// regrows and copies every part many times over when a
+				// buffer is large (an import's replay).
 				hash := e.hash.(func(T) uint64)
-				dests := make([]uint32, len(recs))
+				first := uint32(hash(recs[0]) % uint64(w.peers))
+				same := 1
+				for same < len(recs) && uint32(hash(recs[same])%uint64(w.peers)) == first {
+					same++
+				}
+				if same == len(recs) {
+					df.send(e, int(first), b.time, recs)
+					continue
+				}
+				// The records before same go to first; the rest are
+				// hashed into dests (the first of them a second time).
+				rest := recs[same:]
+				dests := make([]uint32, len(rest))
 				counts := make([]int, w.peers)
-				for i, r := range recs {
+				counts[first] = same
+				for i, r := range rest {
 					d := uint32(hash(r) % uint64(w.peers))
 					dests[i] = d
 					counts[d]++
@@ -210,7 +228,8 @@ func (o *Output[T]) flushBuffers() {
 						parts[d] = make([]T, 0, n)
 					}
 				}
-				for i, r := range recs {
+				parts[first] = append(parts[first], recs[:same]...)
+				for i, r := range rest {
 					parts[dests[i]] = append(parts[dests[i]], r)
 				}
 				for dst, part := range parts {
