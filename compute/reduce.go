@@ -208,6 +208,11 @@ func flatten(a *arrange.Arranged, name string, row func(key, val []byte) []byte)
 					}
 					cur, size, left = left[0].Cursor(), left[0].Len(), left[1:]
 				}
+				if op.Crowded() {
+					// What it gave waits downstream: it gives more once
+					// that has been taken.
+					break
+				}
 				piece := min(fuel, flattenPiece)
 				res := make([]arrange.Update, 0, min(piece, size))
 				for ; cur.KeyValid() && len(res) < piece; cur.StepKey() {

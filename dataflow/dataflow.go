@@ -33,6 +33,9 @@ type dataflow struct {
 	account *Account
 
 	ops []*Operator
+	// waiting counts the messages delivered to the dataflow's inputs on
+	// this worker and not yet consumed (Operator.Crowded).
+	waiting int
 	// edges[c-1] is data channel c.
 	edges []*edge
 	// handles are the external handles (inputs, probes) made inert at end.
@@ -111,6 +114,7 @@ func (df *dataflow) send(e *edge, dst int, t uint64, data any) {
 	if dst == w.index {
 		p := e.dst
 		p.queue = append(p.queue, queued{time: t, data: data})
+		df.waiting++
 		p.op.activated = true
 		df.hot = true
 		w.stats.sent.Add(1)
@@ -193,6 +197,7 @@ func (df *dataflow) deliver(m Message) {
 	}
 	p := df.edges[m.Channel.Index-1].dst
 	p.queue = append(p.queue, queued{time: m.Time, data: m.Data})
+	df.waiting++
 	p.op.activated = true
 	df.hot = true
 }

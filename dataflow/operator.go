@@ -98,6 +98,32 @@ const SlicePiece time.Duration = 1
 // running when it is called.
 func (w *Worker) SetSlice(d time.Duration) { w.slice = max(d, 0) }
 
+// Crowded reports whether messages pile up in the operator's dataflow on
+// this worker: more than crowdedAt wait at its inputs, and another of its
+// operators is due to run, which will take them. An operator that makes
+// many messages from few (flattening an imported batch) checks it
+// between pieces and, while it holds, keeps its place and asks to run
+// again, so that a hydration's rows do not all wait in queues at once,
+// as messages of 64 bytes a row beside the arrangement they will become.
+// Messages that no operator is due to take wait on a frontier, which
+// may need the rest of the input: then it is never crowded.
+func (op *Operator) Crowded() bool {
+	df := op.df
+	if df.waiting <= crowdedAt {
+		return false
+	}
+	for _, o := range df.ops {
+		if o != op && (o.activated || o.again) {
+			return true
+		}
+	}
+	return false
+}
+
+// crowdedAt is the most messages a dataflow's inputs hold on a worker
+// before Crowded reports it.
+var crowdedAt = 64
+
 // Activate asks for the operator to be scheduled again in the next step.
 // It must be called on the worker's goroutine, typically from Schedule;
 // other goroutines use an Activator.

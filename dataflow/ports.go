@@ -37,6 +37,7 @@ func (in *Input[T]) Next() (t uint64, data []T, ok bool) {
 	q := p.queue[p.head]
 	p.queue[p.head] = queued{}
 	p.head++
+	p.op.df.waiting--
 	if p.head == len(p.queue) {
 		p.queue, p.head = p.queue[:0], 0
 	}
