@@ -44,14 +44,7 @@ func TestSimPipelineCompletes(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			if !sim.RunUntil(100000, func() bool {
-				for _, p := range probes {
-					if ok, _ := p.Passed(4); !ok {
-						return false
-					}
-				}
-				return true
-			}) {
+			if !sim.RunUntil(100000, allPassed(probes, 4)) {
 				t.Fatalf("seed %d W=%d: frontier never passed 4", seed, workers)
 			}
 			for _, h := range handles {
@@ -85,6 +78,19 @@ func TestSimPipelineCompletes(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// allPassed returns a condition for Sim.RunUntil: every probe's frontier
+// has passed t.
+func allPassed(probes []*Probe, t uint64) func() bool {
+	return func() bool {
+		for _, p := range probes {
+			if ok, _ := p.Passed(t); !ok {
+				return false
+			}
+		}
+		return true
 	}
 }
 
@@ -342,14 +348,7 @@ func TestExchangeRoutesEveryRecord(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		if !sim.RunUntil(100000, func() bool {
-			for _, p := range probes {
-				if ok, _ := p.Passed(2); !ok {
-					return false
-				}
-			}
-			return true
-		}) {
+		if !sim.RunUntil(100000, allPassed(probes, 2)) {
 			t.Fatalf("seed %d: the frontier never passed 2", seed)
 		}
 		var all []uint64
