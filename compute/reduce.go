@@ -193,6 +193,7 @@ func flatten(a *arrange.Arranged, name string, row func(key, val []byte) []byte)
 			held *dataflow.Capability
 		)
 		return dataflow.ScheduleFunc(func() {
+			gave := false
 			for fuel := flattenFuel; fuel > 0; {
 				if cur == nil {
 					if len(left) == 0 {
@@ -208,9 +209,10 @@ func flatten(a *arrange.Arranged, name string, row func(key, val []byte) []byte)
 					}
 					cur, size, left = left[0].Cursor(), left[0].Len(), left[1:]
 				}
-				if op.Crowded() {
+				if gave && op.Crowded() {
 					// What it gave waits downstream: it gives more once
-					// that has been taken.
+					// that has been taken, and a piece a run meanwhile,
+					// so that two flattens never wait on each other.
 					break
 				}
 				piece := min(fuel, flattenPiece)
@@ -232,6 +234,7 @@ func flatten(a *arrange.Arranged, name string, row func(key, val []byte) []byte)
 				fuel -= len(res)
 				acct.AddRead(int64(len(res)))
 				out.GiveSlice(t, res)
+				gave = true
 				// Checked after a piece, so that every run gives one.
 				if op.OutOfTime() {
 					break

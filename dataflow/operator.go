@@ -106,7 +106,10 @@ func (w *Worker) SetSlice(d time.Duration) { w.slice = max(d, 0) }
 // again, so that a hydration's rows do not all wait in queues at once,
 // as messages of 64 bytes a row beside the arrangement they will become.
 // Messages that no operator is due to take wait on a frontier, which
-// may need the rest of the input: then it is never crowded.
+// may need the rest of the input: then it is never crowded. An operator
+// that checks it must still give something in every run: two that wait
+// whole runs on each other's crowd, each due because it asked to run
+// again, never finish.
 func (op *Operator) Crowded() bool {
 	df := op.df
 	if df.waiting <= crowdedAt {
