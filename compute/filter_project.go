@@ -93,9 +93,10 @@ func isIdentity(layout []int, n int) bool {
 // backing array alive, which for a row of an imported batch is the
 // batch's keys.
 func (fp *filterProject) forget() {
-	clear(fp.scratch)
-	clear(fp.view)
-	clear(fp.raw)
+	// Filters of other layouts may have left entries past the length.
+	clear(fp.scratch[:cap(fp.scratch)])
+	clear(fp.view[:cap(fp.view)])
+	clear(fp.raw[:cap(fp.raw)])
 }
 
 // apply returns the output row of row and true, false if a predicate

@@ -146,9 +146,11 @@ func (r *renderer) mfp(top expr.Relation) (Collection, error) {
 					held = nil
 					var ok bool
 					if t, rest, ok = input.Next(); !ok {
-						// The scratch views the last row (see
+						// The scratch, the last expanded update and the
+						// emptied pending view the last rows (see
 						// filterProject.forget).
 						clear(scratch)
+						pu, pending = arrange.Update{}, nil
 						return
 					}
 					if perRow {

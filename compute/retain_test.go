@@ -36,8 +36,16 @@ func TestOperatorsKeepNoRowAlive(t *testing.T) {
 			GroupKey:   []expr.Scalar{col(1)},
 			Aggregates: []expr.Aggregate{{Func: expr.Count, Expr: expr.Bool(true)}},
 		}},
+		// A row's series longer than a piece waits, with its update, for
+		// the rest of the chain.
+		{"series", expr.Project{
+			Input:   expr.FlatMap{Input: get(1), Func: expr.GenerateSeries, Args: []expr.Scalar{col(0), col(1)}, Type: repr.Int4},
+			Outputs: []int{2},
+		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			defer func(m int) { mfpPiece = m }(mfpPiece)
+			mfpPiece = 3
 			sim := dataflow.NewSim(2, 1)
 			inputs, probes, _, _ := renderOnSim(t, sim, tc.plan)
 			var arrays []weak.Pointer[byte]
