@@ -209,13 +209,17 @@ func flatten(a *arrange.Arranged, name string, row func(key, val []byte) []byte)
 					}
 					cur, size, left = left[0].Cursor(), left[0].Len(), left[1:]
 				}
-				if gave && op.Crowded() {
-					// What it gave waits downstream: it gives more once
-					// that has been taken, and a piece a run meanwhile,
-					// so that two flattens never wait on each other.
+				// While what it gave waits downstream, it gives more once
+				// that has been taken, and a small piece a run meanwhile,
+				// so that two flattens never wait on each other.
+				crowded := op.Crowded()
+				if gave && crowded {
 					break
 				}
 				piece := min(fuel, flattenPiece)
+				if crowded {
+					piece = min(piece, max(flattenPiece/16, 1))
+				}
 				res := make([]arrange.Update, 0, min(piece, size))
 				for ; cur.KeyValid() && len(res) < piece; cur.StepKey() {
 					for ; cur.ValValid() && len(res) < piece; cur.StepVal() {
