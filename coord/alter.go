@@ -227,18 +227,16 @@ func (e *Engine) checkShapesLocked(writes writeSet) error {
 	if len(e.shapes) == 0 {
 		return nil
 	}
-	for _, part := range writes {
-		for _, w := range part {
-			if w.Shape == e.shapes[w.Table] {
-				continue
-			}
-			name := "?"
-			if t := e.cat.Get(w.Table); t != nil {
-				name = t.Name
-			}
-			return sqlerr.New(sqlerr.SerializationFailure, "could not serialize access: table %q was altered after this statement was planned", name).
-				WithHint("Run the statement (or transaction) again.")
+	for w := range writes.all() {
+		if w.Shape == e.shapes[w.Table] {
+			continue
 		}
+		name := "?"
+		if t := e.cat.Get(w.Table); t != nil {
+			name = t.Name
+		}
+		return sqlerr.New(sqlerr.SerializationFailure, "could not serialize access: table %q was altered after this statement was planned", name).
+			WithHint("Run the statement (or transaction) again.")
 	}
 	return nil
 }

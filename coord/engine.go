@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"iter"
 	"log/slog"
 	"maps"
 	"runtime"
@@ -967,6 +968,19 @@ func (ws writeSet) len() int {
 	return n
 }
 
+// all yields the writes in order.
+func (ws writeSet) all() iter.Seq[*TableWrite] {
+	return func(yield func(*TableWrite) bool) {
+		for _, part := range ws {
+			for i := range part {
+				if !yield(&part[i]) {
+					return
+				}
+			}
+		}
+	}
+}
+
 // run returns how many writes from ws[part][k] on are to its table.
 func (ws writeSet) run(part, k int) int {
 	table, n := ws[part][k].Table, 0
@@ -982,33 +996,28 @@ func (ws writeSet) run(part, k int) int {
 }
 
 // durableWrites is a write's changes as its tables' logs take them: the
-// writes that change something, read from their parts where they are.
+// n writes that change something, read from their parts where they are.
 type durableWrites struct {
 	ws writeSet
 	n  int
 }
 
-// count counts the writes with a diff into d.n and returns it.
-func (d *durableWrites) count() int {
-	d.n = 0
-	for _, part := range d.ws {
-		for _, w := range part {
-			if w.Diff != 0 {
-				d.n++
-			}
+func newDurableWrites(ws writeSet) durableWrites {
+	d := durableWrites{ws: ws}
+	for w := range ws.all() {
+		if w.Diff != 0 {
+			d.n++
 		}
 	}
-	return d.n
+	return d
 }
 
 func (d durableWrites) Len() int { return d.n }
 
 func (d durableWrites) Each(fn func(table uint64, row []byte, diff int64)) {
-	for _, part := range d.ws {
-		for _, w := range part {
-			if w.Diff != 0 {
-				fn(w.Table, w.Row, w.Diff)
-			}
+	for w := range d.ws.all() {
+		if w.Diff != 0 {
+			fn(w.Table, w.Row, w.Diff)
 		}
 	}
 }
@@ -1022,11 +1031,9 @@ func (e *Engine) write(ctx context.Context, writes writeSet) (_ uint64, err erro
 			e.metrics.observeWrite(n, time.Since(start))
 		}
 	}()
-	for _, part := range writes {
-		for _, w := range part {
-			if isSystemTable(w.Table) {
-				return 0, sqlerr.New(sqlerr.InsufficientPrivilege, "permission denied: %q is a system catalog", systemTableName(w.Table))
-			}
+	for w := range writes.all() {
+		if isSystemTable(w.Table) {
+			return 0, sqlerr.New(sqlerr.InsufficientPrivilege, "permission denied: %q is a system catalog", systemTableName(w.Table))
 		}
 	}
 	if err := e.awaitMemory(ctx); err != nil {
@@ -1067,7 +1074,7 @@ func (e *Engine) write(ctx context.Context, writes writeSet) (_ uint64, err erro
 	e.mu.Unlock()
 
 	var werr error
-	if d := (durableWrites{ws: writes}); d.count() > 0 {
+	if d := newDurableWrites(writes); d.n > 0 {
 		werr = e.store.WriteUpdates(ctx, ts, d)
 	}
 
@@ -1120,12 +1127,10 @@ func (e *Engine) feedDurableLocked() {
 // tables among objs.
 func (e *Engine) pendingWriteTo(objs []*catalog.Object) bool {
 	for _, p := range e.pending {
-		for _, part := range p.writes {
-			for _, w := range part {
-				for _, o := range objs {
-					if o.Kind == catalog.Table && o.ID == w.Table {
-						return true
-					}
+		for w := range p.writes.all() {
+			for _, o := range objs {
+				if o.Kind == catalog.Table && o.ID == w.Table {
+					return true
 				}
 			}
 		}

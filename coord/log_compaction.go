@@ -80,20 +80,18 @@ func (e *Engine) logOfLocked(id uint64) *tableLog {
 func (e *Engine) noteLogLocked(writes writeSet) {
 	var last *tableLog
 	var lastID uint64
-	for _, part := range writes {
-		for _, w := range part {
-			if w.Diff == 0 {
-				continue
-			}
-			if last == nil || w.Table != lastID {
-				if last != nil {
-					e.maybeCompactLogLocked(lastID, last)
-				}
-				lastID, last = w.Table, e.logOfLocked(w.Table)
-			}
-			last.updates++
-			last.rows += w.Diff
+	for w := range writes.all() {
+		if w.Diff == 0 {
+			continue
 		}
+		if last == nil || w.Table != lastID {
+			if last != nil {
+				e.maybeCompactLogLocked(lastID, last)
+			}
+			lastID, last = w.Table, e.logOfLocked(w.Table)
+		}
+		last.updates++
+		last.rows += w.Diff
 	}
 	if last != nil {
 		e.maybeCompactLogLocked(lastID, last)

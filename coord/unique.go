@@ -144,29 +144,27 @@ func keyDeltas(keys map[uint64]*tableKeys, writes writeSet) ([]*keyDelta, error)
 	byKey := map[*uniqueKey]*keyDelta{}
 	var raw [][]byte
 	var buf []byte
-	for _, part := range writes {
-		for _, w := range part {
-			tk := keys[w.Table]
-			if tk == nil || w.Diff == 0 {
+	for w := range writes.all() {
+		tk := keys[w.Table]
+		if tk == nil || w.Diff == 0 {
+			continue
+		}
+		var err error
+		if raw, err = keyValues(w.Row, len(tk.columns), raw); err != nil {
+			return nil, err
+		}
+		for _, k := range tk.keys {
+			var ok bool
+			if buf, ok = keyValue(raw, k.def.Columns, buf); !ok {
 				continue
 			}
-			var err error
-			if raw, err = keyValues(w.Row, len(tk.columns), raw); err != nil {
-				return nil, err
+			d := byKey[k]
+			if d == nil {
+				d = &keyDelta{key: k, table: tk, net: map[string]int64{}}
+				byKey[k] = d
+				out = append(out, d)
 			}
-			for _, k := range tk.keys {
-				var ok bool
-				if buf, ok = keyValue(raw, k.def.Columns, buf); !ok {
-					continue
-				}
-				d := byKey[k]
-				if d == nil {
-					d = &keyDelta{key: k, table: tk, net: map[string]int64{}}
-					byKey[k] = d
-					out = append(out, d)
-				}
-				d.net[string(buf)] += w.Diff
-			}
+			d.net[string(buf)] += w.Diff
 		}
 	}
 	for _, d := range out {
@@ -318,18 +316,16 @@ func (k *uniqueKey) duplicated() (value []byte, ok bool) {
 func (e *Engine) keysOfLocked(writes writeSet) map[uint64]*tableKeys {
 	var out map[uint64]*tableKeys
 	last := uint64(0)
-	for _, part := range writes {
-		for _, w := range part {
-			if w.Table == last {
-				continue
+	for w := range writes.all() {
+		if w.Table == last {
+			continue
+		}
+		last = w.Table
+		if tk := e.keys[w.Table]; tk != nil {
+			if out == nil {
+				out = map[uint64]*tableKeys{}
 			}
-			last = w.Table
-			if tk := e.keys[w.Table]; tk != nil {
-				if out == nil {
-					out = map[uint64]*tableKeys{}
-				}
-				out[w.Table] = tk
-			}
+			out[w.Table] = tk
 		}
 	}
 	return out
@@ -348,19 +344,17 @@ func (e *Engine) admitLocked(writes writeSet) ([]*keyDelta, error) {
 		// A write's rows come in runs of one table: each run's table is
 		// looked up once.
 		checked, last := false, uint64(0)
-		for _, part := range writes {
-			for _, w := range part {
-				if checked && w.Table == last {
-					continue
-				}
-				if e.tables[w.Table] == nil {
-					if err := e.failedErr([]uint64{w.Table}); err != nil {
-						return nil, err
-					}
-					return nil, &tableGoneError{table: w.Table}
-				}
-				checked, last = true, w.Table
+		for w := range writes.all() {
+			if checked && w.Table == last {
+				continue
 			}
+			if e.tables[w.Table] == nil {
+				if err := e.failedErr([]uint64{w.Table}); err != nil {
+					return nil, err
+				}
+				return nil, &tableGoneError{table: w.Table}
+			}
+			checked, last = true, w.Table
 		}
 		if !computed || epoch != e.keysEpoch {
 			keys := e.keysOfLocked(writes)
