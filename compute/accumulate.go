@@ -191,7 +191,7 @@ func (r *renderer) contributions(c Collection, types []repr.Type, keys []expr.Sc
 		indexes[i] = binary.BigEndian.AppendUint16(nil, uint16(i))
 	}
 	ob := r.b.NewOperator("accumulate contributions")
-	// It reads no frontier: messages and its own Activate run it.
+	// It reads the frontier only while it holds sums (see below).
 	ob.SetNotify(false)
 	in := dataflow.NewInput(ob, c.Rows, dataflow.Pipeline[arrange.Update]())
 	out, contribs := dataflow.NewOutput[arrange.Update](ob)
@@ -231,6 +231,36 @@ func (r *renderer) contributions(c Collection, types []repr.Type, keys []expr.Sc
 			rest []arrange.Update
 			held []*dataflow.Capability
 		)
+		// The sums of a time are sent once the input's frontier has
+		// passed it, or sooner when too many groups are held. sumCap is
+		// a capability at or before every time the sums hold (a row's
+		// time is at or after its message's), and while there is one the
+		// operator listens to the frontier.
+		var sumCap *dataflow.Capability
+		hold := func(t uint64) {
+			switch {
+			case sumCap == nil:
+				sumCap = op.Retain(0, t)
+				op.SetNotify(true)
+			case t < sumCap.Time():
+				c := op.Retain(0, t)
+				sumCap.Release()
+				sumCap = c
+			}
+		}
+		send := func(upper uint64) {
+			if n := sums.updatesBefore(upper); n > 0 {
+				out.GiveSlice(sumCap.Time(), sums.emitBefore(make([]arrange.Update, 0, n), upper, indexes, vals, accs))
+			}
+			sums.forget(upper)
+			if t, ok := sums.least(); ok {
+				sumCap.Downgrade(t)
+				return
+			}
+			sumCap.Release()
+			sumCap = nil
+			op.SetNotify(false)
+		}
 		return dataflow.ScheduleFunc(func() {
 			for {
 				if len(rest) == 0 {
@@ -242,12 +272,16 @@ func (r *renderer) contributions(c Collection, types []repr.Type, keys []expr.Sc
 						// filterProject.forget).
 						clear(raw)
 						clear(scratch)
+						if sumCap != nil {
+							send(in.Frontier().Time())
+						}
 						return
 					}
 					continue
 				}
 				piece := rest[:min(len(rest), contributionsPiece)]
 				rest = rest[len(piece):]
+				hold(t)
 				var bad []arrange.Update
 			rows:
 				for i, u := range piece {
@@ -294,8 +328,9 @@ func (r *renderer) contributions(c Collection, types []repr.Type, keys []expr.Sc
 						sums.add(g, i, u.Diff*w)
 					}
 				}
-				res := sums.emit(make([]arrange.Update, 0, sums.updates()), indexes, vals, accs)
-				out.GiveSlice(t, res)
+				if sums.len() > maxPartialGroups {
+					send(uint64(dataflow.Done))
+				}
 				errOut.GiveSlice(t, bad)
 				// Out of time, the run ends between messages too: the
 				// input's queue keeps the messages not yet taken.

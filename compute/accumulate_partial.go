@@ -7,14 +7,17 @@ import (
 	"freshet/arrange"
 )
 
-// partials sums the contributions of one piece of rows per group key,
-// time and accumulator, before they leave the contributions
-// operator. An accumulable Reduce's arrangement would consolidate them
-// to the same sums; summing them first means a piece of rows costs the
+// partials sums the contributions of rows per group key, time and
+// accumulator inside the contributions operator, which holds them until
+// its input's frontier passes their time (or they grow past
+// maxPartialGroups groups) and then sends the sums. An accumulable
+// Reduce's arrangement would consolidate the rows' contributions to the
+// same sums; summing them first means the rows of one time cost the
 // exchange, the batcher and its sort one update per group, accumulator
 // and limb in use instead of one per row and accumulator. A view that
-// groups many rows into few keys (a join grouped by region) sends a
-// handful of updates a piece where it sent thousands.
+// groups many rows into fewer keys (a join grouped by region, orders
+// grouped by customer) sends each key's sums once a time, where it sent
+// an update per row.
 //
 // Sums wrap as int64 arithmetic does, so they equal, modulo 2^64, the
 // sum the arrangement would have made of the rows' updates in any order:
@@ -32,7 +35,19 @@ type partials struct {
 	// kind but accDecimal), and limbs[g*accs+i] its limbs (accDecimal).
 	sums  []int64
 	limbs [][]limb
+	// arena holds copies of the groups' keys. The updates sent carry
+	// views of it, so no byte of it is ever written twice: a full arena
+	// is left to them and the collector, and a new one started.
+	arena []byte
 }
+
+// maxPartialGroups is how many groups partials holds before the
+// contributions operator sends them without waiting for the frontier:
+// about 200 bytes a group and accumulator, so a few MB at most.
+const maxPartialGroups = 1 << 15
+
+// partialArena is the size of a new arena for the groups' keys.
+const partialArena = 16 << 10
 
 type partialGroup struct {
 	key  []byte
@@ -45,10 +60,17 @@ func newPartials(accs int) *partials {
 	return &partials{accs: accs, seed: maphash.MakeSeed(), first: map[uint64]int32{}}
 }
 
-// group returns the group of (key, time), starting one if the piece has
-// none. The group keeps key (not a copy): it must not change until emit.
+// len returns the number of groups held.
+func (ps *partials) len() int { return len(ps.groups) }
+
+func (ps *partials) hash(key []byte, time uint64) uint64 {
+	return maphash.Bytes(ps.seed, key) ^ time*0x9e3779b97f4a7c15
+}
+
+// group returns the group of (key, time), starting one if there is none;
+// a new group keeps a copy of key.
 func (ps *partials) group(key []byte, time uint64) int {
-	h := maphash.Bytes(ps.seed, key) ^ time*0x9e3779b97f4a7c15
+	h := ps.hash(key, time)
 	head, ok := ps.first[h]
 	if ok {
 		for g := head; g >= 0; g = ps.groups[g].next {
@@ -59,14 +81,19 @@ func (ps *partials) group(key []byte, time uint64) int {
 	} else {
 		head = -1
 	}
+	if len(ps.arena)+len(key) > cap(ps.arena) {
+		ps.arena = make([]byte, 0, max(partialArena, len(key)))
+	}
+	off := len(ps.arena)
+	ps.arena = append(ps.arena, key...)
 	g := len(ps.groups)
-	ps.groups = append(ps.groups, partialGroup{key: key, time: time, next: head})
+	ps.groups = append(ps.groups, partialGroup{key: ps.arena[off:len(ps.arena):len(ps.arena)], time: time, next: head})
 	ps.first[h] = int32(g)
 	for range ps.accs {
 		ps.sums = append(ps.sums, 0)
 	}
 	if n := len(ps.groups) * ps.accs; n > len(ps.limbs) {
-		// Limb slices of an earlier piece are reused, already empty.
+		// Limb slices of groups sent earlier are reused, already empty.
 		ps.limbs = append(ps.limbs, make([][]limb, n-len(ps.limbs))...)
 	}
 	return g
@@ -89,20 +116,30 @@ func (ps *partials) addLimb(g, i int, pos int16, w int64) {
 	ps.limbs[g*ps.accs+i] = append(ls, limb{pos: pos, sum: w})
 }
 
-// updates returns at most how many updates emit appends.
-func (ps *partials) updates() int {
-	n := len(ps.sums)
-	for _, ls := range ps.limbs[:len(ps.sums)] {
-		n += len(ls)
+// updatesBefore returns at most how many updates emitBefore(upper)
+// appends.
+func (ps *partials) updatesBefore(upper uint64) int {
+	n := 0
+	for g, grp := range ps.groups {
+		if grp.time >= upper {
+			continue
+		}
+		for i := range ps.accs {
+			n += 1 + len(ps.limbs[g*ps.accs+i])
+		}
 	}
 	return n
 }
 
-// emit appends the piece's non-zero sums to res as updates and empties ps
-// for the next piece. indexes[i] is accumulator i's val; vals gives a
-// limb's.
-func (ps *partials) emit(res []arrange.Update, indexes [][]byte, vals limbVals, kinds []accumulator) []arrange.Update {
+// emitBefore appends the non-zero sums of the groups at times before
+// upper to res as updates, each at its group's time, and zeroes them;
+// forget then drops the groups. indexes[i] is accumulator i's val; vals
+// gives a limb's.
+func (ps *partials) emitBefore(res []arrange.Update, upper uint64, indexes [][]byte, vals limbVals, kinds []accumulator) []arrange.Update {
 	for g, grp := range ps.groups {
+		if grp.time >= upper {
+			continue
+		}
 		for i, a := range kinds {
 			at := g*ps.accs + i
 			if a.kind == accDecimal {
@@ -116,12 +153,56 @@ func (ps *partials) emit(res []arrange.Update, indexes [][]byte, vals limbVals, 
 			}
 			if w := ps.sums[at]; w != 0 {
 				res = append(res, arrange.Update{Key: grp.key, Val: indexes[i], Time: grp.time, Diff: w})
+				ps.sums[at] = 0
 			}
 		}
 	}
-	clear(ps.first)
-	clear(ps.groups)
-	ps.groups = ps.groups[:0]
-	ps.sums = ps.sums[:0]
 	return res
+}
+
+// least returns the least time of a group held, or false if none is.
+func (ps *partials) least() (uint64, bool) {
+	if len(ps.groups) == 0 {
+		return 0, false
+	}
+	t := ps.groups[0].time
+	for _, g := range ps.groups[1:] {
+		t = min(t, g.time)
+	}
+	return t, true
+}
+
+// forget drops the groups at times before upper, whose sums emitBefore sent,
+// and keeps the others.
+func (ps *partials) forget(upper uint64) {
+	clear(ps.first)
+	kept := 0
+	for g, grp := range ps.groups {
+		if grp.time < upper {
+			continue
+		}
+		// Move group g to kept, with its sums and limb slices; the
+		// slices swap, so that none is lost or shared.
+		for i := range ps.accs {
+			from, to := g*ps.accs+i, kept*ps.accs+i
+			ps.sums[to] = ps.sums[from]
+			ps.limbs[to], ps.limbs[from] = ps.limbs[from], ps.limbs[to]
+		}
+		h := ps.hash(grp.key, grp.time)
+		head, ok := ps.first[h]
+		if !ok {
+			head = -1
+		}
+		grp.next = head
+		ps.groups[kept] = grp
+		ps.first[h] = int32(kept)
+		kept++
+	}
+	clear(ps.groups[kept:])
+	ps.groups = ps.groups[:kept]
+	ps.sums = ps.sums[:kept*ps.accs]
+	if kept == 0 {
+		// The updates sent hold views of the arena: a new one is started.
+		ps.arena = nil
+	}
 }

@@ -7,10 +7,13 @@ import (
 )
 
 // TestPartialsMatchSummedUpdates checks partials against the naive sum:
-// the updates emitted for pieces of seeded random contributions (keys
-// that share bytes and times, limbs, weights of both signs) sum, per
-// (key, val, time), to what the contributions sum to, and no emitted
-// update has a zero diff.
+// over rounds of seeded random contributions (keys that share bytes,
+// times, limbs, weights of both signs), the updates emitted for the times
+// before a random upper sum, per (key, val, time), to what the
+// contributions at those times sum to, including contributions held over
+// from earlier rounds; no emitted update has a zero diff; the groups at
+// later times are kept for the next round; and a group's key is its own
+// copy, unchanged when the caller's buffer is written over.
 func TestPartialsMatchSummedUpdates(t *testing.T) {
 	kinds := []accumulator{{kind: accRows}, {kind: accNonNull, col: 1}, {kind: accDecimal, col: 2}}
 	indexes := [][]byte{{0, 0}, {0, 1}, {0, 2}}
@@ -18,49 +21,90 @@ func TestPartialsMatchSummedUpdates(t *testing.T) {
 		rng := rand.New(rand.NewPCG(seed, 91))
 		ps := newPartials(len(kinds))
 		vals := limbVals{}
-		for piece := 0; piece < 4; piece++ {
-			want := map[string]int64{}
+		// want[time][key/val] is what is held at time.
+		want := map[uint64]map[string]int64{}
+		base := uint64(0)
+		buf := make([]byte, 0, 8)
+		for round := 0; round < 6; round++ {
 			for range rng.IntN(50) {
-				key := []byte(fmt.Sprintf("k%d", rng.IntN(5)))
+				buf = fmt.Appendf(buf[:0], "k%d", rng.IntN(5))
 				if rng.IntN(4) == 0 {
-					key = key[:0]
+					buf = buf[:0]
 				}
-				time := uint64(rng.IntN(3))
-				g := ps.group(key, time)
+				time := base + uint64(rng.IntN(3))
+				g := ps.group(buf, time)
+				key := string(buf)
+				// The caller's buffer is reused for the next row.
+				for i := range buf {
+					buf[i] = '!'
+				}
+				if want[time] == nil {
+					want[time] = map[string]int64{}
+				}
 				i := rng.IntN(len(kinds))
 				w := rng.Int64N(7) - 3
 				if kinds[i].kind == accDecimal {
 					pos := int16(rng.IntN(3) - 1)
 					ps.addLimb(g, i, pos, w)
-					want[fmt.Sprintf("%q/%q/%d", key, vals.get(uint16(i), pos), time)] += w
+					want[time][fmt.Sprintf("%q/%q", key, vals.get(uint16(i), pos))] += w
 					continue
 				}
 				ps.add(g, i, w)
-				want[fmt.Sprintf("%q/%q/%d", key, indexes[i], time)] += w
+				want[time][fmt.Sprintf("%q/%q", key, indexes[i])] += w
 			}
-			max := ps.updates()
-			got := map[string]int64{}
-			res := ps.emit(nil, indexes, vals, kinds)
+			upper := base + uint64(rng.IntN(4))
+			if round == 5 {
+				upper = base + 3
+			}
+			max := ps.updatesBefore(upper)
+			res := ps.emitBefore(nil, upper, indexes, vals, kinds)
 			if len(res) > max {
-				t.Fatalf("piece %d: %d updates, updates() said at most %d", piece, len(res), max)
+				t.Fatalf("round %d: %d updates, updatesBefore said at most %d", round, len(res), max)
 			}
+			got := map[uint64]map[string]int64{}
 			for _, u := range res {
 				if u.Diff == 0 {
-					t.Fatalf("piece %d: emitted a zero diff: %+v", piece, u)
+					t.Fatalf("round %d: emitted a zero diff: %+v", round, u)
 				}
-				got[fmt.Sprintf("%q/%q/%d", u.Key, u.Val, u.Time)] += u.Diff
+				if u.Time >= upper {
+					t.Fatalf("round %d: emitted %+v, at or past upper %d", round, u, upper)
+				}
+				if got[u.Time] == nil {
+					got[u.Time] = map[string]int64{}
+				}
+				got[u.Time][fmt.Sprintf("%q/%q", u.Key, u.Val)] += u.Diff
 			}
-			for k, w := range want {
-				if w == 0 {
-					delete(want, k)
+			for time, ws := range want {
+				if time >= upper {
+					continue
+				}
+				for k, w := range ws {
+					if w == 0 {
+						delete(ws, k)
+					}
+				}
+				if fmt.Sprint(got[time]) != fmt.Sprint(ws) && len(got[time])+len(ws) > 0 {
+					t.Fatalf("round %d, time %d:\n got %v\nwant %v", round, time, got[time], ws)
+				}
+				delete(got, time)
+				delete(want, time)
+			}
+			if len(got) > 0 {
+				t.Fatalf("round %d: emitted at times nothing was held: %v", round, got)
+			}
+			ps.forget(upper)
+			for _, g := range ps.groups {
+				if g.time < upper {
+					t.Fatalf("round %d: group at %d kept past upper %d", round, g.time, upper)
 				}
 			}
-			if fmt.Sprint(got) != fmt.Sprint(want) {
-				t.Fatalf("piece %d:\n got %v\nwant %v", piece, got, want)
+			if least, ok := ps.least(); ok != (len(want) > 0) || ok && least < upper {
+				t.Fatalf("round %d: least %d, %v with %d times wanted", round, least, ok, len(want))
 			}
+			base = upper
 		}
-		if ps.updates() != 0 {
-			t.Fatalf("after emit, %d updates left", ps.updates())
+		if ps.len() != 0 || len(want) != 0 {
+			t.Fatalf("at the end, %d groups held, %d times wanted", ps.len(), len(want))
 		}
 	})
 }

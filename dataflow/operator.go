@@ -193,6 +193,14 @@ func (op *Operator) forget(c *Capability) {
 	c.slot = -1
 }
 
+// SetNotify changes, from the operator's own run, whether a move of an
+// input frontier activates it (OperatorBuilder.SetNotify): an operator
+// that waits on a frontier only at times, such as one holding sums until
+// their time has passed, listens only while it does. It takes effect for
+// the frontiers' next moves; one that came while it was deaf the
+// operator reads from its inputs.
+func (op *Operator) SetNotify(notify bool) { op.deaf = !notify }
+
 // Activator activates an operator from any goroutine. Activating an
 // operator of a dataflow that has ended does nothing.
 type Activator struct {
