@@ -66,6 +66,8 @@ type Read struct {
 	// names it itself. PostgreSQL checks a read through a view against
 	// the view owner's privileges.
 	Via expr.GlobalID
+	// Keys are a table's unique keys, as column indexes.
+	Keys [][]int
 }
 
 // ReadRecorder is what a Catalog implements to be told every relation a
@@ -84,6 +86,9 @@ func (b *binder) noteRead(r Relation) {
 		}
 	}
 	read := Read{ID: r.ID, Name: r.Name, Kind: r.Kind, Via: b.via}
+	for _, k := range r.UniqueKeys {
+		read.Keys = append(read.Keys, k.Columns)
+	}
 	*b.reads = append(*b.reads, read)
 	if rec, ok := b.cat.(ReadRecorder); ok {
 		rec.RecordRead(read)

@@ -38,6 +38,8 @@ type fixtureTable struct {
 	rows    []string
 	sql     string
 	plan    func(r Relation) expr.Relation
+	// keys are the table's unique keys, as column indexes.
+	keys [][]int
 }
 
 var fixtures = []fixtureTable{
@@ -66,6 +68,11 @@ var fixtures = []fixtureTable{
 		}},
 	{id: 9, name: "src", kind: KindSource, columns: []string{"payload text"}},
 	{id: 10, name: "vc", kind: KindTable, columns: []string{"c varchar(3)", "n int4 not null"}},
+	// ord is a fact table with a primary key (id), whose rows share
+	// customers (cust, some NULL) and have amounts (some NULL).
+	{id: 11, name: "ord", kind: KindTable, columns: []string{"id int4 not null", "cust int4", "amount numeric(10,2)"},
+		rows: []string{"1|1|1.50", "2|1|2.25", "3|2|NULL", "4|2|10.00", "5|3|NULL", "6|NULL|7.00", "7|1|-0.75"},
+		keys: [][]int{{0}}},
 }
 
 func newTestCatalog(t testing.TB) *testCatalog {
@@ -94,6 +101,9 @@ func newTestCatalog(t testing.TB) *testCatalog {
 		}
 		if f.plan != nil {
 			r.Plan = f.plan(r)
+		}
+		for _, k := range f.keys {
+			r.UniqueKeys = append(r.UniqueKeys, RelationKey{Columns: k})
 		}
 		c.rels[f.name] = r
 		if f.kind == KindView {

@@ -2,6 +2,7 @@ package planner
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"time"
 
@@ -201,6 +202,24 @@ func (p *planner) lower(rel hrel) (expr.Relation, error) {
 	}
 	raw := plan
 	plan, rules := rewrite(plan)
+	keys := uniqueKeys{}
+	for _, r := range *p.b.reads {
+		if len(r.Keys) > 0 {
+			keys[r.ID] = r.Keys
+		}
+	}
+	if pre, ok := preAggregateJoinInputs(plan, keys); ok {
+		// The partial sums' inputs and the join they feed settle under
+		// the rules again.
+		var more []string
+		plan, more = rewrite(pre)
+		rules = append(rules, "PreAggregateJoinInputs")
+		for _, m := range more {
+			if !slices.Contains(rules, m) {
+				rules = append(rules, m)
+			}
+		}
+	}
 	if err := expr.Check(plan); err != nil {
 		return nil, err
 	}
