@@ -109,24 +109,19 @@ func accumulationOf(n expr.Reduce) (accumulation, bool) {
 }
 
 // accumulate renders an accumulable Reduce (accumulationOf) so that an
-// input update costs O(accumulators), whatever the size of its group:
-// the changed group's Reduce reads one val per accumulator (with its
-// history in the trace's batches), never the group's rows.
+// input update costs O(accumulators), whatever the size of its group.
 // Each input row becomes, per accumulator, an update (group key,
 // accumulator index) whose diff is the row's diff times its contribution
-// (1 for the row, 1 for a non-NULL value, the value for a sum). Arranged
-// by the group key, the contributions consolidate, per (key, val), to
-// the accumulator's value: the weight rides in the diff, so a group's
-// input holds at most one val per accumulator however many rows it has.
-// A Reduce over those few vals makes the output row: none while the row
-// counter is zero, a count as an int8, a sum as an int8 or NULL while no
-// value is non-NULL.
+// (1 for the row, 1 for a non-NULL value, the value for a sum); the
+// contributions operator sums them per group and time before they leave
+// it (partials). Sharded by the group key, they are added to the
+// group's accumulators (accumulateGroups), which make its output row:
+// none while the row counter is not positive, a count as an int8, a sum
+// as an int8, a numeric, or NULL while no value is non-NULL.
 //
-// This keeps the generic path's shape (one exchange by group key, one
-// arrangement, one Reduce), so it adds no hop between workers; only the
-// size of a group's input changes. The output rows are those of the
-// generic path (reduce) for inputs that never hold a row a negative
-// number of times.
+// Like the generic path it has one exchange, by group key. The output
+// rows are those of the generic path (reduce) for inputs that never hold
+// a row a negative number of times.
 func (r *renderer) accumulate(n expr.Reduce, plan accumulation) (Collection, error) {
 	in, err := r.render(n.Input)
 	if err != nil {
@@ -134,40 +129,10 @@ func (r *renderer) accumulate(n expr.Reduce, plan accumulation) (Collection, err
 	}
 	types := reprTypes(n.Input.Typ())
 	contributions, keyErrs := r.contributions(in, types, n.GroupKey, plan.accs)
-	values := make([]int64, len(plan.accs))
-	limbs := make([][]limb, len(plan.accs))
-	out := arrange.Reduce(arrange.Arrange(contributions, "accumulate"), "accumulate", func(_ []byte, input []arrange.ValCount) []arrange.ValCount {
-		clear(values)
-		for i := range limbs {
-			limbs[i] = limbs[i][:0]
-		}
-		for _, vc := range input {
-			i := binary.BigEndian.Uint16(vc.Val)
-			if len(vc.Val) == accIndexLen {
-				values[i] = vc.Count
-				continue
-			}
-			limbs[i] = append(limbs[i], limb{pos: int16(binary.BigEndian.Uint16(vc.Val[accIndexLen:])), sum: vc.Count})
-		}
-		if values[0] <= 0 {
-			return nil
-		}
-		var p repr.RowPacker
-		for _, o := range plan.outputs {
-			if o.nonNull >= 0 && values[o.nonNull] == 0 {
-				p.PushNull()
-				continue
-			}
-			if plan.accs[o.value].kind == accDecimal {
-				p.Push(repr.NewNumeric(limbTotal(limbs[o.value])))
-				continue
-			}
-			p.Push(repr.NewInt8(values[o.value]))
-		}
-		return []arrange.ValCount{{Val: append([]byte{tagRow}, p.Finish()...), Count: 1}}
-	})
-	rows, errs := r.flattenTagged(out, "accumulate output", flatKeyVal)
-	return Collection{Rows: rows, Errs: dataflow.Concat(dataflow.Concat(in.Errs, keyErrs, "accumulate key errors"), errs, "accumulate errors")}, nil
+	return Collection{
+		Rows: r.accumulateGroups(contributions, plan),
+		Errs: dataflow.Concat(in.Errs, keyErrs, "accumulate key errors"),
+	}, nil
 }
 
 // contributionsPiece is how many rows the contributions operator takes

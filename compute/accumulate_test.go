@@ -135,16 +135,32 @@ func TestAccumulationShared(t *testing.T) {
 // sums of values of both signs pass through zero while the group still
 // has non-NULL values (sum 0, not NULL).
 func TestAccumulateMatchesInterpret(t *testing.T) {
-	for _, workers := range []int{1, 2, 4} {
+	accumulateOracles(t, []int{1, 2, 4}, 200, false)
+}
+
+// TestAccumulateMatchesInterpretSliced is TestAccumulateMatchesInterpret
+// with every sliced run ended after one piece, and pieces of one row and
+// one contribution: the accumulation's groups apply a time's
+// contributions over several runs, a group's row may change more than
+// once at one time, and the output is the same.
+func TestAccumulateMatchesInterpretSliced(t *testing.T) {
+	defer func(c, a int) { contributionsPiece, accumulatePiece = c, a }(contributionsPiece, accumulatePiece)
+	contributionsPiece, accumulatePiece = 1, 1
+	accumulateOracles(t, []int{1, 2}, 100, true)
+}
+
+func accumulateOracles(t *testing.T, workerCounts []int, seeds int, sliced bool) {
+	for _, workers := range workerCounts {
 		t.Run(fmt.Sprintf("W=%d", workers), func(t *testing.T) {
-			forSeeds(t, 200, func(t *testing.T, seed uint64) {
+			forSeeds(t, seeds, func(t *testing.T, seed uint64) {
 				rng := rand.New(rand.NewPCG(seed, 78))
 				plan := accumulablePlan(rng)
 				if !accumulable(plan.(expr.Reduce)) {
 					t.Fatalf("plan not accumulable:\n%s", expr.Explain(plan))
 				}
 				runOracle(t, rng, workers, plan, oracleInput{
-					times: 12, maxWrites: 8, retractOneIn: 2,
+					sliced: sliced,
+					times:  12, maxWrites: 8, retractOneIn: 2,
 					table: func() expr.GlobalID { return expr.GlobalID(1 + rng.IntN(2)) },
 					row:   func() []repr.Datum { return accRow(rng) },
 				})

@@ -211,11 +211,14 @@ func TestRenderMatchesInterpret(t *testing.T) {
 // every worker's slice ending each sliced run after one piece, and
 // pieces of one row: every operator that keeps its place between runs
 // (flatten, the contributions to accumulations, the join, the reduce,
-// the mfp over what one update expands to)
-// does so at every row, and the output is the same.
+// the mfp over what one update expands to, the accumulation's groups,
+// which then apply one time's contributions over several runs) does so
+// at every row, and the output is the same.
 func TestRenderMatchesInterpretSliced(t *testing.T) {
-	defer func(f, c, m int) { flattenPiece, contributionsPiece, mfpPiece = f, c, m }(flattenPiece, contributionsPiece, mfpPiece)
-	flattenPiece, contributionsPiece, mfpPiece = 1, 1, 1
+	defer func(f, c, m, a int) {
+		flattenPiece, contributionsPiece, mfpPiece, accumulatePiece = f, c, m, a
+	}(flattenPiece, contributionsPiece, mfpPiece, accumulatePiece)
+	flattenPiece, contributionsPiece, mfpPiece, accumulatePiece = 1, 1, 1, 1
 	slicedOracles(t)
 }
 
