@@ -29,6 +29,26 @@ type filterProject struct {
 type layoutFilter struct {
 	predicates []expr.Scalar
 	layout     []int
+	// notNull[i], if not negative, is the column predicate i reads when
+	// it is `NOT (column IS NULL)`, which a join's key puts on every
+	// input row: it is checked without evaluating the scalar.
+	notNull []int
+}
+
+// notNullColumn returns c if p is NOT (column c IS NULL), else -1.
+func notNullColumn(p expr.Scalar) int {
+	not, ok := p.(expr.CallUnary)
+	if !ok || not.Func != expr.Not {
+		return -1
+	}
+	isNull, ok := not.Arg.(expr.CallUnary)
+	if !ok || isNull.Func != expr.IsNull {
+		return -1
+	}
+	if c, ok := isNull.Arg.(expr.Column); ok {
+		return c.Index
+	}
+	return -1
 }
 
 // newFilterProject returns the chain steps (bottom-up) over rows of
@@ -41,7 +61,11 @@ func newFilterProject(steps []expr.Relation, types []repr.Type) (*filterProject,
 	for _, s := range steps {
 		switch n := s.(type) {
 		case expr.Filter:
-			fp.filters = append(fp.filters, layoutFilter{predicates: n.Predicates, layout: layout})
+			notNull := make([]int, len(n.Predicates))
+			for i, p := range n.Predicates {
+				notNull[i] = notNullColumn(p)
+			}
+			fp.filters = append(fp.filters, layoutFilter{predicates: n.Predicates, layout: layout, notNull: notNull})
 			var cols []int
 			for _, p := range n.Predicates {
 				cols = p.Columns(cols)
@@ -114,7 +138,13 @@ func (fp *filterProject) apply(row []byte, p *repr.RowPacker) ([]byte, bool, err
 			}
 			cols = fp.view
 		}
-		for _, pr := range f.predicates {
+		for i, pr := range f.predicates {
+			if c := f.notNull[i]; c >= 0 {
+				if cols[c].IsNull() {
+					return nil, false, nil
+				}
+				continue
+			}
 			v, err := pr.Eval(cols)
 			if err != nil {
 				return nil, false, err

@@ -67,9 +67,12 @@ func (g planGen) intCol(ts []expr.ColumnType) (int, bool) {
 func (g planGen) predicate(ts []expr.ColumnType) expr.Scalar {
 	c := g.rng.IntN(len(ts))
 	col := expr.Column{Index: c}
-	switch g.rng.IntN(4) {
+	switch g.rng.IntN(5) {
 	case 0:
 		return expr.CallUnary{Func: expr.IsNull, Arg: col}
+	case 4:
+		// The filter a join puts on its key columns.
+		return expr.CallUnary{Func: expr.Not, Arg: expr.CallUnary{Func: expr.IsNull, Arg: col}}
 	case 1:
 		return expr.CallBinary{Func: expr.Or, Left: expr.CallBinary{Func: expr.Lt, Left: col, Right: g.lit(ts[c].Type)},
 			Right: expr.CallUnary{Func: expr.IsNull, Arg: col}}
