@@ -135,6 +135,13 @@ func (sc sessionCatalog) ResolveRelation(name planner.QualifiedName) (planner.Re
 			}
 			rel.UniqueKeys = keys
 		}
+		if o.Kind == catalog.Table {
+			for _, k := range s.engine.joinIndexKeys(o.ID) {
+				if slices.Max(k) < len(cols) {
+					rel.IndexKeys = append(rel.IndexKeys, k)
+				}
+			}
+		}
 		for i, col := range cols {
 			rc := planner.RelationColumn{Name: col.Name, Type: types[i], Identity: col.Identity}
 			if d := s.engine.columnDefault(o.ID, i); d != nil {

@@ -558,6 +558,20 @@ func (e *Engine) joinIndexes() *compute.Indexes {
 	return ix
 }
 
+// joinIndexKeys returns the key columns of the indexes on relation id
+// that joins may read, in the order of the indexes' ids.
+func (e *Engine) joinIndexKeys(id uint64) [][]int {
+	e.idxMu.Lock()
+	defer e.idxMu.Unlock()
+	var keys [][]int
+	for _, ix := range slices.Sorted(maps.Keys(e.joinable)) {
+		if i := e.joinable[ix]; i.On == expr.GlobalID(id) {
+			keys = append(keys, i.Keys)
+		}
+	}
+	return keys
+}
+
 // IndexOfView returns the index that serves reads of view id, if any.
 func (e *Engine) IndexOfView(id uint64) (uint64, bool) {
 	e.idxMu.Lock()

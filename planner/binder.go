@@ -66,8 +66,9 @@ type Read struct {
 	// names it itself. PostgreSQL checks a read through a view against
 	// the view owner's privileges.
 	Via expr.GlobalID
-	// Keys are a table's unique keys, as column indexes.
-	Keys [][]int
+	// Keys are a table's unique keys, as column indexes; Indexed the key
+	// columns of its indexes that joins may read (Relation.IndexKeys).
+	Keys, Indexed [][]int
 }
 
 // ReadRecorder is what a Catalog implements to be told every relation a
@@ -89,6 +90,7 @@ func (b *binder) noteRead(r Relation) {
 	for _, k := range r.UniqueKeys {
 		read.Keys = append(read.Keys, k.Columns)
 	}
+	read.Indexed = r.IndexKeys
 	*b.reads = append(*b.reads, read)
 	if rec, ok := b.cat.(ReadRecorder); ok {
 		rec.RecordRead(read)

@@ -131,6 +131,9 @@ type Relation struct {
 	// UniqueKeys are a table's unique keys (PRIMARY KEY, UNIQUE, unique
 	// indexes), for ON CONFLICT.
 	UniqueKeys []RelationKey
+	// IndexKeys are the key columns of the indexes on a table that a
+	// join may read as its arrangement of the table.
+	IndexKeys [][]int
 	// Shape is a table's shape generation, which every ALTER TABLE of it
 	// changes: writes planned against one shape are refused under
 	// another (Target.Shape).

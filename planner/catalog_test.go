@@ -38,8 +38,9 @@ type fixtureTable struct {
 	rows    []string
 	sql     string
 	plan    func(r Relation) expr.Relation
-	// keys are the table's unique keys, as column indexes.
-	keys [][]int
+	// keys are the table's unique keys, and indexed the key columns of
+	// its indexes that joins read, as column indexes.
+	keys, indexed [][]int
 }
 
 var fixtures = []fixtureTable{
@@ -73,6 +74,10 @@ var fixtures = []fixtureTable{
 	{id: 11, name: "ord", kind: KindTable, columns: []string{"id int4 not null", "cust int4", "amount numeric(10,2)"},
 		rows: []string{"1|1|1.50", "2|1|2.25", "3|2|NULL", "4|2|10.00", "5|3|NULL", "6|NULL|7.00", "7|1|-0.75"},
 		keys: [][]int{{0}}},
+	// ordix is ord with an index on cust.
+	{id: 12, name: "ordix", kind: KindTable, columns: []string{"id int4 not null", "cust int4", "amount numeric(10,2)"},
+		rows:    []string{"1|1|1.50", "2|1|2.25", "3|2|NULL"},
+		indexed: [][]int{{1}}},
 }
 
 func newTestCatalog(t testing.TB) *testCatalog {
@@ -105,6 +110,7 @@ func newTestCatalog(t testing.TB) *testCatalog {
 		for _, k := range f.keys {
 			r.UniqueKeys = append(r.UniqueKeys, RelationKey{Columns: k})
 		}
+		r.IndexKeys = f.indexed
 		c.rels[f.name] = r
 		if f.kind == KindView {
 			continue

@@ -202,10 +202,13 @@ func (p *planner) lower(rel hrel) (expr.Relation, error) {
 	}
 	raw := plan
 	plan, rules := rewrite(plan)
-	keys := uniqueKeys{}
+	keys := tableKeys{unique: map[expr.GlobalID][][]int{}, indexed: map[expr.GlobalID][][]int{}}
 	for _, r := range *p.b.reads {
 		if len(r.Keys) > 0 {
-			keys[r.ID] = r.Keys
+			keys.unique[r.ID] = r.Keys
+		}
+		if len(r.Indexed) > 0 {
+			keys.indexed[r.ID] = r.Indexed
 		}
 	}
 	if pre, ok := preAggregateJoinInputs(plan, keys); ok {

@@ -7,9 +7,12 @@ import (
 	"freshet/repr"
 )
 
-// uniqueKeys maps a table read by a plan to its unique keys (column
-// indexes), from the relations the binder resolved.
-type uniqueKeys map[expr.GlobalID][][]int
+// tableKeys are, for the tables a plan reads, their unique keys and the
+// keys of the indexes joins may read (column indexes), from the
+// relations the binder resolved.
+type tableKeys struct {
+	unique, indexed map[expr.GlobalID][][]int
+}
 
 // preAggregateJoinInputs sums, before a join, the input that a join's
 // aggregates read, grouped by the columns of it that the join reads:
@@ -40,15 +43,17 @@ type uniqueKeys map[expr.GlobalID][][]int
 //     grouped by the fact input's columns that the equivalences and the
 //     group key read;
 //   - the fact input is not itself a Reduce (the rule's own output),
-//     and is not a table grouped by a unique key of it, which would sum
-//     nothing.
+//     is not a table grouped by a unique key of it, which would sum
+//     nothing, and is not a table with an index on the join's key: the
+//     join reads that index and arranges nothing, which costs a write
+//     less than keeping partial sums.
 //
 // The outer sums are numeric where the aggregates they replace are int8
 // (a count, a sum of int2 or int4): they are cast back, and a count is
 // never NULL, so its column stays NOT NULL. A global aggregate's
 // default row, planned above the Reduce, is unchanged: the outer Reduce
 // has rows exactly when the join had.
-func preAggregateJoinInputs(r expr.Relation, keys uniqueKeys) (expr.Relation, bool) {
+func preAggregateJoinInputs(r expr.Relation, keys tableKeys) (expr.Relation, bool) {
 	return bottomUp(r, func(n expr.Relation) (expr.Relation, bool) {
 		red, ok := n.(expr.Reduce)
 		if !ok {
@@ -66,7 +71,7 @@ func preAggregateJoinInputs(r expr.Relation, keys uniqueKeys) (expr.Relation, bo
 	})
 }
 
-func preAggregate(red expr.Reduce, join expr.Join, keys uniqueKeys) (expr.Relation, bool) {
+func preAggregate(red expr.Reduce, join expr.Join, keys tableKeys) (expr.Relation, bool) {
 	types := red.Input.Typ()
 	bounds := make([]int, len(join.Inputs))
 	arity := 0
@@ -130,6 +135,14 @@ func preAggregate(red expr.Reduce, join expr.Join, keys uniqueKeys) (expr.Relati
 		}
 	}
 	if len(keyCols) == 0 {
+		return nil, false
+	}
+	slices.Sort(keyCols)
+	if table, ok := chainedGet(join.Inputs[fact]); ok && slices.ContainsFunc(keys.indexed[table.ID], func(k []int) bool {
+		return slices.Equal(slices.Sorted(slices.Values(k)), keyCols)
+	}) {
+		// The join reads the table's index on its key: it arranges
+		// nothing, and a write costs the join's lookups alone.
 		return nil, false
 	}
 	for _, k := range red.GroupKey {
@@ -216,7 +229,16 @@ func preAggregate(red expr.Reduce, join expr.Join, keys uniqueKeys) (expr.Relati
 
 // groupsByUniqueKey reports whether r reads a table, through filters and
 // maps, that has a unique key within cols (columns of r).
-func groupsByUniqueKey(r expr.Relation, cols []int, keys uniqueKeys) bool {
+func groupsByUniqueKey(r expr.Relation, cols []int, keys tableKeys) bool {
+	table, ok := chainedGet(r)
+	return ok && slices.ContainsFunc(keys.unique[table.ID], func(k []int) bool {
+		return !slices.ContainsFunc(k, func(c int) bool { return !slices.Contains(cols, c) })
+	})
+}
+
+// chainedGet returns the Get that r reads through filters and maps, which
+// keep its columns where they are.
+func chainedGet(r expr.Relation) (expr.Get, bool) {
 	for {
 		switch n := r.(type) {
 		case expr.Filter:
@@ -224,14 +246,9 @@ func groupsByUniqueKey(r expr.Relation, cols []int, keys uniqueKeys) bool {
 		case expr.Map:
 			r = n.Input
 		case expr.Get:
-			for _, k := range keys[n.ID] {
-				if !slices.ContainsFunc(k, func(c int) bool { return !slices.Contains(cols, c) }) {
-					return true
-				}
-			}
-			return false
+			return n, true
 		default:
-			return false
+			return expr.Get{}, false
 		}
 	}
 }
