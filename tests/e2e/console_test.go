@@ -2,18 +2,27 @@ package e2e
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // chromium runs headless Chromium on url with args, giving the page's
 // scripts three seconds of its virtual clock (enough for several of the
 // console's updates), and returns what it printed.
+//
+// Headless Chromium now and then never exits on a page with a live
+// stream (the console's events), its virtual clock waiting on a fetch.
+// A run is given chromiumTimeout; one that overruns is killed with every
+// process it started and run again, once. Two in a row fail the test.
 func chromium(t *testing.T, url string, args ...string) string {
 	t.Helper()
 	bin, err := exec.LookPath("chromium")
@@ -22,14 +31,42 @@ func chromium(t *testing.T, url string, args ...string) string {
 	}
 	full := append([]string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
 		"--hide-scrollbars", "--window-size=1400,1000", "--virtual-time-budget=3000"}, args...)
-	cmd := exec.Command(bin, append(full, url)...)
+	for attempt := 1; ; attempt++ {
+		out, errOut, err := runChromium(t, bin, append(full, url))
+		if err == nil {
+			return out
+		}
+		if !errors.Is(err, context.DeadlineExceeded) || attempt == 2 {
+			t.Fatalf("chromium (attempt %d): %v\n%s", attempt, err, errOut)
+		}
+		t.Logf("chromium did not finish in %v; killed, running it again", chromiumTimeout)
+	}
+}
+
+// chromiumTimeout bounds one run of headless Chromium.
+const chromiumTimeout = 90 * time.Second
+
+// runChromium runs bin with args in a process group of its own, which
+// is killed whole when the run overruns chromiumTimeout and after it
+// ends, so that no renderer or GPU process outlives it.
+func runChromium(t *testing.T, bin string, args []string) (string, string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), chromiumTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Env = append(os.Environ(), "HOME="+t.TempDir())
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 5 * time.Second
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("chromium: %v\n%s", err, errOut.String())
+	err := cmd.Run()
+	if cmd.Process != nil {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 	}
-	return out.String()
+	if ctx.Err() != nil {
+		err = ctx.Err()
+	}
+	return out.String(), errOut.String(), err
 }
 
 // field returns the text of the element with id in dom.
