@@ -8,6 +8,7 @@ import (
 	"freshet/dataflow"
 	"freshet/expr"
 	"freshet/repr"
+	"freshet/sqlerr"
 )
 
 // An accumulator is one int64 a group keeps for an accumulable reduction:
@@ -135,6 +136,31 @@ func (r *renderer) accumulate(n expr.Reduce, plan accumulation) (Collection, err
 	}, nil
 }
 
+// addRawNumeric adds to accumulator i of group g, a non-NULL count or a
+// decimal sum of a numeric column, the contribution of the column's
+// encoding v in a row of diff d.
+func addRawNumeric(sums *partials, g, i int, kind accumulatorKind, v []byte, d int64) {
+	if repr.IsNullEncoding(v) {
+		return
+	}
+	if kind == accNonNull {
+		sums.add(g, i, d)
+		return
+	}
+	form, err := repr.EachNumericLimb(v, func(pos int, w int64) { sums.addLimb(g, i, int16(pos), d*w) })
+	if err != nil {
+		panic(sqlerr.AssertionFailedf("summing a numeric column: %v", err))
+	}
+	switch form {
+	case repr.NumericNaN:
+		sums.addLimb(g, i, limbNaN, d)
+	case repr.NumericPosInf:
+		sums.addLimb(g, i, limbPosInf, d)
+	case repr.NumericNegInf:
+		sums.addLimb(g, i, limbNegInf, d)
+	}
+}
+
 // contributionsPiece is how many rows the contributions operator takes
 // between checks of its run's time.
 var contributionsPiece = 4096
@@ -171,10 +197,23 @@ func (r *renderer) contributions(c Collection, types []repr.Type, keys []expr.Sc
 		vals := limbVals{}
 		sums := newPartials(len(accs))
 		// Only the key columns and the aggregated ones are decoded;
-		// keys that are columns are cut from the row's bytes.
-		var accCols []int
+		// keys that are columns are cut from the row's bytes, and so
+		// are the numeric columns summed (rawNum), whose limbs are read
+		// from their encoding (with their non-NULL counts).
+		rawNum := map[int]bool{}
 		for _, a := range accs {
-			if a.kind != accRows {
+			if a.kind == accDecimal && types[a.col].Kind() == repr.KindNumeric {
+				rawNum[a.col] = true
+			}
+		}
+		var accCols []int
+		rawEnd := 0
+		for _, a := range accs {
+			switch {
+			case a.kind == accRows:
+			case rawNum[a.col]:
+				rawEnd = max(rawEnd, a.col+1)
+			default:
 				accCols = append(accCols, a.col)
 			}
 		}
@@ -259,8 +298,11 @@ func (r *renderer) contributions(c Collection, types []repr.Type, keys []expr.Sc
 					var key []byte
 					if rawKeys {
 						// The row's updates share one view of its key.
-						key, raw = rawKey(u.Key, keyCols, keyEnd, raw, &p)
+						key, raw = rawKey(u.Key, keyCols, max(keyEnd, rawEnd), raw, &p)
 					} else {
+						if rawEnd > 0 {
+							raw = rawColumns(u.Key, rawEnd, raw)
+						}
 						p.Reset()
 						for _, k := range keys {
 							v, err := k.Eval(scratch)
@@ -274,6 +316,10 @@ func (r *renderer) contributions(c Collection, types []repr.Type, keys []expr.Sc
 					}
 					g := sums.group(key, u.Time)
 					for i, a := range accs {
+						if a.kind != accRows && rawNum[a.col] {
+							addRawNumeric(sums, g, i, a.kind, raw[a.col], u.Diff)
+							continue
+						}
 						if a.kind == accDecimal {
 							if v := scratch[a.col]; !v.IsNull() {
 								eachLimb(v, func(pos int16, w int64) { sums.addLimb(g, i, pos, u.Diff*w) })

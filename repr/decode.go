@@ -340,6 +340,41 @@ func decodeString(b []byte) string {
 }
 
 // decodeNumeric rebuilds the canonical decimal of a numeric key.
+// numericExponent reads the exponent at the front of a finite non-zero
+// numeric's body (its bytes after the tag), complemented if neg: the
+// position e of the decimal point, and the index of the first digit
+// byte.
+func numericExponent(body []byte, neg bool) (e int64, i int, err error) {
+	get := func(i int) byte {
+		if neg {
+			return ^body[i]
+		}
+		return body[i]
+	}
+	switch m := get(0); m {
+	case expMarkLow, expMarkHigh:
+		if len(body) < 6 {
+			return 0, 0, errCorrupt("numeric key of %d bytes", len(body))
+		}
+		var u uint32
+		for k := 1; k <= 4; k++ {
+			u = u<<8 | uint32(get(k))
+		}
+		e = int64(int32(u ^ 1<<31))
+		i = 5
+	default:
+		e = int64(m) - expBias
+		i = 1
+	}
+	// e is the position of the decimal point. A value outside numeric's
+	// limits is never encoded, and one read back from corrupt bytes must
+	// not cost a power of ten with billions of digits where it is scaled.
+	if e > maxNumericIntDigits || e < -2*maxNumericDscale {
+		return 0, 0, errCorrupt("numeric exponent %d out of range", e)
+	}
+	return e, i, nil
+}
+
 func decodeNumeric(tag byte, body []byte) (*apd.Decimal, error) {
 	switch tag {
 	case tagNumNaN:
@@ -364,28 +399,9 @@ func decodeNumeric(tag byte, body []byte) (*apd.Decimal, error) {
 		}
 		return body[i]
 	}
-	var e int64
-	i := 0
-	switch m := get(0); m {
-	case expMarkLow, expMarkHigh:
-		if len(body) < 6 {
-			return nil, errCorrupt("numeric key of %d bytes", len(body))
-		}
-		var u uint32
-		for k := 1; k <= 4; k++ {
-			u = u<<8 | uint32(get(k))
-		}
-		e = int64(int32(u ^ 1<<31))
-		i = 5
-	default:
-		e = int64(m) - expBias
-		i = 1
-	}
-	// e is the position of the decimal point. A value outside numeric's
-	// limits is never encoded, and one read back from corrupt bytes must
-	// not cost a power of ten with billions of digits where it is scaled.
-	if e > maxNumericIntDigits || e < -2*maxNumericDscale {
-		return nil, errCorrupt("numeric exponent %d out of range", e)
+	e, i, err := numericExponent(body, neg)
+	if err != nil {
+		return nil, err
 	}
 	var tmp [48]byte
 	digits := tmp[:0]

@@ -129,6 +129,10 @@ func (p *RowPacker) Push(d Datum) { p.buf = AppendDatum(p.buf, d) }
 // PushNull appends NULL to the row being built.
 func (p *RowPacker) PushNull() { p.buf = append(p.buf, tagNull) }
 
+// IsNullEncoding reports whether b, one datum's encoding as a row holds
+// it, is NULL's.
+func IsNullEncoding(b []byte) bool { return len(b) == 1 && b[0] == tagNull }
+
 // PushEncoded appends datums already encoded, such as a whole Row or a
 // datum from RowIter.NextRaw.
 func (p *RowPacker) PushEncoded(b []byte) { p.buf = append(p.buf, b...) }
