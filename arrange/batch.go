@@ -53,6 +53,34 @@ type Batch struct {
 	diff0 [1]int64
 }
 
+// advancedShared returns, with description desc, the batch of b's
+// updates with every time advanced to since, sharing b's keys, vals and
+// diffs, and true, when advancing needs no consolidation: every val of b
+// has one update and every time is at or before since, so that each
+// update keeps its place and only its time changes, to since for all.
+// Otherwise it returns false.
+func (b *Batch) advancedShared(since uint64, desc Description) (*Batch, bool) {
+	if b.valUpds != nil {
+		return nil, false
+	}
+	if b.times == nil {
+		if b.n > 0 && b.time0[0] > since {
+			return nil, false
+		}
+	} else {
+		for _, t := range b.times {
+			if t > since {
+				return nil, false
+			}
+		}
+	}
+	c := *b
+	c.desc = desc
+	c.times = nil
+	c.time0 = [1]uint64{since}
+	return &c, true
+}
+
 // Description returns the batch's description.
 func (b *Batch) Description() Description { return b.desc }
 

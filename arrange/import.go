@@ -179,6 +179,15 @@ func replayBatch(h *Handle, since, upper uint64) (*Batch, error) {
 	if err != nil {
 		return nil, err
 	}
+	desc := Description{Lower: 0, Upper: max(upper, since+1), Since: since}
+	if bs := h.trace.spine.Batches(nil); len(bs) == 1 {
+		// A trace of one batch, as a restarted table's is, is often
+		// already what the replay would build but for its times: then
+		// the replay shares its keys and vals.
+		if b, ok := bs[0].advancedShared(since, desc); ok {
+			return b, nil
+		}
+	}
 	// Sized once: a replayed table is the largest batch that hydration
 	// builds, and growing its columns by append copied them many times.
 	var bl Builder
@@ -187,17 +196,29 @@ func replayBatch(h *Handle, since, upper uint64) (*Batch, error) {
 	// Raised times may lie past the trace's upper: the batch is a delta
 	// for the importer's operators, not a part of any trace, so its
 	// description only has to contain them.
-	return bl.Done(Description{Lower: 0, Upper: max(upper, since+1), Since: since}), nil
+	return bl.Done(desc), nil
 }
 
-// advanceBatch returns b with every time advanced to at least since.
+// advanceBatch returns b with every time advanced to at least since,
+// sharing b's keys and vals when it can (advancedShared): a restarted
+// table's log reaches a view that imported it before it was read as
+// one such batch.
 func advanceBatch(b *Batch, since uint64) *Batch {
-	var bl Builder
-	bl.reserve(b.sizeHint())
-	pushAdvanced(&bl, b.Cursor(), since)
 	d := b.Description()
 	d.Since = max(d.Since, since)
 	d.Upper = max(d.Upper, since+1)
+	if a, ok := b.advancedShared(since, d); ok {
+		return a
+	}
+	return buildAdvanced(b, since, d)
+}
+
+// buildAdvanced builds b with every time advanced to at least since,
+// described by d.
+func buildAdvanced(b *Batch, since uint64, d Description) *Batch {
+	var bl Builder
+	bl.reserve(b.sizeHint())
+	pushAdvanced(&bl, b.Cursor(), since)
 	return bl.Done(d)
 }
 
