@@ -1,6 +1,7 @@
 package arrange
 
 import (
+	"bytes"
 	"math"
 
 	"freshet/dataflow"
@@ -61,6 +62,19 @@ type Batcher struct {
 	// last seal began, and of every update that seal kept.
 	frontier uint64
 
+	// run, if not nil, holds every update staged since the batcher was
+	// last empty, which came in (key, val, time) order, as a table's log
+	// read back from storage does, consolidated: a seal whose
+	// upper is past all of them (runMax) takes it as its batch, with no
+	// chunk, sort or merge, and no copy of the updates beside the batch.
+	// The first update out of order, or a seal that would keep some of
+	// them, spills it into a chain, and the batcher goes on as usual.
+	// runKey and runVal copy the last update's key and val.
+	run            *Builder
+	runKey, runVal []byte
+	runTime        uint64
+	runMax         uint64
+
 	// limit, if not zero, is the updates per chunk instead of chunkLen
 	// (tests use small chunks to cross their boundaries).
 	limit int
@@ -83,6 +97,9 @@ type sealing struct {
 	kept  []chain
 	merge *chainMerge
 	out   Builder
+	// fromRun counts the updates of a run taken as the batch (see
+	// Batcher.run): they leave the staged count when the seal ends.
+	fromRun int
 }
 
 // freeChunks is how many emptied chunks of full size a batcher keeps for
@@ -119,6 +136,9 @@ func (b *Batcher) recharge() {
 	}
 	if b.seal != nil {
 		held += b.seal.out.bytes()
+	}
+	if b.run != nil {
+		held += b.run.bytes()
 	}
 	if held != b.charged {
 		b.account.Add(held - b.charged)
@@ -169,6 +189,10 @@ func (b *Batcher) Stage(key, val []byte, time uint64, diff int64) bool {
 	if diff == 0 {
 		return false
 	}
+	if b.stageInRun(key, val, time, diff) {
+		b.recharge()
+		return false
+	}
 	if b.pending == nil {
 		b.pending = b.newPending()
 	}
@@ -213,6 +237,102 @@ func (b *Batcher) mergeDue() bool {
 	return true
 }
 
+// stageInRun stages the update in the run and reports whether it did:
+// when the batcher holds nothing but the run, and the update does not
+// order before the run's last. An update that cannot go in spills the
+// run, if any, into a chain.
+func (b *Batcher) stageInRun(key, val []byte, time uint64, diff int64) bool {
+	if b.run == nil {
+		if b.n != 0 || b.seal != nil || b.merge != nil || len(b.chains) > 0 || b.pending != nil && len(b.pending.recs) > 0 {
+			return false
+		}
+		b.run = &Builder{}
+		b.runMax = time
+		b.frontier = time
+	} else {
+		c := bytes.Compare(key, b.runKey)
+		if c == 0 {
+			c = bytes.Compare(val, b.runVal)
+		}
+		if c < 0 || c == 0 && time < b.runTime {
+			b.spillRun()
+			return false
+		}
+		b.runMax = max(b.runMax, time)
+		b.frontier = min(b.frontier, time)
+	}
+	// The builder sums an update into the last when they share (key,
+	// val, time), and drops a zero sum.
+	before := b.run.nUpds
+	b.run.Push(key, val, time, diff)
+	b.runKey = append(b.runKey[:0], key...)
+	b.runVal = append(b.runVal[:0], val...)
+	b.runTime = time
+	b.n += b.run.nUpds - before
+	return true
+}
+
+// splitRun begins a seal at upper whose batch is the run's updates at
+// times below upper, and keeps the others as the run; the run has
+// updates on both sides of upper.
+func (b *Batcher) splitRun(upper uint64) {
+	old := b.run.Done(Description{Lower: b.lower, Upper: b.runMax + 1})
+	s := &sealing{lower: b.lower, upper: upper}
+	s.out.reserve(old.sizeHint())
+	rest := &Builder{}
+	least := uint64(Done)
+	c := old.Cursor()
+	for ; c.KeyValid(); c.StepKey() {
+		for ; c.ValValid(); c.StepVal() {
+			key, val := c.Key(), c.Val()
+			c.History(func(t uint64, d int64) {
+				if t < upper {
+					s.out.Push(key, val, t, d)
+					return
+				}
+				rest.Push(key, val, t, d)
+				least = min(least, t)
+			})
+		}
+	}
+	s.fromRun = s.out.nUpds
+	b.run, b.seal = rest, s
+	b.lower = upper
+	b.frontier = least
+}
+
+// spillRun moves the run's updates, sorted and consolidated as they are,
+// into chunks that make the oldest chain.
+func (b *Batcher) spillRun() {
+	r := b.run
+	b.run = nil
+	if r.nUpds == 0 {
+		return
+	}
+	batch := r.Done(Description{Lower: 0, Upper: b.runMax + 1})
+	ch := chain{least: Done}
+	var c *chunk
+	cur := batch.Cursor()
+	for ; cur.KeyValid(); cur.StepKey() {
+		for ; cur.ValValid(); cur.StepVal() {
+			key, val := cur.Key(), cur.Val()
+			cur.History(func(t uint64, d int64) {
+				if c == nil || c.full(b.chunkLimit()) {
+					if c != nil {
+						ch.add(c)
+					}
+					c = b.newChunk()
+				}
+				held := c.size()
+				c.push(key, val, keyPrefix(key), t, d)
+				b.held += c.size() - held
+			})
+		}
+	}
+	ch.add(c)
+	b.chains = append([]chain{ch}, b.chains...)
+}
+
 // Seal returns a batch described by [lower, upper) holding exactly the
 // staged updates with time < upper, sorted and consolidated, and keeps the
 // others. The batcher's lower becomes upper. upper may be Done to seal
@@ -236,6 +356,34 @@ func (b *Batcher) BeginSeal(upper uint64) {
 	}
 	if b.seal != nil {
 		panic(assertionFailedf("batcher: seal at %d while the seal at %d is in progress", upper, b.seal.upper))
+	}
+	if b.run != nil {
+		switch {
+		case b.runMax < upper:
+			// The run is the batch: nothing else is staged.
+			s := &sealing{lower: b.lower, upper: upper, out: *b.run, fromRun: b.run.nUpds}
+			b.run, b.seal = nil, s
+			b.lower = upper
+			b.frontier = Done
+			b.recharge()
+			return
+		case b.frontier >= upper:
+			// No time of the run is below upper (a replayed log, all at
+			// the time it was compacted to, before the seal past it):
+			// the batch is empty, and the run stays as it is.
+			b.seal = &sealing{lower: b.lower, upper: upper}
+			b.lower = upper
+			b.recharge()
+			return
+		default:
+			// Times on both sides of upper, as when a replayed log's
+			// last writes are at the time its input's frontier has
+			// reached but not passed: the run splits in one pass into
+			// the batch and a run of the rest.
+			b.splitRun(upper)
+			b.recharge()
+			return
+		}
 	}
 	if b.pending != nil && len(b.pending.recs) > 0 {
 		b.flushPending()
@@ -334,6 +482,7 @@ func (b *Batcher) finishSeal() *Batch {
 	if len(s.kept) > 0 {
 		b.chains = append(s.kept, b.chains...)
 	}
+	b.n -= s.fromRun
 	b.seal = nil
 	if !b.bursting {
 		// No chunk filled since the last seal: the burst that made the
