@@ -136,6 +136,31 @@ func (r *renderer) accumulate(n expr.Reduce, plan accumulation) (Collection, err
 	}, nil
 }
 
+// holdAt returns a capability for output 0 at or before t and at or
+// before held's time, taking held's place (nil: none yet), which a
+// message at t being consumed justifies. An operator that holds one
+// listens to its inputs' frontiers until letGo.
+func holdAt(op *dataflow.Operator, held *dataflow.Capability, t uint64) *dataflow.Capability {
+	switch {
+	case held == nil:
+		op.SetNotify(true)
+		return op.Retain(0, t)
+	case t < held.Time():
+		c := op.Retain(0, t)
+		held.Release()
+		return c
+	}
+	return held
+}
+
+// letGo releases held, a capability from holdAt, and stops the operator
+// listening to its inputs' frontiers; it returns nil.
+func letGo(op *dataflow.Operator, held *dataflow.Capability) *dataflow.Capability {
+	held.Release()
+	op.SetNotify(false)
+	return nil
+}
+
 // addRawNumeric adds to accumulator i of group g, a non-NULL count or a
 // decimal sum of a numeric column, the contribution of the column's
 // encoding v in a row of diff d.
@@ -241,17 +266,6 @@ func (r *renderer) contributions(c Collection, types []repr.Type, keys []expr.Sc
 		// time is at or after its message's), and while there is one the
 		// operator listens to the frontier.
 		var sumCap *dataflow.Capability
-		hold := func(t uint64) {
-			switch {
-			case sumCap == nil:
-				sumCap = op.Retain(0, t)
-				op.SetNotify(true)
-			case t < sumCap.Time():
-				c := op.Retain(0, t)
-				sumCap.Release()
-				sumCap = c
-			}
-		}
 		send := func(upper uint64) {
 			if n := sums.updatesBefore(upper); n > 0 {
 				out.GiveSlice(sumCap.Time(), sums.emitBefore(make([]arrange.Update, 0, n), upper, indexes, vals, accs))
@@ -261,9 +275,7 @@ func (r *renderer) contributions(c Collection, types []repr.Type, keys []expr.Sc
 				sumCap.Downgrade(t)
 				return
 			}
-			sumCap.Release()
-			sumCap = nil
-			op.SetNotify(false)
+			sumCap = letGo(op, sumCap)
 		}
 		return dataflow.ScheduleFunc(func() {
 			for {
@@ -285,7 +297,7 @@ func (r *renderer) contributions(c Collection, types []repr.Type, keys []expr.Sc
 				}
 				piece := rest[:min(len(rest), contributionsPiece)]
 				rest = rest[len(piece):]
-				hold(t)
+				sumCap = holdAt(op, sumCap, t)
 				var bad []arrange.Update
 			rows:
 				for i, u := range piece {

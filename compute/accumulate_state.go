@@ -54,15 +54,7 @@ func (r *renderer) accumulateGroups(contribs dataflow.Stream[arrange.Update], pl
 				if len(data) == 0 {
 					continue
 				}
-				switch {
-				case cap == nil:
-					cap = op.Retain(0, t)
-					op.SetNotify(true)
-				case t < cap.Time():
-					c := op.Retain(0, t)
-					cap.Release()
-					cap = c
-				}
+				cap = holdAt(op, cap, t)
 				// The queue may reuse its slice; the keys and vals are
 				// immutable.
 				pending = append(pending, data...)
@@ -95,10 +87,8 @@ func (r *renderer) accumulateGroups(contribs dataflow.Stream[arrange.Update], pl
 				charged = size
 			}
 			if len(pending) == 0 && len(ready) == 0 {
-				cap.Release()
-				cap = nil
+				cap = letGo(op, cap)
 				pending, ready = nil, nil
-				op.SetNotify(false)
 				return
 			}
 			least := uint64(dataflow.Done)
