@@ -165,9 +165,12 @@ type accGroups struct {
 	// mark[g] reports whether g is in it.
 	touched []int32
 	mark    []bool
-	// bytes is the size of the keys and rows held.
-	bytes int64
-	p     repr.RowPacker
+	// bytes is the size of the keys and rows held, and limbCap the
+	// limbs' capacity, kept as they change: size reads them every run,
+	// which must not cost a pass over every group.
+	bytes   int64
+	limbCap int64
+	p       repr.RowPacker
 }
 
 func newAccGroups(plan accumulation) *accGroups {
@@ -177,11 +180,7 @@ func newAccGroups(plan accumulation) *accGroups {
 // size returns about how many heap bytes the groups hold.
 func (gs *accGroups) size() int64 {
 	const perGroup = 96 // the index's entry, the slices' headers
-	n := int64(len(gs.keys))*perGroup + int64(cap(gs.values))*8 + gs.bytes
-	for _, ls := range gs.limbs {
-		n += int64(cap(ls)) * 16
-	}
-	return n
+	return int64(len(gs.keys))*perGroup + int64(cap(gs.values))*8 + gs.limbCap*16 + gs.bytes
 }
 
 // group returns key's group, starting one if there is none.
@@ -232,7 +231,9 @@ func (gs *accGroups) apply(us []arrange.Update, res []arrange.Update) []arrange.
 				gs.values[at] += u.Diff
 				continue
 			}
+			before := cap(gs.limbs[at])
 			gs.limbs[at] = addLimb(gs.limbs[at], int16(binary.BigEndian.Uint16(u.Val[accIndexLen:])), u.Diff)
+			gs.limbCap += int64(cap(gs.limbs[at]) - before)
 		}
 		for _, g := range gs.touched {
 			gs.mark[g] = false
@@ -304,6 +305,7 @@ func (gs *accGroups) update(g int32, t uint64, res []arrange.Update) []arrange.U
 	gs.bytes -= int64(len(key))
 	gs.keys[g] = nil
 	for i := range limbs {
+		gs.limbCap -= int64(cap(limbs[i]))
 		limbs[i] = nil
 	}
 	gs.free = append(gs.free, g)
