@@ -1,7 +1,6 @@
 package arrange
 
 import (
-	"bytes"
 	"math"
 
 	"freshet/dataflow"
@@ -69,11 +68,8 @@ type Batcher struct {
 	// chunk, sort or merge, and no copy of the updates beside the batch.
 	// The first update out of order, or a seal that would keep some of
 	// them, spills it into a chain, and the batcher goes on as usual.
-	// runKey and runVal copy the last update's key and val.
-	run            *Builder
-	runKey, runVal []byte
-	runTime        uint64
-	runMax         uint64
+	run    *Builder
+	runMax uint64
 
 	// limit, if not zero, is the updates per chunk instead of chunkLen
 	// (tests use small chunks to cross their boundaries).
@@ -250,11 +246,7 @@ func (b *Batcher) stageInRun(key, val []byte, time uint64, diff int64) bool {
 		b.runMax = time
 		b.frontier = time
 	} else {
-		c := bytes.Compare(key, b.runKey)
-		if c == 0 {
-			c = bytes.Compare(val, b.runVal)
-		}
-		if c < 0 || c == 0 && time < b.runTime {
+		if !b.run.Accepts(key, val, time) {
 			b.spillRun()
 			return false
 		}
@@ -265,9 +257,6 @@ func (b *Batcher) stageInRun(key, val []byte, time uint64, diff int64) bool {
 	// val, time), and drops a zero sum.
 	before := b.run.nUpds
 	b.run.Push(key, val, time, diff)
-	b.runKey = append(b.runKey[:0], key...)
-	b.runVal = append(b.runVal[:0], val...)
-	b.runTime = time
 	b.n += b.run.nUpds - before
 	return true
 }

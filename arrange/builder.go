@@ -95,6 +95,22 @@ func (b *Builder) Push(key, val []byte, time uint64, diff int64) {
 	b.pushUpdate(time, diff)
 }
 
+// Accepts reports whether Push would take the update, by Push's own
+// checks: whether it does not order before the last one pushed in
+// (key, val, time).
+func (b *Builder) Accepts(key, val []byte, time uint64) bool {
+	if !b.keyOpen {
+		return true
+	}
+	if c := bytes.Compare(key, b.keyBytes[b.keyStart:]); c != 0 {
+		return c > 0
+	}
+	if c := bytes.Compare(val, b.valBytes[b.valStart:]); c != 0 {
+		return c > 0
+	}
+	return time >= b.lastTime
+}
+
 // Done closes the batch, describes it with desc and returns it. Every
 // pushed time must lie in [desc.Lower, desc.Upper).
 func (b *Builder) Done(desc Description) *Batch {
