@@ -66,8 +66,9 @@ type Batcher struct {
 	// read back from storage does, consolidated: a seal whose
 	// upper is past all of them (runMax) takes it as its batch, with no
 	// chunk, sort or merge, and no copy of the updates beside the batch.
-	// The first update out of order, or a seal that would keep some of
-	// them, spills it into a chain, and the batcher goes on as usual.
+	// A seal below all of them keeps it, and one between splits it (see
+	// BeginSeal); the first update out of order spills it into a chain,
+	// and the batcher goes on as usual.
 	run    *Builder
 	runMax uint64
 
