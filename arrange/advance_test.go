@@ -1,10 +1,12 @@
 package arrange
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
 	"testing"
+	"unsafe"
 )
 
 // TestAdvancedSharedMatchesBuilt checks Batch.advancedShared against
@@ -61,5 +63,88 @@ func TestAdvancedSharedMatchesBuilt(t *testing.T) {
 	}
 	if applied < 100 {
 		t.Fatalf("applied to only %d cases", applied)
+	}
+}
+
+// A replay is the trace's contents as of the lease, every time raised to
+// its since, in batches that sum to that: the trace's batches whose
+// updates only need their times raised are shared, not copied, and the
+// others are built again. The trace is left as it was.
+func TestReplayBatchesShareTheTrace(t *testing.T) {
+	const seed = 29
+	t.Logf("seed %d", seed)
+	rng := rand.New(rand.NewPCG(seed, 3))
+	shared, built := 0, 0
+	for i := range 300 {
+		tr := NewTrace(1)
+		// Held at 0 so that the trace keeps every time as written.
+		h0, err := tr.NewHandle(0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var all []update
+		upper := uint64(0)
+		for range rng.IntN(5) {
+			var ups []update
+			for range rng.IntN(10) {
+				ups = append(ups, update{
+					key:  fmt.Sprint("k", rng.IntN(5)),
+					val:  []string{"", "a"}[rng.IntN(2)],
+					time: upper + uint64(rng.IntN(3)),
+					diff: []int64{1, 1, -1, 2}[rng.IntN(4)],
+				})
+			}
+			ups = consolidated(ups)
+			all = append(all, ups...)
+			if err := tr.Insert(build(Description{Lower: upper, Upper: upper + 3}, ups...)); err != nil {
+				t.Fatal(err)
+			}
+			upper += 3
+		}
+		since := uint64(rng.IntN(int(upper) + 1))
+		h, err := tr.NewHandle(since)
+		if err != nil {
+			t.Fatal(err)
+		}
+		before := contents(tr.spine.cursor(0))
+		replay, err := replayBatches(h, since, upper)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(replay) == 0 {
+			t.Fatalf("case %d: no batch replayed", i)
+		}
+		var got []update
+		for _, b := range replay {
+			if d := b.Description(); d.Since != since || d.Lower != 0 || d.Upper < max(upper, since+1) {
+				t.Fatalf("case %d: replayed batch described %v", i, d)
+			}
+			got = append(got, contents(b.Cursor())...)
+			keys := unsafe.SliceData(b.keyBytes)
+			if keys != nil && slices.ContainsFunc(tr.spine.Batches(nil), func(o *Batch) bool { return unsafe.SliceData(o.keyBytes) == keys }) {
+				shared++
+			} else {
+				built++
+			}
+		}
+		var want []update
+		for _, u := range all {
+			u.time = max(u.time, since)
+			want = append(want, u)
+		}
+		if g, w := consolidated(got), consolidated(want); !slices.Equal(g, w) {
+			t.Fatalf("case %d: since %d\n got %v\nwant %v", i, since, g, w)
+		}
+		if after := contents(tr.spine.cursor(0)); !slices.Equal(after, before) {
+			t.Fatalf("case %d: the trace changed\n got %v\nwant %v", i, after, before)
+		}
+		h.Close()
+		h0.Close()
+		if _, err := replayBatches(h, since, upper); !errors.Is(err, ErrHandleClosed) {
+			t.Fatalf("replay through a closed handle: %v", err)
+		}
+	}
+	if shared < 50 || built < 50 {
+		t.Fatalf("shared %d batches, built %d: too few of one kind", shared, built)
 	}
 }

@@ -51,16 +51,24 @@ func (r *Registry) Import(b *dataflow.Builder, id GlobalID, name string) (*Arran
 	src := &importSource{shard: s, lease: lease, start: start, importer: b.ID()}
 	// Replay and registration happen in the same build step, so the
 	// batches that follow start exactly where the replay ends.
-	replay, err := replayBatch(lease, start, s.trace.Upper())
+	replay, err := replayBatches(lease, start, s.trace.Upper())
 	if err != nil {
 		lease.Close()
 		return nil, err
 	}
-	src.pending = append(src.pending, pendingBatch{batch: replay, upper: s.trace.Upper(), replay: true})
 	// The replay is the importer's snapshot as far as the trace has got;
 	// if that is short of the start, batches to come bring the rest.
 	src.acct = b.Account()
-	src.acct.AddToRead(int64(replay.Len()))
+	for i, rb := range replay {
+		// Only the last batch brings the importer to the trace's upper:
+		// one that were Done would end the forwarding with it.
+		upper := start
+		if i == len(replay)-1 {
+			upper = s.trace.Upper()
+		}
+		src.pending = append(src.pending, pendingBatch{batch: rb, upper: upper, replay: true})
+		src.acct.AddToRead(int64(rb.Len()))
+	}
 	if s.trace.Upper() <= start {
 		src.catchingUp = true
 		src.acct.AddCatchingUp(1)
@@ -172,31 +180,41 @@ func (s *importSource) Schedule() {
 
 func (s *importSource) Shutdown(dataflow.Reason) {}
 
-// replayBatch builds one batch of the trace's contents as h reads them
-// (times advanced to h's since), covering [0, upper).
-func replayBatch(h *Handle, since, upper uint64) (*Batch, error) {
-	c, err := h.Cursor()
-	if err != nil {
-		return nil, err
+// replayBatches returns the trace's contents as h reads them (times
+// advanced to h's since), covering [0, upper), as batches for the
+// importer, at least one: a batch of the trace that only needs its times raised is
+// shared (advancedShared), any other is built again with them raised.
+// The replay is one delta, not a trace: a row's updates may lie in
+// several of its batches, unconsolidated, and the importer's operators
+// sum them as they sum any updates at one time. Merging the trace's
+// batches into one instead copied the whole table while it hydrated a
+// view.
+func replayBatches(h *Handle, since, upper uint64) ([]*Batch, error) {
+	if h.closed {
+		return nil, ErrHandleClosed
 	}
+	// Raised times may lie past the trace's upper: the batches are a
+	// delta for the importer's operators, not a part of any trace, so
+	// their description only has to contain them.
 	desc := Description{Lower: 0, Upper: max(upper, since+1), Since: since}
-	if bs := h.trace.spine.Batches(nil); len(bs) == 1 {
-		// A trace of one batch, as a restarted table's is, is often
-		// already what the replay would build but for its times: then
-		// the replay shares its keys and vals.
-		if b, ok := bs[0].advancedShared(since, desc); ok {
-			return b, nil
+	var out []*Batch
+	for _, b := range h.trace.spine.Batches(nil) {
+		if b.Len() == 0 {
+			continue
 		}
+		if a, ok := b.advancedShared(since, desc); ok {
+			out = append(out, a)
+			continue
+		}
+		out = append(out, buildAdvanced(b, since, desc))
 	}
-	// Sized once: a replayed table is the largest batch that hydration
-	// builds, and growing its columns by append copied them many times.
-	var bl Builder
-	bl.reserve(c.sizeHint())
-	pushAdvanced(&bl, c, since)
-	// Raised times may lie past the trace's upper: the batch is a delta
-	// for the importer's operators, not a part of any trace, so its
-	// description only has to contain them.
-	return bl.Done(desc), nil
+	if len(out) == 0 {
+		// An empty trace still replays, as one empty batch: its upper
+		// is where the importer's forwarding starts.
+		var bl Builder
+		out = append(out, bl.Done(desc))
+	}
+	return out, nil
 }
 
 // advanceBatch returns b with every time advanced to at least since,

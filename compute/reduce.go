@@ -95,7 +95,7 @@ func (r *renderer) threshold(input expr.Relation, name string, f func(int64) int
 	}
 	a := arrange.Arrange(in.Rows, name)
 	out := arrange.Threshold(a, name, f)
-	rows := flatten(out, name+" output", func(key, _ []byte) []byte { return key })
+	rows := flatten(out, name+" output", wholeKey)
 	return Collection{Rows: rows, Errs: in.Errs}, nil
 }
 
@@ -171,8 +171,9 @@ var flattenFuel = 1 << 16
 // run's time (dataflow.Operator.OutOfTime).
 var flattenPiece = 1 << 12
 
-// flatten turns an arrangement into a collection of rows made by row.
-func flatten(a *arrange.Arranged, name string, row func(key, val []byte) []byte) dataflow.Stream[arrange.Update] {
+// flatten turns an arrangement into a collection of rows made by row,
+// without the updates of a (key, val) for which row reports false.
+func flatten(a *arrange.Arranged, name string, row func(key, val []byte) ([]byte, bool)) dataflow.Stream[arrange.Update] {
 	b := a.Batches.Builder()
 	acct := b.Account()
 	ob := b.NewOperator(name)
@@ -223,7 +224,10 @@ func flatten(a *arrange.Arranged, name string, row func(key, val []byte) []byte)
 				res := make([]arrange.Update, 0, min(piece, size))
 				for ; cur.KeyValid() && len(res) < piece; cur.StepKey() {
 					for ; cur.ValValid() && len(res) < piece; cur.StepVal() {
-						r := row(cur.Key(), cur.Val())
+						r, ok := row(cur.Key(), cur.Val())
+						if !ok {
+							continue
+						}
 						cur.History(func(tm uint64, d int64) {
 							res = append(res, arrange.Update{Key: r, Time: tm, Diff: d})
 						})

@@ -26,9 +26,14 @@ func ImportedSource(reg *arrange.Registry, keyed func(expr.GlobalID) bool) Sourc
 		if err != nil {
 			return Collection{}, err
 		}
-		row := func(key, _ []byte) []byte { return repr.Row(key).Prefix(width) }
+		// A row narrower than width is one that an ALTER TABLE … ADD
+		// COLUMN retracted at a time at or before this dataflow's start
+		// (a plan of the new width is made after it): its updates in the
+		// replay, which may lie in different batches, sum to nothing,
+		// and they are skipped.
+		row := func(key, _ []byte) ([]byte, bool) { return repr.Row(key).PrefixOf(width) }
 		if keyed != nil && keyed(id) {
-			row = func(_, val []byte) []byte { return repr.Row(val).Prefix(width) }
+			row = func(_, val []byte) ([]byte, bool) { return repr.Row(val).PrefixOf(width) }
 		}
 		c := Collection{Rows: flatten(rows, fmt.Sprintf("rows of %d", id), row)}
 		errs, err := reg.Import(b, ErrorsID(id), fmt.Sprintf("import errors %d", id))
@@ -38,7 +43,7 @@ func ImportedSource(reg *arrange.Registry, keyed func(expr.GlobalID) bool) Sourc
 		case err != nil:
 			return Collection{}, err
 		default:
-			c.Errs = flatten(errs, fmt.Sprintf("errors of %d", id), func(key, _ []byte) []byte { return key })
+			c.Errs = flatten(errs, fmt.Sprintf("errors of %d", id), wholeKey)
 		}
 		return c, nil
 	}
@@ -83,5 +88,8 @@ func ImportIndex(reg *arrange.Registry, b *dataflow.Builder, id expr.GlobalID) (
 	if err != nil {
 		return nil, none, err
 	}
-	return a, flatten(errs, fmt.Sprintf("errors of %d", id), func(key, _ []byte) []byte { return key }), nil
+	return a, flatten(errs, fmt.Sprintf("errors of %d", id), wholeKey), nil
 }
+
+// wholeKey is the row of an arrangement whose keys are its rows.
+func wholeKey(key, _ []byte) ([]byte, bool) { return key, true }

@@ -427,3 +427,28 @@ func TestRowPrefix(t *testing.T) {
 		}
 	}
 }
+
+// PrefixOf cuts a row to its first n datums and reports whether it has
+// that many: a row from before its table gained columns has fewer.
+func TestPrefixOf(t *testing.T) {
+	var p RowPacker
+	p.Push(NewInt4(1))
+	p.Push(NewText("x"))
+	row := Row(p.Finish())
+	p.Reset()
+	p.Push(NewInt4(1))
+	one := Row(p.Finish())
+	for _, c := range []struct {
+		n    int
+		want Row
+		ok   bool
+	}{{0, row[:0], true}, {1, one, true}, {2, row, true}, {3, row, false}} {
+		got, ok := row.PrefixOf(c.n)
+		if !bytes.Equal(got, c.want) || ok != c.ok {
+			t.Errorf("PrefixOf(%d) = %x, %v; want %x, %v", c.n, got, ok, c.want, c.ok)
+		}
+		if pre := row.Prefix(c.n); !bytes.Equal(pre, c.want) {
+			t.Errorf("Prefix(%d) = %x; want %x", c.n, pre, c.want)
+		}
+	}
+}
