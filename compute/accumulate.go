@@ -123,17 +123,77 @@ func accumulationOf(n expr.Reduce) (accumulation, bool) {
 // Like the generic path it has one exchange, by group key. The output
 // rows are those of the generic path (reduce) for inputs that never hold
 // a row a negative number of times.
+//
+// Over a chain of filters and projections of a Get that the source reads
+// from an arrangement, as a table's rows are, the contributions are read
+// from the arrangement's batches, through the chain, in one operator
+// (contributionsOfImport): no update is made for a row on its way.
 func (r *renderer) accumulate(n expr.Reduce, plan accumulation) (Collection, error) {
+	types := reprTypes(n.Input.Typ())
+	imp, fp, ok, err := r.importedChain(n.Input)
+	if err != nil {
+		return Collection{}, err
+	}
+	if ok {
+		contributions, errs := r.contributionsOfImport(imp, fp, types, n.GroupKey, plan.accs)
+		return Collection{
+			Rows: r.accumulateGroups(contributions, plan),
+			Errs: dataflow.Concat(imp.errs, errs, "accumulate key errors"),
+		}, nil
+	}
 	in, err := r.render(n.Input)
 	if err != nil {
 		return Collection{}, err
 	}
-	types := reprTypes(n.Input.Typ())
 	contributions, keyErrs := r.contributions(in, types, n.GroupKey, plan.accs)
 	return Collection{
 		Rows: r.accumulateGroups(contributions, plan),
 		Errs: dataflow.Concat(in.Errs, keyErrs, "accumulate key errors"),
 	}, nil
+}
+
+// importedChain returns, if rel is a chain of Filter and Project steps
+// (none of them calling a function per row) over a Get that the source
+// reads from an arrangement, the Get's arrangement and the chain as a
+// filterProject over its rows; it reports false otherwise.
+func (r *renderer) importedChain(rel expr.Relation) (importedRows, *filterProject, bool, error) {
+	src, ok := r.source.(arrangedSource)
+	if !ok {
+		return importedRows{}, nil, false, nil
+	}
+	var chain []expr.Relation
+	node := rel
+	for {
+		switch n := node.(type) {
+		case expr.Filter:
+			chain, node = append(chain, n), n.Input
+			continue
+		case expr.Project:
+			chain, node = append(chain, n), n.Input
+			continue
+		}
+		break
+	}
+	get, ok := node.(expr.Get)
+	if !ok {
+		return importedRows{}, nil, false, nil
+	}
+	steps := make([]expr.Relation, len(chain))
+	for i := range chain {
+		steps[i] = chain[len(chain)-1-i]
+	}
+	if expr.StepsCallPerRow(steps) {
+		return importedRows{}, nil, false, nil
+	}
+	fp, ok := newFilterProject(steps, reprTypes(get.Types))
+	if !ok {
+		return importedRows{}, nil, false, nil
+	}
+	in, err := src.arranged(r.b, get.ID, len(get.Types))
+	if err != nil {
+		return importedRows{}, nil, false, err
+	}
+	return in, fp, true, nil
 }
 
 // holdAt returns a capability for output 0 at or before t and at or
@@ -194,20 +254,209 @@ var contributionsPiece = 4096
 // contribution.
 const accIndexLen = 2
 
-// contributions turns each row of c into its contribution to every
-// accumulator of its group: the update (packed group key, accumulator
-// index as accIndexLen bytes big-endian) with the weight in the diff. A
-// row whose key fails to evaluate becomes an error update, as in
-// arrangeBy.
-func (r *renderer) contributions(c Collection, types []repr.Type, keys []expr.Scalar, accs []accumulator) (dataflow.Stream[arrange.Update], dataflow.Stream[arrange.Update]) {
-	// The vals are shared by every update: nothing downstream modifies a
-	// val it receives.
-	indexes := make([][]byte, len(accs))
+// contributor sums rows' contributions to the accumulators of their
+// groups (partials) for the contributions operators: the update (packed
+// group key, accumulator index as accIndexLen bytes big-endian) with the
+// weight in the diff, summed per group and time until they are sent.
+//
+// It reads a row's columns as their encodings (rawColumns), up to the
+// last one it needs: keys that are columns are cut from them, and so are
+// the numeric columns summed (rawNum), whose limbs are read from their
+// encoding (with their non-NULL counts); only the columns other keys
+// and accumulators read are decoded.
+type contributor struct {
+	accs  []accumulator
+	keys  []expr.Scalar
+	types []repr.Type
+	// indexes are the vals of the contributions, shared by every update:
+	// nothing downstream modifies a val it receives.
+	indexes [][]byte
+	vals    limbVals
+	sums    *partials
+	rawNum  map[int]bool
+	// decoded are the columns decoded into scratch; end is one past the
+	// last column read.
+	decoded []int
+	end     int
+	keyCols []int
+	rawKeys bool
+
+	scratch []repr.Datum
+	raw     [][]byte
+	p       repr.RowPacker
+}
+
+func newContributor(types []repr.Type, keys []expr.Scalar, accs []accumulator) *contributor {
+	c := &contributor{accs: accs, keys: keys, types: types, vals: limbVals{}, sums: newPartials(len(accs)), rawNum: map[int]bool{}}
+	c.indexes = make([][]byte, len(accs))
 	for i := range accs {
-		indexes[i] = binary.BigEndian.AppendUint16(nil, uint16(i))
+		c.indexes[i] = binary.BigEndian.AppendUint16(nil, uint16(i))
 	}
+	for _, a := range accs {
+		if a.kind == accDecimal && types[a.col].Kind() == repr.KindNumeric {
+			c.rawNum[a.col] = true
+		}
+	}
+	var read []int
+	for _, a := range accs {
+		switch {
+		case a.kind == accRows:
+		case c.rawNum[a.col]:
+			c.end = max(c.end, a.col+1)
+		default:
+			read = append(read, a.col)
+		}
+	}
+	c.keyCols, c.rawKeys = columnRefs(keys)
+	c.rawKeys = c.rawKeys && len(keys) > 0
+	if c.rawKeys {
+		for _, k := range c.keyCols {
+			c.end = max(c.end, k+1)
+		}
+	} else {
+		for _, k := range keys {
+			read = k.Columns(read)
+		}
+	}
+	slices.Sort(read)
+	c.decoded = slices.Compact(read)
+	for _, col := range c.decoded {
+		c.end = max(c.end, col+1)
+	}
+	return c
+}
+
+// add adds the contributions of row at time t with diff d, or returns
+// the error its group key's evaluation raised.
+func (c *contributor) add(row []byte, t uint64, d int64) error {
+	c.raw = rawColumns(row, c.end, c.raw)
+	return c.addRaw(c.raw, t, d)
+}
+
+// addRaw is add of the row whose columns' encodings raw holds, at least
+// up to the last one the contributor reads.
+func (c *contributor) addRaw(raw [][]byte, t uint64, d int64) error {
+	if len(c.decoded) > 0 {
+		if len(c.scratch) < len(c.types) {
+			c.scratch = make([]repr.Datum, len(c.types))
+		}
+		for _, col := range c.decoded {
+			it := repr.Row(raw[col]).Iter()
+			v, err := it.Next(c.types[col])
+			if err != nil {
+				panic(sqlerr.AssertionFailedf("decoding column %d of a row of %v: %v", col, c.types, err))
+			}
+			c.scratch[col] = v
+		}
+	}
+	var key []byte
+	switch {
+	case c.rawKeys && len(c.keyCols) == 1:
+		key = raw[c.keyCols[0]]
+	case c.rawKeys:
+		c.p.Reset()
+		for _, k := range c.keyCols {
+			c.p.PushEncoded(raw[k])
+		}
+		key = c.p.Finish()
+	default:
+		c.p.Reset()
+		for _, k := range c.keys {
+			v, err := k.Eval(c.scratch)
+			if err != nil {
+				return err
+			}
+			c.p.Push(v)
+		}
+		key = c.p.Finish()
+	}
+	sums := c.sums
+	g := sums.group(key, t)
+	for i, a := range c.accs {
+		if a.kind != accRows && c.rawNum[a.col] {
+			addRawNumeric(sums, g, i, a.kind, raw[a.col], d)
+			continue
+		}
+		if a.kind == accDecimal {
+			if v := c.scratch[a.col]; !v.IsNull() {
+				eachLimb(v, func(pos int16, w int64) { sums.addLimb(g, i, pos, d*w) })
+			}
+			continue
+		}
+		w := int64(1)
+		if a.kind != accRows {
+			v := c.scratch[a.col]
+			switch {
+			case v.IsNull():
+				w = 0
+			case a.kind == accSum:
+				w = v.Int()
+			}
+		}
+		sums.add(g, i, d*w)
+	}
+	return nil
+}
+
+// forget drops the scratch's views of the last row (see
+// filterProject.forget).
+func (c *contributor) forget() {
+	clear(c.raw)
+	clear(c.scratch)
+}
+
+// sender sends a contributor's sums from the operator op, on out, under
+// a capability (cap) at or before every time the sums hold: a row's time
+// is at or after its message's. The sums of a time are sent once the
+// input's frontier has passed it, or sooner when too many groups are
+// held; while there is a capability the operator listens to the
+// frontier.
+type sender struct {
+	c   *contributor
+	op  *dataflow.Operator
+	out *dataflow.Output[arrange.Update]
+	cap *dataflow.Capability
+}
+
+// hold makes sure the sender holds a capability at or before t, the time
+// of a message whose rows are about to be added.
+func (s *sender) hold(t uint64) { s.cap = holdAt(s.op, s.cap, t) }
+
+// send sends the sums of the times before upper.
+func (s *sender) send(upper uint64) {
+	sums := s.c.sums
+	if n := sums.updatesBefore(upper); n > 0 {
+		s.out.GiveSlice(s.cap.Time(), sums.emitBefore(make([]arrange.Update, 0, n), upper, s.c.indexes, s.c.vals, s.c.accs))
+	}
+	sums.forget(upper)
+	if t, ok := sums.least(); ok {
+		s.cap.Downgrade(t)
+		return
+	}
+	s.cap = letGo(s.op, s.cap)
+}
+
+// sendFull sends every sum if the contributor holds too many groups.
+func (s *sender) sendFull() {
+	if s.c.sums.len() > maxPartialGroups {
+		s.send(uint64(dataflow.Done))
+	}
+}
+
+// sendPassed sends the sums the frontier has passed, at the end of the
+// input's messages.
+func (s *sender) sendPassed(frontier uint64) {
+	if s.cap != nil {
+		s.send(frontier)
+	}
+}
+
+// contributions turns each row of c into its contribution to every
+// accumulator of its group (contributor). A row whose key fails to
+// evaluate becomes an error update, as in arrangeBy.
+func (r *renderer) contributions(c Collection, types []repr.Type, keys []expr.Scalar, accs []accumulator) (dataflow.Stream[arrange.Update], dataflow.Stream[arrange.Update]) {
 	ob := r.b.NewOperator("accumulate contributions")
-	// It reads the frontier only while it holds sums (see below).
+	// It reads the frontier only while it holds sums (sender).
 	ob.SetNotify(false)
 	in := dataflow.NewInput(ob, c.Rows, dataflow.Pipeline[arrange.Update]())
 	out, contribs := dataflow.NewOutput[arrange.Update](ob)
@@ -216,42 +465,8 @@ func (r *renderer) contributions(c Collection, types []repr.Type, keys []expr.Sc
 		for _, c := range caps {
 			c.Release()
 		}
-		var scratch []repr.Datum
-		var raw [][]byte
-		var p repr.RowPacker
-		vals := limbVals{}
-		sums := newPartials(len(accs))
-		// Only the key columns and the aggregated ones are decoded;
-		// keys that are columns are cut from the row's bytes, and so
-		// are the numeric columns summed (rawNum), whose limbs are read
-		// from their encoding (with their non-NULL counts).
-		rawNum := map[int]bool{}
-		for _, a := range accs {
-			if a.kind == accDecimal && types[a.col].Kind() == repr.KindNumeric {
-				rawNum[a.col] = true
-			}
-		}
-		var accCols []int
-		rawEnd := 0
-		for _, a := range accs {
-			switch {
-			case a.kind == accRows:
-			case rawNum[a.col]:
-				rawEnd = max(rawEnd, a.col+1)
-			default:
-				accCols = append(accCols, a.col)
-			}
-		}
-		keyCols, rawKeys := columnRefs(keys)
-		rawKeys = rawKeys && len(keys) > 0
-		keyEnd := 0
-		for _, c := range keyCols {
-			keyEnd = max(keyEnd, c+1)
-		}
-		reader := newColumnReader(types, keys, accCols...)
-		if rawKeys {
-			reader = newColumnReader(types, nil, accCols...)
-		}
+		cb := newContributor(types, keys, accs)
+		snd := &sender{c: cb, op: op, out: out}
 		// A message is taken a piece at a time: the run ends once it has
 		// held the worker for the cluster's slice, and the rest of the
 		// message waits, with capabilities at its time, for the next.
@@ -260,23 +475,6 @@ func (r *renderer) contributions(c Collection, types []repr.Type, keys []expr.Sc
 			rest []arrange.Update
 			held []*dataflow.Capability
 		)
-		// The sums of a time are sent once the input's frontier has
-		// passed it, or sooner when too many groups are held. sumCap is
-		// a capability at or before every time the sums hold (a row's
-		// time is at or after its message's), and while there is one the
-		// operator listens to the frontier.
-		var sumCap *dataflow.Capability
-		send := func(upper uint64) {
-			if n := sums.updatesBefore(upper); n > 0 {
-				out.GiveSlice(sumCap.Time(), sums.emitBefore(make([]arrange.Update, 0, n), upper, indexes, vals, accs))
-			}
-			sums.forget(upper)
-			if t, ok := sums.least(); ok {
-				sumCap.Downgrade(t)
-				return
-			}
-			sumCap = letGo(op, sumCap)
-		}
 		return dataflow.ScheduleFunc(func() {
 			for {
 				if len(rest) == 0 {
@@ -284,76 +482,27 @@ func (r *renderer) contributions(c Collection, types []repr.Type, keys []expr.Sc
 					held = nil
 					var ok bool
 					if t, rest, ok = in.Next(); !ok {
-						// The scratch views the last row (see
-						// filterProject.forget).
-						clear(raw)
-						clear(scratch)
-						if sumCap != nil {
-							send(in.Frontier().Time())
-						}
+						cb.forget()
+						snd.sendPassed(in.Frontier().Time())
 						return
 					}
 					continue
 				}
 				piece := rest[:min(len(rest), contributionsPiece)]
 				rest = rest[len(piece):]
-				sumCap = holdAt(op, sumCap, t)
+				snd.hold(t)
 				var bad []arrange.Update
-			rows:
 				for i, u := range piece {
 					if i > 0 && i%rowsBetweenChecks == 0 && op.OutOfTime() {
 						// Costly keys: the rest of the piece waits.
 						rest = untake(piece, i, rest)
 						break
 					}
-					scratch = reader.decode(u.Key, scratch)
-					var key []byte
-					if rawKeys {
-						// The row's updates share one view of its key.
-						key, raw = rawKey(u.Key, keyCols, max(keyEnd, rawEnd), raw, &p)
-					} else {
-						if rawEnd > 0 {
-							raw = rawColumns(u.Key, rawEnd, raw)
-						}
-						p.Reset()
-						for _, k := range keys {
-							v, err := k.Eval(scratch)
-							if err != nil {
-								bad = append(bad, errorUpdate(err, u.Time, u.Diff))
-								continue rows
-							}
-							p.Push(v)
-						}
-						key = p.Finish()
-					}
-					g := sums.group(key, u.Time)
-					for i, a := range accs {
-						if a.kind != accRows && rawNum[a.col] {
-							addRawNumeric(sums, g, i, a.kind, raw[a.col], u.Diff)
-							continue
-						}
-						if a.kind == accDecimal {
-							if v := scratch[a.col]; !v.IsNull() {
-								eachLimb(v, func(pos int16, w int64) { sums.addLimb(g, i, pos, u.Diff*w) })
-							}
-							continue
-						}
-						w := int64(1)
-						if a.kind != accRows {
-							v := scratch[a.col]
-							switch {
-							case v.IsNull():
-								w = 0
-							case a.kind == accSum:
-								w = v.Int()
-							}
-						}
-						sums.add(g, i, u.Diff*w)
+					if err := cb.add(u.Key, u.Time, u.Diff); err != nil {
+						bad = append(bad, errorUpdate(err, u.Time, u.Diff))
 					}
 				}
-				if sums.len() > maxPartialGroups {
-					send(uint64(dataflow.Done))
-				}
+				snd.sendFull()
 				errOut.GiveSlice(t, bad)
 				// Out of time, the run ends between messages too: the
 				// input's queue keeps the messages not yet taken.
@@ -366,6 +515,198 @@ func (r *renderer) contributions(c Collection, types []repr.Type, keys []expr.Sc
 						// The input's queue may reuse its slice.
 						held = []*dataflow.Capability{op.Retain(0, t), op.Retain(1, t)}
 						rest = slices.Clone(rest)
+					}
+					op.Activate()
+					return
+				}
+			}
+		})
+	})
+	return contribs, errs
+}
+
+// overStored returns keys, accs and the chain fp's filters in terms of
+// the columns of the rows as stored, and reports whether it can: every
+// key is a column, and every predicate is NOT (column IS NULL). Then a
+// row's columns are read once, as encodings: the chain's checks and the
+// contributions both read them there, and no row of the projection is
+// made.
+func overStored(fp *filterProject, keys []expr.Scalar, accs []accumulator) (notNull []int, skeys []expr.Scalar, saccs []accumulator, ok bool) {
+	for _, f := range fp.filters {
+		for _, c := range f.notNull {
+			if c < 0 {
+				return nil, nil, nil, false
+			}
+			if f.layout != nil {
+				c = f.layout[c]
+			}
+			notNull = append(notNull, c)
+		}
+	}
+	cols, ok := columnRefs(keys)
+	if !ok || len(cols) == 0 {
+		return nil, nil, nil, false
+	}
+	for _, c := range cols {
+		skeys = append(skeys, expr.Column{Index: fp.storedColumn(c)})
+	}
+	for _, a := range accs {
+		if a.kind != accRows {
+			a.col = fp.storedColumn(a.col)
+		}
+		saccs = append(saccs, a)
+	}
+	return notNull, skeys, saccs, true
+}
+
+// contributionsOfImport is contributions of the rows of in taken through
+// fp: it reads the arrangement's batches a piece at a time, as flatten
+// does, and adds each row that passes the chain to its group's sums
+// without making an update of it. A row that the chain or its key fails
+// to evaluate becomes an error update at each of its times.
+//
+// Where it can (overStored), it reads the stored row's columns up to the
+// last it needs, once. A row too narrow to hold them is skipped, as row
+// skips it; one that holds them but is narrower than the Get is one of
+// the same rows, whose contributions cancel.
+func (r *renderer) contributionsOfImport(in importedRows, fp *filterProject, types []repr.Type, keys []expr.Scalar, accs []accumulator) (dataflow.Stream[arrange.Update], dataflow.Stream[arrange.Update]) {
+	acct := r.b.Account()
+	ob := r.b.NewOperator("accumulate contributions")
+	// It reads the frontier only while it holds sums (sender).
+	ob.SetNotify(false)
+	input := dataflow.NewInput(ob, in.rows.Batches, dataflow.Pipeline[*arrange.Batch]())
+	out, contribs := dataflow.NewOutput[arrange.Update](ob)
+	errOut, errs := dataflow.NewOutput[arrange.Update](ob)
+	notNull, skeys, saccs, direct := overStored(fp, keys, accs)
+	ob.Build(func(op *dataflow.Operator, caps []*dataflow.Capability) dataflow.Logic {
+		for _, c := range caps {
+			c.Release()
+		}
+		var cb *contributor
+		need := 0
+		if direct {
+			// The stored row's types: the chain only drops and reorders
+			// the Get's columns, and a column's type is its own.
+			stypes := make([]repr.Type, in.width)
+			for i, t := range types {
+				stypes[fp.storedColumn(i)] = t
+			}
+			cb = newContributor(stypes, skeys, saccs)
+			need = cb.end
+			for _, c := range notNull {
+				need = max(need, c+1)
+			}
+		} else {
+			cb = newContributor(types, keys, accs)
+		}
+		snd := &sender{c: cb, op: op, out: out}
+		var p repr.RowPacker
+		// The message being read: its time, the batches not yet started,
+		// and the cursor into the current one; held are capabilities at
+		// t while the message outlives a run.
+		var (
+			t    uint64
+			left []*arrange.Batch
+			cur  *arrange.BatchCursor
+			held []*dataflow.Capability
+		)
+		var (
+			bad  []arrange.Update
+			read int64
+			// The row being read, or its columns (direct), and the
+			// error it raised, given at each of its times by addTime.
+			row []byte
+			raw [][]byte
+			err error
+		)
+		addTime := func(tm uint64, d int64) {
+			read++
+			if err == nil {
+				if direct {
+					err = cb.addRaw(raw, tm, d)
+				} else {
+					err = cb.add(row, tm, d)
+				}
+				if err == nil {
+					return
+				}
+				// The key failed: this time and the rest are errors.
+			}
+			bad = append(bad, errorUpdate(err, tm, d))
+		}
+		skip := func(uint64, int64) { read++ }
+		// pass reads the row at the cursor and reports whether it
+		// passes the chain; err is set if the chain failed on it.
+		pass := func(key, val []byte) bool {
+			err = nil
+			if direct {
+				var ok bool
+				if raw, ok = rawColumnsOf(in.stored(key, val), need, raw); !ok {
+					return false
+				}
+				for _, c := range notNull {
+					if repr.IsNullEncoding(raw[c]) {
+						return false
+					}
+				}
+				return true
+			}
+			var ok bool
+			if row, ok = in.row(key, val); !ok {
+				return false
+			}
+			row, ok, err = fp.apply(row, &p)
+			return ok || err != nil
+		}
+		return dataflow.ScheduleFunc(func() {
+			for {
+				if cur == nil {
+					if len(left) == 0 {
+						releaseAll(held)
+						held = nil
+						var ok bool
+						if t, left, ok = input.Next(); !ok {
+							// The scratch views the last row read.
+							cb.forget()
+							fp.forget()
+							clear(raw)
+							row = nil
+							snd.sendPassed(input.Frontier().Time())
+							return
+						}
+						continue
+					}
+					cur, left = left[0].Cursor(), left[1:]
+				}
+				snd.hold(t)
+				bad, read = nil, 0
+				for n := 0; cur.KeyValid() && n < contributionsPiece; cur.StepKey() {
+					for ; cur.ValValid() && n < contributionsPiece; cur.StepVal() {
+						n++
+						if n%rowsBetweenChecks == 0 && op.OutOfTime() {
+							// Costly rows: the rest waits.
+							n = contributionsPiece
+						}
+						if pass(cur.Key(), cur.Val()) {
+							cur.History(addTime)
+						} else {
+							cur.History(skip)
+						}
+					}
+					if cur.ValValid() {
+						break // the piece ended within the key: resume at its next val
+					}
+				}
+				if !cur.KeyValid() {
+					cur = nil
+				}
+				acct.AddRead(read)
+				snd.sendFull()
+				errOut.GiveSlice(t, bad)
+				if op.OutOfTime() {
+					if (cur != nil || len(left) > 0) && held == nil {
+						// The input's queue may reuse its slice.
+						held, left = []*dataflow.Capability{op.Retain(0, t), op.Retain(1, t)}, slices.Clone(left)
 					}
 					op.Activate()
 					return

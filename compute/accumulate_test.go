@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"freshet/expr"
@@ -181,7 +182,13 @@ func accumulablePlan(rng *rand.Rand) expr.Relation {
 	case 2:
 		in = expr.Union{Inputs: []expr.Relation{in, expr.Get{ID: 2, Types: accTypes}}}
 	}
-	keys := accGroupKey(rng)
+	return expr.Reduce{Input: in, GroupKey: accGroupKey(rng), Aggregates: accAggregates(rng)}
+}
+
+// accAggregates draws up to four aggregates over accTypes' columns:
+// counts, sums of every width, and expressions that are lifted into a
+// Map (one of which fails for k = 1).
+func accAggregates(rng *rand.Rand) []expr.Aggregate {
 	choices := []expr.Aggregate{
 		{Func: expr.Count, Expr: expr.Bool(true)},
 		{Func: expr.Count, Expr: expr.Column{Index: 1}},
@@ -204,7 +211,7 @@ func accumulablePlan(rng *rand.Rand) expr.Relation {
 	for i := range aggs {
 		aggs[i] = choices[rng.IntN(len(choices))]
 	}
-	return expr.Reduce{Input: in, GroupKey: keys, Aggregates: aggs}
+	return aggs
 }
 
 // accGroupKey draws a group key over accTypes: none, k, k and w, a key
@@ -275,4 +282,74 @@ func accRow(rng *rand.Rand) []repr.Datum {
 		}
 	}
 	return row
+}
+
+// revAccTypes are accTypes in reverse order: table 1's columns in
+// TestAccumulateOverImportMatchesInterpret, which a projection puts back.
+var revAccTypes = func() []expr.ColumnType {
+	ts := slices.Clone(accTypes)
+	slices.Reverse(ts)
+	return ts
+}()
+
+// notNullOf is NOT (column c IS NULL), the filter a join's key puts on
+// its inputs.
+func notNullOf(c int) expr.Scalar {
+	return expr.CallUnary{Func: expr.Not, Arg: expr.CallUnary{Func: expr.IsNull, Arg: expr.Column{Index: c}}}
+}
+
+// TestAccumulateOverImportMatchesInterpret renders accumulable reductions
+// over a chain of filters and projections of a table read from its
+// arrangement, as a view reads an exported table: the contributions are
+// read from the arrangement's batches (contributionsOfImport), directly
+// from the stored columns where the chain's filters are all NOT NULL
+// checks and the keys columns, through the chain otherwise. Table 1
+// stores accTypes' columns reversed; the chain reverses them back, with
+// NOT NULL filters on either side of the projection and now and then a
+// filter that is not one. Each run is checked against the interpreted
+// plan at every time, unsliced and with every run one piece.
+func TestAccumulateOverImportMatchesInterpret(t *testing.T) {
+	for _, sliced := range []bool{false, true} {
+		t.Run(fmt.Sprintf("sliced=%v", sliced), func(t *testing.T) {
+			if sliced {
+				defer func(c, a int) { contributionsPiece, accumulatePiece = c, a }(contributionsPiece, accumulatePiece)
+				contributionsPiece, accumulatePiece = 1, 1
+			}
+			for _, workers := range []int{1, 2} {
+				t.Run(fmt.Sprintf("W=%d", workers), func(t *testing.T) {
+					forSeeds(t, 100, func(t *testing.T, seed uint64) {
+						rng := rand.New(rand.NewPCG(seed, 79))
+						reverse := []int{5, 4, 3, 2, 1, 0}
+						var in expr.Relation = expr.Get{ID: 1, Types: revAccTypes}
+						if rng.IntN(2) == 0 {
+							// accTypes' column 1, stored at 4.
+							in = expr.Filter{Input: in, Predicates: []expr.Scalar{notNullOf(4)}}
+						}
+						in = expr.Project{Input: in, Outputs: reverse}
+						switch rng.IntN(3) {
+						case 1:
+							in = expr.Filter{Input: in, Predicates: []expr.Scalar{notNullOf(3)}}
+						case 2:
+							in = expr.Filter{Input: in, Predicates: []expr.Scalar{expr.CallBinary{Func: expr.NotEq, Left: expr.Column{Index: 1},
+								Right: expr.Literal{Value: repr.NewInt4(int32(rng.IntN(3))), Type: repr.Int4}}}}
+						}
+						plan := expr.Reduce{Input: in, GroupKey: accGroupKey(rng), Aggregates: accAggregates(rng)}
+						if !accumulable(plan) {
+							t.Fatalf("plan not accumulable:\n%s", expr.Explain(plan))
+						}
+						runOracle(t, rng, workers, plan, oracleInput{
+							sliced: sliced, imported: true,
+							times: 12, maxWrites: 8, retractOneIn: 2,
+							table: func() expr.GlobalID { return 1 },
+							row: func() []repr.Datum {
+								row := accRow(rng)
+								slices.Reverse(row)
+								return row
+							},
+						})
+					})
+				})
+			}
+		})
+	}
 }

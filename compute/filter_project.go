@@ -99,6 +99,14 @@ func newFilterProject(steps []expr.Relation, types []repr.Type) (*filterProject,
 	return fp, true
 }
 
+// storedColumn returns the input column that output column c is.
+func (fp *filterProject) storedColumn(c int) int {
+	if fp.outputs != nil {
+		return fp.outputs[c]
+	}
+	return c
+}
+
 // isIdentity reports whether layout lists the columns 0..n-1 in order.
 func isIdentity(layout []int, n int) bool {
 	if len(layout) != n {

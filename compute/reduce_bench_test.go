@@ -26,11 +26,11 @@ func BenchmarkReduceOneGroup(b *testing.B) {
 			var outputs int
 			w := dataflow.NewWorker(0, dataflow.NewProcessAllocator(1, nil), func(f dataflow.Failure) { b.Fatal(f) })
 			w.Enqueue(dataflow.Command{ID: 1, Build: func(bl *dataflow.Builder) {
-				c, err := Render(bl, plan, func(bl *dataflow.Builder, _ expr.GlobalID, _ int) (Collection, error) {
+				c, err := Render(bl, plan, SourceFunc(func(bl *dataflow.Builder, _ expr.GlobalID, _ int) (Collection, error) {
 					h, s := dataflow.NewInputHandle[arrange.Update](bl, "t")
 					in = h
 					return Collection{Rows: s, Errs: empty(bl)}, nil
-				})
+				}))
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -16,11 +16,23 @@ type Collection struct {
 	Errs dataflow.Stream[arrange.Update]
 }
 
-// Source returns the collection a Get reads, built in the dataflow being
-// rendered, as rows of width columns: a table may hold wider rows than a
-// plan made before columns were added to it reads, and those rows are
-// cut to their first width columns (repr.Row.Prefix).
-type Source func(b *dataflow.Builder, id expr.GlobalID, width int) (Collection, error)
+// Source gives the collections Gets read.
+type Source interface {
+	// Collection returns the collection a Get reads, built in the
+	// dataflow being rendered, as rows of width columns: a table may
+	// hold wider rows than a plan made before columns were added to it
+	// reads, and those rows are cut to their first width columns
+	// (repr.Row.Prefix).
+	Collection(b *dataflow.Builder, id expr.GlobalID, width int) (Collection, error)
+}
+
+// SourceFunc is a Source that is a function.
+type SourceFunc func(b *dataflow.Builder, id expr.GlobalID, width int) (Collection, error)
+
+// Collection calls f.
+func (f SourceFunc) Collection(b *dataflow.Builder, id expr.GlobalID, width int) (Collection, error) {
+	return f(b, id, width)
+}
 
 // Render builds plan into the dataflow b builds and returns its output.
 // It runs inside the build function, once on every worker.
@@ -64,7 +76,7 @@ func (r *renderer) render(plan expr.Relation) (Collection, error) {
 		if c, ok := r.gets[k]; ok {
 			return c, nil
 		}
-		c, err := r.source(r.b, n.ID, len(n.Types))
+		c, err := r.source.Collection(r.b, n.ID, len(n.Types))
 		if err != nil {
 			return Collection{}, err
 		}

@@ -298,6 +298,10 @@ type oracleInput struct {
 	sliced bool
 	// indexed renders with testIndexes.
 	indexed bool
+	// imported renders over a source that reads each table's rows from
+	// an arrangement of them, as a dataflow reads an exported table
+	// (arrangedSource).
+	imported bool
 	// want, if set, is the plan whose interpretation the output must
 	// match, in place of the rendered plan's own: a rewrite's output
 	// checked against the plan it replaces.
@@ -321,7 +325,7 @@ func runOracle(t *testing.T, rng *rand.Rand, workers int, plan expr.Relation, in
 			w.SetSlice(dataflow.SlicePiece)
 		}
 	}
-	inputs, probes, got, gotErrs := renderOnSimWith(t, sim, plan, in.indexed)
+	inputs, probes, got, gotErrs := renderOnSimWith(t, sim, plan, in.indexed, in.imported)
 	var history []tableUpdate
 	for tm := uint64(0); tm < uint64(in.times); tm++ {
 		for i := rng.IntN(in.maxWrites); i > 0; i-- {
@@ -384,7 +388,7 @@ func runOracle(t *testing.T, rng *rand.Rand, workers int, plan expr.Relation, in
 // errors per worker, and what each worker's output and errors collect.
 func renderOnSim(t *testing.T, sim *dataflow.Sim, plan expr.Relation) (inputs []map[expr.GlobalID]*dataflow.InputHandle[arrange.Update], probes []*dataflow.Probe, got, gotErrs [][]arrange.Update) {
 	t.Helper()
-	return renderOnSimWith(t, sim, plan, false)
+	return renderOnSimWith(t, sim, plan, false, false)
 }
 
 // testIndexes are the indexes of renderOnSimWith's tables 1 and 2 (two
@@ -397,7 +401,7 @@ var testIndexes = []Index{
 // renderOnSimWith is renderOnSim, with the joins reading their inputs
 // from testIndexes if indexed: each an arrangement of its table's input
 // in the same dataflow.
-func renderOnSimWith(t *testing.T, sim *dataflow.Sim, plan expr.Relation, indexed bool) (inputs []map[expr.GlobalID]*dataflow.InputHandle[arrange.Update], probes []*dataflow.Probe, got, gotErrs [][]arrange.Update) {
+func renderOnSimWith(t *testing.T, sim *dataflow.Sim, plan expr.Relation, indexed, imported bool) (inputs []map[expr.GlobalID]*dataflow.InputHandle[arrange.Update], probes []*dataflow.Probe, got, gotErrs [][]arrange.Update) {
 	t.Helper()
 	workers := len(sim.Workers)
 	inputs = make([]map[expr.GlobalID]*dataflow.InputHandle[arrange.Update], workers)
@@ -431,7 +435,11 @@ func renderOnSimWith(t *testing.T, sim *dataflow.Sim, plan expr.Relation, indexe
 				return a, dataflow.Concat(c.Errs, errs, "index errors"), nil
 			}}
 		}
-		c, err := RenderIndexed(b, plan, source, ix)
+		var src Source = SourceFunc(source)
+		if imported {
+			src = &arrangedTestSource{tables: source, built: map[expr.GlobalID]*arrange.Arranged{}}
+		}
+		c, err := RenderIndexed(b, plan, src, ix)
 		if err != nil {
 			buildErr = err
 			return
@@ -584,4 +592,33 @@ func TestMfpSlicesAnExpansion(t *testing.T) {
 			})
 		})
 	}
+}
+
+// arrangedTestSource reads each table's input arranged, as a dataflow
+// reads an exported table: as the arrangement's batches by the operators
+// that can (arrangedSource), and flattened for the others.
+type arrangedTestSource struct {
+	tables func(b *dataflow.Builder, id expr.GlobalID, width int) (Collection, error)
+	built  map[expr.GlobalID]*arrange.Arranged
+}
+
+func (s *arrangedTestSource) Collection(b *dataflow.Builder, id expr.GlobalID, width int) (Collection, error) {
+	in, err := s.arranged(b, id, width)
+	if err != nil {
+		return Collection{}, err
+	}
+	return Collection{Rows: flatten(in.rows, fmt.Sprintf("rows of %d", id), in.row), Errs: in.errs}, nil
+}
+
+func (s *arrangedTestSource) arranged(b *dataflow.Builder, id expr.GlobalID, width int) (importedRows, error) {
+	a, ok := s.built[id]
+	if !ok {
+		c, err := s.tables(b, id, width)
+		if err != nil {
+			return importedRows{}, err
+		}
+		a = arrange.Arrange(c.Rows, fmt.Sprintf("arrange %d", id))
+		s.built[id] = a
+	}
+	return importedRows{rows: a, width: width, errs: empty(b)}, nil
 }

@@ -21,32 +21,77 @@ func ErrorsID(id expr.GlobalID) arrange.GlobalID { return arrange.GlobalID(id) |
 // arrangements hold each row as the val under its index key (ExportIndex);
 // other exports hold the row as the key.
 func ImportedSource(reg *arrange.Registry, keyed func(expr.GlobalID) bool) Source {
-	return func(b *dataflow.Builder, id expr.GlobalID, width int) (Collection, error) {
-		rows, err := reg.Import(b, arrange.GlobalID(id), fmt.Sprintf("import %d", id))
-		if err != nil {
-			return Collection{}, err
-		}
-		// A row narrower than width is one that an ALTER TABLE … ADD
-		// COLUMN retracted at a time at or before this dataflow's start
-		// (a plan of the new width is made after it): its updates in the
-		// replay, which may lie in different batches, sum to nothing,
-		// and they are skipped.
-		row := func(key, _ []byte) ([]byte, bool) { return repr.Row(key).PrefixOf(width) }
-		if keyed != nil && keyed(id) {
-			row = func(_, val []byte) ([]byte, bool) { return repr.Row(val).PrefixOf(width) }
-		}
-		c := Collection{Rows: flatten(rows, fmt.Sprintf("rows of %d", id), row)}
-		errs, err := reg.Import(b, ErrorsID(id), fmt.Sprintf("import errors %d", id))
-		switch {
-		case errors.Is(err, arrange.ErrNoExport):
-			c.Errs = empty(b)
-		case err != nil:
-			return Collection{}, err
-		default:
-			c.Errs = flatten(errs, fmt.Sprintf("errors of %d", id), wholeKey)
-		}
-		return c, nil
+	return importedSource{reg: reg, keyed: keyed}
+}
+
+type importedSource struct {
+	reg   *arrange.Registry
+	keyed func(expr.GlobalID) bool
+}
+
+// importedRows is a Get's collection as the arrangement it is read from:
+// each (key, val) holds a row (stored), of which the Get reads width
+// columns (row).
+type importedRows struct {
+	rows *arrange.Arranged
+	// keyed: the row is the val (an index's arrangement), not the key.
+	keyed bool
+	width int
+	errs  dataflow.Stream[arrange.Update]
+}
+
+// stored returns the row a (key, val) holds, as stored: it may have more
+// columns than the Get reads, or fewer (row).
+func (in importedRows) stored(key, val []byte) []byte {
+	if in.keyed {
+		return val
 	}
+	return key
+}
+
+// row returns the row of the Get that a (key, val) holds, cut to its
+// width, and false for a row narrower than width. That is one which an
+// ALTER TABLE … ADD COLUMN retracted at a time at or before this
+// dataflow's start (a plan of the new width is made after it): its
+// updates in the replay, which may lie in different batches, sum to
+// nothing, and they are skipped.
+func (in importedRows) row(key, val []byte) ([]byte, bool) {
+	return repr.Row(in.stored(key, val)).PrefixOf(in.width)
+}
+
+// arrangedSource is a Source whose collections are the contents of
+// arrangements. An operator that reads each row of a Get once can read
+// the arrangement's batches (importedRows) instead of the updates a
+// flatten makes of them.
+type arrangedSource interface {
+	Source
+	arranged(b *dataflow.Builder, id expr.GlobalID, width int) (importedRows, error)
+}
+
+func (s importedSource) Collection(b *dataflow.Builder, id expr.GlobalID, width int) (Collection, error) {
+	in, err := s.arranged(b, id, width)
+	if err != nil {
+		return Collection{}, err
+	}
+	return Collection{Rows: flatten(in.rows, fmt.Sprintf("rows of %d", id), in.row), Errs: in.errs}, nil
+}
+
+func (s importedSource) arranged(b *dataflow.Builder, id expr.GlobalID, width int) (importedRows, error) {
+	rows, err := s.reg.Import(b, arrange.GlobalID(id), fmt.Sprintf("import %d", id))
+	if err != nil {
+		return importedRows{}, err
+	}
+	in := importedRows{rows: rows, keyed: s.keyed != nil && s.keyed(id), width: width}
+	errs, err := s.reg.Import(b, ErrorsID(id), fmt.Sprintf("import errors %d", id))
+	switch {
+	case errors.Is(err, arrange.ErrNoExport):
+		in.errs = empty(b)
+	case err != nil:
+		return importedRows{}, err
+	default:
+		in.errs = flatten(errs, fmt.Sprintf("errors of %d", id), wholeKey)
+	}
+	return in, nil
 }
 
 // Export arranges a rendered collection and exports its rows under id and
