@@ -805,11 +805,23 @@ func columnKeys(keys []expr.Scalar) ([]int, bool) {
 // buildTableLocked starts a table's dataflow and, on restart, feeds it
 // the table's log, from which it also counts the values of the table's
 // unique keys.
+//
+// The log is fed at one time, the read time, and the dataflow starts
+// there: after a restart nothing reads the table at an earlier time
+// (reads and new dataflows start at the read time, and an earlier AS OF
+// is refused as compacted), so the history between its writes is not
+// rebuilt. The table's arrangement is then the contents of one time: a
+// batch with no column of times, which views import by sharing it, and
+// a run that its batcher seals whole.
 func (e *Engine) buildTableLocked(ctx context.Context, o *catalog.Object, replay bool) error {
 	t := &table{inputs: make([]*dataflow.InputHandle[arrange.Update], e.workers)}
 	var exportErr error
 	var errMu sync.Mutex
-	id, err := e.cluster.Build(ctx, 0, func(b *dataflow.Builder) {
+	start := uint64(0)
+	if replay {
+		start = e.oracle.read()
+	}
+	id, err := e.cluster.Build(ctx, start, func(b *dataflow.Builder) {
 		h, s := dataflow.NewInputHandle[arrange.Update](b, o.Name)
 		t.inputs[b.Index()] = h
 		if err := e.reg.Export(b, arrange.Arrange(s, o.Name), arrange.GlobalID(o.ID)); err != nil {
@@ -839,7 +851,7 @@ func (e *Engine) buildTableLocked(ctx context.Context, o *catalog.Object, replay
 		var buf []byte
 		var updates, rows int64
 		r := newReplay(t.inputs)
-		if err := e.store.ScanTable(o.ID, func(ts uint64, row []byte, diff int64) error {
+		if err := e.store.ScanTable(o.ID, func(_ uint64, row []byte, diff int64) error {
 			updates++
 			rows += diff
 			if tk != nil {
@@ -851,7 +863,7 @@ func (e *Engine) buildTableLocked(ctx context.Context, o *catalog.Object, replay
 					buf = countRow(k, raw, diff, buf)
 				}
 			}
-			return r.send(ts, row, diff)
+			return r.send(start, row, diff)
 		}); err != nil {
 			return err
 		}
@@ -900,8 +912,8 @@ func newReplay(inputs []*dataflow.InputHandle[arrange.Update]) *replay {
 	return &replay{inputs: inputs, bufs: make([][]arrange.Update, len(inputs))}
 }
 
-// send queues one update of the log, which comes in time order; the row
-// is copied, since the log's iterator reuses it.
+// send queues one update of the log at time ts, which never decreases;
+// the row is copied, since the log's iterator reuses it.
 func (r *replay) send(ts uint64, row []byte, diff int64) error {
 	if ts != r.ts {
 		if err := r.flush(); err != nil {
