@@ -182,7 +182,7 @@ func (b *Builder) openKey(key []byte) {
 		b.keyOff = append(b.keyOff, 0)
 	}
 	b.keyStart = len(b.keyBytes)
-	b.keyBytes = append(b.keyBytes, key...)
+	b.keyBytes = append(grow(b.keyBytes, len(key)), key...)
 	b.keyOpen = true
 	b.keyFirstVal = b.nVals
 }
@@ -203,11 +203,11 @@ func (b *Builder) closeKey() {
 	if len(b.keyBytes) > maxOffset || b.nVals > maxOffset {
 		panic(assertionFailedf("builder: batch exceeds %d key bytes or vals", uint64(maxOffset)))
 	}
-	b.keyOff = append(b.keyOff, uint32(len(b.keyBytes)))
+	b.keyOff = append(grow(b.keyOff, 1), uint32(len(b.keyBytes)))
 	b.nKeys++
 	switch {
 	case b.keyVals != nil:
-		b.keyVals = append(b.keyVals, uint32(b.nVals))
+		b.keyVals = append(grow(b.keyVals, 1), uint32(b.nVals))
 	case vals != 1:
 		// The first key with other than one val: write out the identity
 		// that the nil column stood for so far.
@@ -221,7 +221,7 @@ func (b *Builder) openVal(val []byte) {
 		b.valOff = append(b.valOff, 0)
 	}
 	b.valStart = len(b.valBytes)
-	b.valBytes = append(b.valBytes, val...)
+	b.valBytes = append(grow(b.valBytes, len(val)), val...)
 	b.valOpen = true
 	b.valFirstUpd = b.nUpds
 	b.lastTime = 0
@@ -241,11 +241,11 @@ func (b *Builder) closeVal() {
 	if len(b.valBytes) > maxOffset || b.nUpds > maxOffset {
 		panic(assertionFailedf("builder: batch exceeds %d val bytes or updates", uint64(maxOffset)))
 	}
-	b.valOff = append(b.valOff, uint32(len(b.valBytes)))
+	b.valOff = append(grow(b.valOff, 1), uint32(len(b.valBytes)))
 	b.nVals++
 	switch {
 	case b.valUpds != nil:
-		b.valUpds = append(b.valUpds, uint32(b.nUpds))
+		b.valUpds = append(grow(b.valUpds, 1), uint32(b.nUpds))
 	case upds != 1:
 		b.valUpds = identityPrefix(b.nVals-1, b.hint.vals+1)
 		b.valUpds = append(b.valUpds, uint32(b.nUpds))
@@ -380,7 +380,7 @@ func (c *column[T]) push(n int, x T, hint int) {
 		}
 		c.writeOut(n, hint)
 	}
-	c.s = append(c.s, x)
+	c.s = append(grow(c.s, 1), x)
 }
 
 // pushSame appends k copies of x after n entries.
@@ -497,6 +497,20 @@ func identityPrefix(n, hint int) []uint32 {
 
 // exact returns s in a slice of exactly its length, copying only if s has
 // spare capacity; an empty s becomes nil.
+// grow returns s with room for n more entries. A column that must grow
+// doubles: a batch built without a reservation (a batcher's run, a
+// replayed log) would otherwise copy its columns about four times over
+// at append's growth of a quarter for large slices; Done trims the
+// excess once (exact).
+func grow[T any](s []T, n int) []T {
+	if cap(s)-len(s) >= n {
+		return s
+	}
+	t := make([]T, len(s), max(2*cap(s), len(s)+n, 64))
+	copy(t, s)
+	return t
+}
+
 func exact[T any](s []T) []T {
 	if len(s) == 0 {
 		return nil
