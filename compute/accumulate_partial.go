@@ -27,9 +27,11 @@ import (
 type partials struct {
 	accs int
 	seed maphash.Seed
-	// first maps a key's hash to its most recent group; groups that
-	// share a hash are chained through partialGroup.next.
-	first  map[uint64]int32
+	// slots is an open-addressing table of the groups, by the hash of
+	// their key and time: 1 + a group's index, or 0 for an empty slot,
+	// probed linearly from the hash's slot. Its length is a power of two
+	// at least twice the groups', so a probe ends at an empty slot.
+	slots  []int32
 	groups []partialGroup
 	// sums[g*accs+i] is accumulator i's weight in group g (for every
 	// kind but accDecimal), and limbs[g*accs+i] its limbs (accDecimal).
@@ -52,12 +54,14 @@ const partialArena = 16 << 10
 type partialGroup struct {
 	key  []byte
 	time uint64
-	// next is the previous group whose key has the same hash, or -1.
-	next int32
+	hash uint64
 }
 
+// minPartialSlots is the size of a new slot table.
+const minPartialSlots = 64
+
 func newPartials(accs int) *partials {
-	return &partials{accs: accs, seed: maphash.MakeSeed(), first: map[uint64]int32{}}
+	return &partials{accs: accs, seed: maphash.MakeSeed(), slots: make([]int32, minPartialSlots)}
 }
 
 // len returns the number of groups held.
@@ -71,15 +75,13 @@ func (ps *partials) hash(key []byte, time uint64) uint64 {
 // a new group keeps a copy of key.
 func (ps *partials) group(key []byte, time uint64) int {
 	h := ps.hash(key, time)
-	head, ok := ps.first[h]
-	if ok {
-		for g := head; g >= 0; g = ps.groups[g].next {
-			if ps.groups[g].time == time && bytes.Equal(ps.groups[g].key, key) {
-				return int(g)
-			}
+	mask := uint64(len(ps.slots) - 1)
+	i := h & mask
+	for ; ps.slots[i] != 0; i = (i + 1) & mask {
+		g := ps.slots[i] - 1
+		if grp := &ps.groups[g]; grp.hash == h && grp.time == time && bytes.Equal(grp.key, key) {
+			return int(g)
 		}
-	} else {
-		head = -1
 	}
 	if len(ps.arena)+len(key) > cap(ps.arena) {
 		ps.arena = make([]byte, 0, max(partialArena, len(key)))
@@ -87,8 +89,8 @@ func (ps *partials) group(key []byte, time uint64) int {
 	off := len(ps.arena)
 	ps.arena = append(ps.arena, key...)
 	g := len(ps.groups)
-	ps.groups = append(ps.groups, partialGroup{key: ps.arena[off:len(ps.arena):len(ps.arena)], time: time, next: head})
-	ps.first[h] = int32(g)
+	ps.groups = append(ps.groups, partialGroup{key: ps.arena[off:len(ps.arena):len(ps.arena)], time: time, hash: h})
+	ps.slots[i] = int32(g + 1)
 	for range ps.accs {
 		ps.sums = append(ps.sums, 0)
 	}
@@ -96,7 +98,29 @@ func (ps *partials) group(key []byte, time uint64) int {
 		// Limb slices of groups sent earlier are reused, already empty.
 		ps.limbs = append(ps.limbs, make([][]limb, n-len(ps.limbs))...)
 	}
+	if 2*len(ps.groups) > len(ps.slots) {
+		ps.index(2 * len(ps.slots))
+	}
 	return g
+}
+
+// index rebuilds the slot table with n slots, a power of two above twice
+// the number of groups.
+func (ps *partials) index(n int) {
+	if cap(ps.slots) >= n {
+		ps.slots = ps.slots[:n]
+		clear(ps.slots)
+	} else {
+		ps.slots = make([]int32, n)
+	}
+	mask := uint64(n - 1)
+	for g := range ps.groups {
+		i := ps.groups[g].hash & mask
+		for ps.slots[i] != 0 {
+			i = (i + 1) & mask
+		}
+		ps.slots[i] = int32(g + 1)
+	}
 }
 
 // add adds w to accumulator i of group g.
@@ -175,7 +199,6 @@ func (ps *partials) least() (uint64, bool) {
 // forget drops the groups at times before upper, whose sums emitBefore sent,
 // and keeps the others.
 func (ps *partials) forget(upper uint64) {
-	clear(ps.first)
 	kept := 0
 	for g, grp := range ps.groups {
 		if grp.time < upper {
@@ -188,19 +211,15 @@ func (ps *partials) forget(upper uint64) {
 			ps.sums[to] = ps.sums[from]
 			ps.limbs[to], ps.limbs[from] = ps.limbs[from], ps.limbs[to]
 		}
-		h := ps.hash(grp.key, grp.time)
-		head, ok := ps.first[h]
-		if !ok {
-			head = -1
-		}
-		grp.next = head
 		ps.groups[kept] = grp
-		ps.first[h] = int32(kept)
 		kept++
 	}
 	clear(ps.groups[kept:])
 	ps.groups = ps.groups[:kept]
 	ps.sums = ps.sums[:kept*ps.accs]
+	// The table keeps its size: the groups a time holds are about the
+	// next time's.
+	ps.index(len(ps.slots))
 	if kept == 0 {
 		// The updates sent hold views of the arena: a new one is started.
 		ps.arena = nil
