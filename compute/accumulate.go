@@ -161,26 +161,10 @@ func (r *renderer) importedChain(rel expr.Relation) (importedRows, *filterProjec
 	if !ok {
 		return importedRows{}, nil, false, nil
 	}
-	var chain []expr.Relation
-	node := rel
-	for {
-		switch n := node.(type) {
-		case expr.Filter:
-			chain, node = append(chain, n), n.Input
-			continue
-		case expr.Project:
-			chain, node = append(chain, n), n.Input
-			continue
-		}
-		break
-	}
+	steps, node := chainSteps(rel, false)
 	get, ok := node.(expr.Get)
 	if !ok {
 		return importedRows{}, nil, false, nil
-	}
-	steps := make([]expr.Relation, len(chain))
-	for i := range chain {
-		steps[i] = chain[len(chain)-1-i]
 	}
 	if expr.StepsCallPerRow(steps) {
 		return importedRows{}, nil, false, nil

@@ -15,30 +15,7 @@ import (
 // chain of filters and projections alone works on the row's bytes
 // instead (filterProject): it decodes only what the predicates read.
 func (r *renderer) mfp(top expr.Relation) (Collection, error) {
-	var chain []expr.Relation
-	node := top
-	for {
-		switch n := node.(type) {
-		case expr.Map:
-			chain, node = append(chain, n), n.Input
-			continue
-		case expr.Filter:
-			chain, node = append(chain, n), n.Input
-			continue
-		case expr.Project:
-			chain, node = append(chain, n), n.Input
-			continue
-		case expr.FlatMap:
-			chain, node = append(chain, n), n.Input
-			continue
-		}
-		break
-	}
-	// Apply bottom-up.
-	steps := make([]expr.Relation, len(chain))
-	for i := range chain {
-		steps[i] = chain[len(chain)-1-i]
-	}
+	steps, node := chainSteps(top, true)
 	// A chain that calls a function per row (nextval, random()) evaluates
 	// an update that stands for n equal rows n times, a row each, so that
 	// each gets its own value, as in PostgreSQL.
@@ -272,6 +249,37 @@ func (r *renderer) mfp(top expr.Relation) (Collection, error) {
 		})
 	})
 	return Collection{Rows: rows, Errs: dataflow.Concat(in.Errs, errs, "mfp errors")}, nil
+}
+
+// chainSteps returns the chain of Filter and Project steps at the top of
+// rel, and of Map and FlatMap steps too if maps, bottom-up, and the
+// relation under them.
+func chainSteps(rel expr.Relation, maps bool) ([]expr.Relation, expr.Relation) {
+	var chain []expr.Relation
+	node := rel
+	for {
+		var input expr.Relation
+		switch n := node.(type) {
+		case expr.Filter:
+			input = n.Input
+		case expr.Project:
+			input = n.Input
+		case expr.Map:
+			if maps {
+				input = n.Input
+			}
+		case expr.FlatMap:
+			if maps {
+				input = n.Input
+			}
+		}
+		if input == nil {
+			break
+		}
+		chain, node = append(chain, node), input
+	}
+	slices.Reverse(chain)
+	return chain, node
 }
 
 // releaseAll releases the capabilities an operator retained for a
