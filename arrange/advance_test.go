@@ -67,9 +67,98 @@ func TestAdvancedSharedMatchesBuilt(t *testing.T) {
 }
 
 // A replay is the trace's contents as of the lease, every time raised to
-// its since, in batches that sum to that: the trace's batches whose
-// updates only need their times raised are shared, not copied, and the
-// others are built again. The trace is left as it was.
+// its since, in one consolidated batch: a row inserted and retracted in
+// different batches of the trace is not in it. A trace of one batch whose
+// updates only need their times raised is shared, not copied; any other
+// is merged into a new batch. The trace is left as it was.
+func TestReplayBatchConsolidatesOrShares(t *testing.T) {
+	const seed = 29
+	t.Logf("seed %d", seed)
+	rng := rand.New(rand.NewPCG(seed, 3))
+	shared, built := 0, 0
+	for i := range 300 {
+		tr := NewTrace(1)
+		// Held at 0 so that the trace keeps every time as written.
+		h0, err := tr.NewHandle(0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var all []update
+		upper := uint64(0)
+		for range rng.IntN(4) {
+			var ups []update
+			for range rng.IntN(10) {
+				ups = append(ups, update{
+					key:  fmt.Sprint("k", rng.IntN(5)),
+					val:  []string{"", "a"}[rng.IntN(2)],
+					time: upper + uint64(rng.IntN(3)),
+					diff: []int64{1, 1, -1, 2}[rng.IntN(4)],
+				})
+			}
+			ups = consolidated(ups)
+			all = append(all, ups...)
+			if err := tr.Insert(build(Description{Lower: upper, Upper: upper + 3}, ups...)); err != nil {
+				t.Fatal(err)
+			}
+			upper += 3
+		}
+		since := uint64(rng.IntN(int(upper) + 1))
+		h, err := tr.NewHandle(since)
+		if err != nil {
+			t.Fatal(err)
+		}
+		before := contents(tr.spine.cursor(0))
+		b, err := replayBatch(h, since, upper)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := b.Description(); d.Since != since || d.Lower != 0 || d.Upper != max(upper, since+1) {
+			t.Fatalf("case %d: replay described %v", i, d)
+		}
+		var want []update
+		for _, u := range all {
+			u.time = max(u.time, since)
+			want = append(want, u)
+		}
+		if g, w := contents(b.Cursor()), consolidated(want); !slices.Equal(g, w) {
+			t.Fatalf("case %d: since %d\n got %v\nwant %v", i, since, g, w)
+		}
+		bs := tr.spine.Batches(nil)
+		shareable, isShared := false, false
+		if len(bs) > 0 {
+			_, shareable = bs[0].advancedShared(since, b.Description())
+			keys := unsafe.SliceData(b.keyBytes)
+			isShared = keys != nil && keys == unsafe.SliceData(bs[0].keyBytes)
+		}
+		switch {
+		case isShared && (len(bs) != 1 || !shareable):
+			t.Fatalf("case %d: shared a batch of a trace of %d batches (shareable %v)", i, len(bs), shareable)
+		case isShared:
+			shared++
+		case len(bs) == 1 && shareable && b.Len() > 0:
+			t.Fatalf("case %d: copied the one batch it could share", i)
+		default:
+			built++
+		}
+		if after := contents(tr.spine.cursor(0)); !slices.Equal(after, before) {
+			t.Fatalf("case %d: the trace changed\n got %v\nwant %v", i, after, before)
+		}
+		h.Close()
+		h0.Close()
+		if _, err := replayBatch(h, since, upper); !errors.Is(err, ErrHandleClosed) {
+			t.Fatalf("replay through a closed handle: %v", err)
+		}
+	}
+	if shared < 20 || built < 50 {
+		t.Fatalf("shared %d replays, built %d: too few of one kind", shared, built)
+	}
+}
+
+// A shared import's replay is the trace's contents as of the lease,
+// every time raised to its since, in batches that sum to that: the
+// trace's batches whose updates only need their times raised are shared,
+// not copied, and the others are built again. The trace is left as it
+// was.
 func TestReplayBatchesShareTheTrace(t *testing.T) {
 	const seed = 29
 	t.Logf("seed %d", seed)

@@ -495,8 +495,6 @@ func identityPrefix(n, hint int) []uint32 {
 	return s
 }
 
-// exact returns s in a slice of exactly its length, copying only if s has
-// spare capacity; an empty s becomes nil.
 // grow returns s with room for n more entries. A column that must grow
 // doubles: a batch built without a reservation (a batcher's run, a
 // replayed log) would otherwise copy its columns about four times over
@@ -511,6 +509,8 @@ func grow[T any](s []T, n int) []T {
 	return t
 }
 
+// exact returns s in a slice of exactly its length, copying only if s has
+// spare capacity; an empty s becomes nil.
 func exact[T any](s []T) []T {
 	if len(s) == 0 {
 		return nil

@@ -21,6 +21,21 @@ import (
 // removed, exactly once. If the exporter goes away without completing,
 // the importer fails with ErrSourceGone.
 func (r *Registry) Import(b *dataflow.Builder, id GlobalID, name string) (*Arranged, error) {
+	return r.importAs(b, id, name, false)
+}
+
+// ImportShared is Import for an importer whose operators are linear in
+// the snapshot: they read every update of it, sum each row's, and give
+// the same result whatever batches the updates come in. Its first
+// batches are the trace's own, shared where only their times need raising
+// (replayBatches), not one consolidated copy of them: a row's insertion
+// and its retraction may both reach it. A view that sums a table's rows
+// reads the table so without copying it.
+func (r *Registry) ImportShared(b *dataflow.Builder, id GlobalID, name string) (*Arranged, error) {
+	return r.importAs(b, id, name, true)
+}
+
+func (r *Registry) importAs(b *dataflow.Builder, id GlobalID, name string, shared bool) (*Arranged, error) {
 	r.mu.Lock()
 	e := r.mu.exports[id]
 	var s *shard
@@ -51,7 +66,14 @@ func (r *Registry) Import(b *dataflow.Builder, id GlobalID, name string) (*Arran
 	src := &importSource{shard: s, lease: lease, start: start, importer: b.ID()}
 	// Replay and registration happen in the same build step, so the
 	// batches that follow start exactly where the replay ends.
-	replay, err := replayBatches(lease, start, s.trace.Upper())
+	var replay []*Batch
+	if shared {
+		replay, err = replayBatches(lease, start, s.trace.Upper())
+	} else {
+		var one *Batch
+		one, err = replayBatch(lease, start, s.trace.Upper())
+		replay = []*Batch{one}
+	}
 	if err != nil {
 		lease.Close()
 		return nil, err
@@ -180,22 +202,47 @@ func (s *importSource) Schedule() {
 
 func (s *importSource) Shutdown(dataflow.Reason) {}
 
+// replayBatch builds one batch of the trace's contents as h reads them
+// (times advanced to h's since), covering [0, upper). It is consolidated:
+// an importer may read the snapshot in ways that are not linear in it,
+// which a row's insertion and retraction in different batches of the
+// trace would break (a SUBSCRIBE ends at any error it reads; a plan made
+// after ALTER TABLE cannot decode a row of the table's earlier shape,
+// which only its retraction cancels). A trace of one batch whose updates
+// only need their times raised, as a restarted table's is, is shared
+// (advancedShared); any other is merged into a new batch.
+func replayBatch(h *Handle, since, upper uint64) (*Batch, error) {
+	c, err := h.Cursor()
+	if err != nil {
+		return nil, err
+	}
+	// Raised times may lie past the trace's upper: the batch is a delta
+	// for the importer's operators, not a part of any trace, so its
+	// description only has to contain them.
+	desc := Description{Lower: 0, Upper: max(upper, since+1), Since: since}
+	if bs := h.trace.spine.Batches(nil); len(bs) == 1 {
+		if b, ok := bs[0].advancedShared(since, desc); ok {
+			return b, nil
+		}
+	}
+	// Sized once: a replayed table is the largest batch that hydration
+	// builds, and growing its columns by append copied them many times.
+	var bl Builder
+	bl.reserve(c.sizeHint())
+	pushAdvanced(&bl, c, since)
+	return bl.Done(desc), nil
+}
+
 // replayBatches returns the trace's contents as h reads them (times
-// advanced to h's since), covering [0, upper), as batches for the
-// importer, at least one: a batch of the trace that only needs its times raised is
-// shared (advancedShared), any other is built again with them raised.
-// The replay is one delta, not a trace: a row's updates may lie in
-// several of its batches, unconsolidated, and the importer's operators
-// sum them as they sum any updates at one time. Merging the trace's
-// batches into one instead copied the whole table while it hydrated a
-// view.
+// advanced to h's since), covering [0, upper), as batches for a shared
+// import (ImportShared), at least one: a batch of the trace that only
+// needs its times raised is shared (advancedShared), any other is built
+// again with them raised. The replay is one delta, not consolidated: a
+// row's updates may lie in several of its batches.
 func replayBatches(h *Handle, since, upper uint64) ([]*Batch, error) {
 	if h.closed {
 		return nil, ErrHandleClosed
 	}
-	// Raised times may lie past the trace's upper: the batches are a
-	// delta for the importer's operators, not a part of any trace, so
-	// their description only has to contain them.
 	desc := Description{Lower: 0, Upper: max(upper, since+1), Since: since}
 	var out []*Batch
 	for _, b := range h.trace.spine.Batches(nil) {

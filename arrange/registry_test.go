@@ -111,6 +111,21 @@ func (im *importer) reading() (toRead, catchingUp int64) {
 	return toRead, catchingUp
 }
 
+// importShared makes buildImporter import with ImportShared
+// (TestImportShared).
+var importShared bool
+
+// TestImportShared runs the import tests with ImportShared, whose replay
+// is the trace's batches, shared and unconsolidated: what the importer
+// reads sums to the same, its progress (read, catching up) is counted
+// the same, and a completed export's importer completes.
+func TestImportShared(t *testing.T) {
+	importShared = true
+	defer func() { importShared = false }()
+	t.Run("ReplaysThenFollows", TestImportReplaysThenFollows)
+	t.Run("CompletedExportReadableUntilRetired", TestCompletedExportReadableUntilRetired)
+}
+
 func buildImporter(t *testing.T, sim *dataflow.Sim, reg *Registry, gid GlobalID, start uint64, pin bool) *importer {
 	t.Helper()
 	w := len(sim.Workers)
@@ -118,7 +133,11 @@ func buildImporter(t *testing.T, sim *dataflow.Sim, reg *Registry, gid GlobalID,
 		reader: make([]*Handle, w), buildErrs: make([]error, w), accts: make([]*dataflow.Account, w)}
 	im.id = sim.Build(start, func(b *dataflow.Builder) {
 		im.accts[b.Index()] = b.Account()
-		a, err := reg.Import(b, gid, "import")
+		imp := reg.Import
+		if importShared {
+			imp = reg.ImportShared
+		}
+		a, err := imp(b, gid, "import")
 		if err != nil {
 			im.buildErrs[b.Index()] = err
 			return

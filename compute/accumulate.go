@@ -550,9 +550,7 @@ func overStored(fp *filterProject, keys []expr.Scalar, accs []accumulator) (notN
 // to evaluate becomes an error update at each of its times.
 //
 // Where it can (overStored), it reads the stored row's columns up to the
-// last it needs, once. A row too narrow to hold them is skipped, as row
-// skips it; one that holds them but is narrower than the Get is one of
-// the same rows, whose contributions cancel.
+// last it needs, once.
 func (r *renderer) contributionsOfImport(in importedRows, fp *filterProject, types []repr.Type, keys []expr.Scalar, accs []accumulator) (dataflow.Stream[arrange.Update], dataflow.Stream[arrange.Update]) {
 	acct := r.b.Account()
 	ob := r.b.NewOperator("accumulate contributions")
@@ -624,10 +622,7 @@ func (r *renderer) contributionsOfImport(in importedRows, fp *filterProject, typ
 		pass := func(key, val []byte) bool {
 			err = nil
 			if direct {
-				var ok bool
-				if raw, ok = rawColumnsOf(in.stored(key, val), need, raw); !ok {
-					return false
-				}
+				raw = rawColumns(in.stored(key, val), need, raw)
 				for _, c := range notNull {
 					if repr.IsNullEncoding(raw[c]) {
 						return false
@@ -636,10 +631,7 @@ func (r *renderer) contributionsOfImport(in importedRows, fp *filterProject, typ
 				return true
 			}
 			var ok bool
-			if row, ok = in.row(key, val); !ok {
-				return false
-			}
-			row, ok, err = fp.apply(row, &p)
+			row, ok, err = fp.apply(in.row(key, val), &p)
 			return ok || err != nil
 		}
 		return dataflow.ScheduleFunc(func() {

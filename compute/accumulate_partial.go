@@ -104,10 +104,10 @@ func (ps *partials) group(key []byte, time uint64) int {
 	return g
 }
 
-// index rebuilds the slot table with n slots, a power of two above twice
-// the number of groups.
+// index rebuilds the slot table with n slots, a power of two at least
+// twice the number of groups; a table much larger than that is let go.
 func (ps *partials) index(n int) {
-	if cap(ps.slots) >= n {
+	if cap(ps.slots) >= n && cap(ps.slots) <= 4*n {
 		ps.slots = ps.slots[:n]
 		clear(ps.slots)
 	} else {
@@ -217,9 +217,13 @@ func (ps *partials) forget(upper uint64) {
 	clear(ps.groups[kept:])
 	ps.groups = ps.groups[:kept]
 	ps.sums = ps.sums[:kept*ps.accs]
-	// The table keeps its size: the groups a time holds are about the
-	// next time's.
-	ps.index(len(ps.slots))
+	// The table shrinks back to what the kept groups need: a hydration
+	// into many groups is not paid for again at every later time.
+	n := minPartialSlots
+	for n < 2*kept+2 {
+		n *= 2
+	}
+	ps.index(min(n, len(ps.slots)))
 	if kept == 0 {
 		// The updates sent hold views of the arena: a new one is started.
 		ps.arena = nil

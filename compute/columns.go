@@ -92,24 +92,6 @@ func rawColumns(row []byte, n int, dst [][]byte) [][]byte {
 	return dst
 }
 
-// rawColumnsOf is rawColumns, and reports false, instead of failing, if
-// row has fewer than n columns.
-func rawColumnsOf(row []byte, n int, dst [][]byte) ([][]byte, bool) {
-	dst = dst[:0]
-	it := repr.Row(row).Iter()
-	for i := range n {
-		if it.Done() {
-			return dst, false
-		}
-		raw, err := it.NextRaw()
-		if err != nil {
-			panic(sqlerr.AssertionFailedf("reading column %d of a row: %v", i, err))
-		}
-		dst = append(dst, raw)
-	}
-	return dst, true
-}
-
 // columnRefs returns the column each scalar is, and whether every one is
 // a plain column reference.
 func columnRefs(scalars []expr.Scalar) ([]int, bool) {

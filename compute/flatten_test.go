@@ -27,8 +27,8 @@ func TestFlattenYields(t *testing.T) {
 	w.Enqueue(dataflow.Command{ID: 1, Build: func(b *dataflow.Builder) {
 		h, s := dataflow.NewInputHandle[arrange.Update](b, "in")
 		in, acct = h, b.Account()
-		rows := flatten(arrange.Arrange(s, "arrange"), "flatten", func(key, val []byte) ([]byte, bool) {
-			return append(append([]byte(nil), key...), val...), true
+		rows := flatten(arrange.Arrange(s, "arrange"), "flatten", func(key, val []byte) []byte {
+			return append(append([]byte(nil), key...), val...)
 		})
 		rows = dataflow.Inspect(rows, "collect", func(_ uint64, u arrange.Update) {
 			stepOut++

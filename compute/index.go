@@ -160,7 +160,7 @@ func (r *renderer) importIndex(u *indexUse) (*arrange.Arranged, dataflow.Stream[
 		return a, errs, nil
 	}
 	width := len(u.get.Types)
-	rows := flatten(a, fmt.Sprintf("rows of index %d", u.index.ID), func(_, val []byte) ([]byte, bool) { return repr.Row(val).Prefix(width), true })
+	rows := flatten(a, fmt.Sprintf("rows of index %d", u.index.ID), func(_, val []byte) []byte { return repr.Row(val).Prefix(width) })
 	r.locals[indexLocal] = Collection{Rows: rows, Errs: errs}
 	defer delete(r.locals, indexLocal)
 	var top expr.Relation = expr.LocalGet{ID: indexLocal, Types: u.get.Types}

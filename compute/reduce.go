@@ -171,9 +171,8 @@ var flattenFuel = 1 << 16
 // run's time (dataflow.Operator.OutOfTime).
 var flattenPiece = 1 << 12
 
-// flatten turns an arrangement into a collection of rows made by row,
-// without the updates of a (key, val) for which row reports false.
-func flatten(a *arrange.Arranged, name string, row func(key, val []byte) ([]byte, bool)) dataflow.Stream[arrange.Update] {
+// flatten turns an arrangement into a collection of rows made by row.
+func flatten(a *arrange.Arranged, name string, row func(key, val []byte) []byte) dataflow.Stream[arrange.Update] {
 	b := a.Batches.Builder()
 	acct := b.Account()
 	ob := b.NewOperator(name)
@@ -224,10 +223,7 @@ func flatten(a *arrange.Arranged, name string, row func(key, val []byte) ([]byte
 				res := make([]arrange.Update, 0, min(piece, size))
 				for ; cur.KeyValid() && len(res) < piece; cur.StepKey() {
 					for ; cur.ValValid() && len(res) < piece; cur.StepVal() {
-						r, ok := row(cur.Key(), cur.Val())
-						if !ok {
-							continue
-						}
+						r := row(cur.Key(), cur.Val())
 						cur.History(func(tm uint64, d int64) {
 							res = append(res, arrange.Update{Key: r, Time: tm, Diff: d})
 						})

@@ -24,9 +24,24 @@ func ImportedSource(reg *arrange.Registry, keyed func(expr.GlobalID) bool) Sourc
 	return importedSource{reg: reg, keyed: keyed}
 }
 
+// SharedSource is ImportedSource for a dataflow whose result is arranged
+// (a materialized view, an index): its operators are linear in the rows
+// they read, or arrange them first, and its errors are arranged before
+// anything reads them, so the rows of the ids shared reports are
+// imported with arrange.Registry.ImportShared, the trace's batches
+// shared and unconsolidated rather than copied into one. shared must
+// report false for a table that ALTER TABLE rewrote since the engine
+// started: its trace holds rows of the old shape, which only their
+// retractions cancel and the new plan cannot decode. Errors are always
+// imported consolidated.
+func SharedSource(reg *arrange.Registry, keyed, shared func(expr.GlobalID) bool) Source {
+	return importedSource{reg: reg, keyed: keyed, shared: shared}
+}
+
 type importedSource struct {
-	reg   *arrange.Registry
-	keyed func(expr.GlobalID) bool
+	reg    *arrange.Registry
+	keyed  func(expr.GlobalID) bool
+	shared func(expr.GlobalID) bool
 }
 
 // importedRows is a Get's collection as the arrangement it is read from:
@@ -41,7 +56,7 @@ type importedRows struct {
 }
 
 // stored returns the row a (key, val) holds, as stored: it may have more
-// columns than the Get reads, or fewer (row).
+// columns than the Get reads (row).
 func (in importedRows) stored(key, val []byte) []byte {
 	if in.keyed {
 		return val
@@ -50,13 +65,9 @@ func (in importedRows) stored(key, val []byte) []byte {
 }
 
 // row returns the row of the Get that a (key, val) holds, cut to its
-// width, and false for a row narrower than width. That is one which an
-// ALTER TABLE … ADD COLUMN retracted at a time at or before this
-// dataflow's start (a plan of the new width is made after it): its
-// updates in the replay, which may lie in different batches, sum to
-// nothing, and they are skipped.
-func (in importedRows) row(key, val []byte) ([]byte, bool) {
-	return repr.Row(in.stored(key, val)).PrefixOf(in.width)
+// width.
+func (in importedRows) row(key, val []byte) []byte {
+	return repr.Row(in.stored(key, val)).Prefix(in.width)
 }
 
 // arrangedSource is a Source whose collections are the contents of
@@ -77,7 +88,11 @@ func (s importedSource) Collection(b *dataflow.Builder, id expr.GlobalID, width 
 }
 
 func (s importedSource) arranged(b *dataflow.Builder, id expr.GlobalID, width int) (importedRows, error) {
-	rows, err := s.reg.Import(b, arrange.GlobalID(id), fmt.Sprintf("import %d", id))
+	imp := s.reg.Import
+	if s.shared != nil && s.shared(id) {
+		imp = s.reg.ImportShared
+	}
+	rows, err := imp(b, arrange.GlobalID(id), fmt.Sprintf("import %d", id))
 	if err != nil {
 		return importedRows{}, err
 	}
@@ -137,4 +152,4 @@ func ImportIndex(reg *arrange.Registry, b *dataflow.Builder, id expr.GlobalID) (
 }
 
 // wholeKey is the row of an arrangement whose keys are its rows.
-func wholeKey(key, _ []byte) ([]byte, bool) { return key, true }
+func wholeKey(key, _ []byte) []byte { return key }

@@ -544,6 +544,22 @@ func (e *Engine) source() compute.Source {
 	})
 }
 
+// sharedSourceLocked is the source of a materialized view's or an
+// index's dataflow (compute.SharedSource): it imports rows shared but
+// from the tables that ALTER TABLE rewrote since the engine started.
+func (e *Engine) sharedSourceLocked() compute.Source {
+	altered := maps.Clone(e.shapes)
+	return compute.SharedSource(e.reg, func(id expr.GlobalID) bool {
+		e.idxMu.Lock()
+		defer e.idxMu.Unlock()
+		_, ok := e.indexes[uint64(id)]
+		return ok
+	}, func(id expr.GlobalID) bool {
+		_, ok := altered[uint64(id)]
+		return !ok
+	})
+}
+
 // joinIndexes returns the indexes that joins of a dataflow built now
 // read, in id order so that every worker's build sees the same list.
 func (e *Engine) joinIndexes() *compute.Indexes {
@@ -769,8 +785,9 @@ func (e *Engine) RebuildIndex(ctx context.Context, o *catalog.Object, on expr.Re
 func (e *Engine) buildIndexLocked(ctx context.Context, o *catalog.Object, on expr.Relation, keys []expr.Scalar) error {
 	e.noteSystemReaderLocked(o.ID, on)
 	ix := e.joinIndexes()
+	source := e.sharedSourceLocked()
 	err := e.buildExportLocked(ctx, o, func(b *dataflow.Builder) error {
-		return compute.ExportIndex(b, e.reg, on, keys, e.source(), ix, expr.GlobalID(o.ID))
+		return compute.ExportIndex(b, e.reg, on, keys, source, ix, expr.GlobalID(o.ID))
 	})
 	if err != nil {
 		return err
@@ -1876,8 +1893,9 @@ func (e *Engine) RebuildView(ctx context.Context, o *catalog.Object, plan expr.R
 func (e *Engine) buildViewLocked(ctx context.Context, o *catalog.Object, plan expr.Relation) error {
 	e.noteSystemReaderLocked(o.ID, plan)
 	ix := e.joinIndexes()
+	source := e.sharedSourceLocked()
 	return e.buildExportLocked(ctx, o, func(b *dataflow.Builder) error {
-		c, err := compute.RenderIndexed(b, plan, e.source(), ix)
+		c, err := compute.RenderIndexed(b, plan, source, ix)
 		if err != nil {
 			return err
 		}

@@ -2,6 +2,7 @@ package coord
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"freshet/arrange"
@@ -77,5 +78,45 @@ func TestRestartReplaysTablesAtOneTime(t *testing.T) {
 	env.exec(s, "INSERT INTO t VALUES (4, 'w')")
 	if got := env.query(s, "SELECT * FROM m"); got != "4,12" {
 		t.Fatalf("view after a write: %s", got)
+	}
+}
+
+// TestImportsAfterRewriteAndCancellingErrors: a SUBSCRIBE reads its
+// inputs consolidated, so that the error a row made, which its deletion
+// took back before the subscription started (in a later batch of the
+// table's trace), does not end it; read as a materialized view reads
+// (shared batches, unconsolidated) it would. And views made after ALTER
+// TABLE … DROP COLUMN, whose table's trace held rows of the old shape
+// until their retractions cancel them, read the table right.
+func TestImportsAfterRewriteAndCancellingErrors(t *testing.T) {
+	env := openSQL(t, t.TempDir())
+	defer func() { env.e.Close() }()
+	s := env.session()
+	env.exec(s, "CREATE TABLE t (a int, b text, c int)")
+	env.exec(s, "INSERT INTO t VALUES (0, 'zero', 0)")
+	for i := range 6 {
+		env.exec(s, fmt.Sprintf("INSERT INTO t SELECT g, 'x' || g, g %% 3 FROM generate_series(%d, %d) g", 100*i+1, 100*i+100))
+	}
+	env.exec(s, "DELETE FROM t WHERE a = 0")
+	env.exec(s, "CREATE MATERIALIZED VIEW before AS SELECT c, count(*) AS n, sum(a) AS s FROM t GROUP BY c")
+	const groups = "0,200,60300 1,200,59900 2,200,60100"
+	if got := env.query(s, "SELECT * FROM before ORDER BY c"); got != groups {
+		t.Fatalf("view over the table: %s", got)
+	}
+	env.exec(s, "BEGIN")
+	env.exec(s, "DECLARE q CURSOR FOR SUBSCRIBE (SELECT 10 / a AS r FROM t WHERE a < 3)")
+	if got := env.query(s, "FETCH ALL q WITH (timeout = '1s')"); strings.Count(got, ",1,") != 2 {
+		t.Fatalf("subscription over rows whose deleted neighbour failed: %q", got)
+	}
+	env.exec(s, "COMMIT")
+	env.exec(s, "DROP MATERIALIZED VIEW before")
+	env.exec(s, "ALTER TABLE t DROP COLUMN b")
+	env.exec(s, "CREATE MATERIALIZED VIEW after AS SELECT c, count(*) AS n, sum(a) AS s FROM t GROUP BY c")
+	if got := env.query(s, "SELECT * FROM after ORDER BY c"); got != groups {
+		t.Fatalf("view made after DROP COLUMN: %s", got)
+	}
+	env.exec(s, "CREATE MATERIALIZED VIEW rows_after AS SELECT * FROM t WHERE a <= 2")
+	if got := env.query(s, "SELECT * FROM rows_after ORDER BY a"); got != "1,1 2,2" {
+		t.Fatalf("rows after DROP COLUMN: %s", got)
 	}
 }

@@ -206,24 +206,16 @@ func hashBytes(b []byte) uint64 {
 // A row of n datums or fewer is returned whole; a corrupt row is
 // returned whole too, for decoding to report.
 func (r Row) Prefix(n int) Row {
-	p, _ := r.PrefixOf(n)
-	return p
-}
-
-// PrefixOf is Prefix, and reports false if r holds fewer than n datums
-// (when it returns r whole): a row from before its table gained columns,
-// which a plan of the new width cannot read.
-func (r Row) PrefixOf(n int) (Row, bool) {
 	rest := []byte(r)
 	for i := 0; i < n; i++ {
 		if len(rest) == 0 {
-			return r, false
+			return r
 		}
 		l, err := datumLen(rest)
 		if err != nil {
-			return r, true
+			return r
 		}
 		rest = rest[l:]
 	}
-	return r[: len(r)-len(rest) : len(r)-len(rest)], true
+	return r[: len(r)-len(rest) : len(r)-len(rest)]
 }
