@@ -77,31 +77,7 @@ func TestReplayBatchConsolidatesOrShares(t *testing.T) {
 	rng := rand.New(rand.NewPCG(seed, 3))
 	shared, built := 0, 0
 	for i := range 300 {
-		tr := NewTrace(1)
-		// Held at 0 so that the trace keeps every time as written.
-		h0, err := tr.NewHandle(0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var all []update
-		upper := uint64(0)
-		for range rng.IntN(4) {
-			var ups []update
-			for range rng.IntN(10) {
-				ups = append(ups, update{
-					key:  fmt.Sprint("k", rng.IntN(5)),
-					val:  []string{"", "a"}[rng.IntN(2)],
-					time: upper + uint64(rng.IntN(3)),
-					diff: []int64{1, 1, -1, 2}[rng.IntN(4)],
-				})
-			}
-			ups = consolidated(ups)
-			all = append(all, ups...)
-			if err := tr.Insert(build(Description{Lower: upper, Upper: upper + 3}, ups...)); err != nil {
-				t.Fatal(err)
-			}
-			upper += 3
-		}
+		tr, h0, all, upper := randomTrace(t, rng, 4)
 		since := uint64(rng.IntN(int(upper) + 1))
 		h, err := tr.NewHandle(since)
 		if err != nil {
@@ -165,31 +141,7 @@ func TestReplayBatchesShareTheTrace(t *testing.T) {
 	rng := rand.New(rand.NewPCG(seed, 3))
 	shared, built := 0, 0
 	for i := range 300 {
-		tr := NewTrace(1)
-		// Held at 0 so that the trace keeps every time as written.
-		h0, err := tr.NewHandle(0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var all []update
-		upper := uint64(0)
-		for range rng.IntN(5) {
-			var ups []update
-			for range rng.IntN(10) {
-				ups = append(ups, update{
-					key:  fmt.Sprint("k", rng.IntN(5)),
-					val:  []string{"", "a"}[rng.IntN(2)],
-					time: upper + uint64(rng.IntN(3)),
-					diff: []int64{1, 1, -1, 2}[rng.IntN(4)],
-				})
-			}
-			ups = consolidated(ups)
-			all = append(all, ups...)
-			if err := tr.Insert(build(Description{Lower: upper, Upper: upper + 3}, ups...)); err != nil {
-				t.Fatal(err)
-			}
-			upper += 3
-		}
+		tr, h0, all, upper := randomTrace(t, rng, 5)
 		since := uint64(rng.IntN(int(upper) + 1))
 		h, err := tr.NewHandle(since)
 		if err != nil {
@@ -236,4 +188,35 @@ func TestReplayBatchesShareTheTrace(t *testing.T) {
 	if shared < 50 || built < 50 {
 		t.Fatalf("shared %d batches, built %d: too few of one kind", shared, built)
 	}
+}
+
+// randomTrace returns a trace of up to batches-1 seeded random batches of
+// small keys, vals, times and diffs of both signs, each 3 times wide,
+// held at 0 by h0 so that it keeps every time as written, with all the
+// updates inserted and the trace's upper.
+func randomTrace(t *testing.T, rng *rand.Rand, batches int) (tr *Trace, h0 *Handle, all []update, upper uint64) {
+	t.Helper()
+	tr = NewTrace(1)
+	h0, err := tr.NewHandle(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range rng.IntN(batches) {
+		var ups []update
+		for range rng.IntN(10) {
+			ups = append(ups, update{
+				key:  fmt.Sprint("k", rng.IntN(5)),
+				val:  []string{"", "a"}[rng.IntN(2)],
+				time: upper + uint64(rng.IntN(3)),
+				diff: []int64{1, 1, -1, 2}[rng.IntN(4)],
+			})
+		}
+		ups = consolidated(ups)
+		all = append(all, ups...)
+		if err := tr.Insert(build(Description{Lower: upper, Upper: upper + 3}, ups...)); err != nil {
+			t.Fatal(err)
+		}
+		upper += 3
+	}
+	return tr, h0, all, upper
 }
