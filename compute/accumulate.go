@@ -567,13 +567,8 @@ func (r *renderer) contributionsOfImport(in importedRows, fp *filterProject, typ
 		var cb *contributor
 		need := 0
 		if direct {
-			// The stored row's types: the chain only drops and reorders
-			// the Get's columns, and a column's type is its own.
-			stypes := make([]repr.Type, in.width)
-			for i, t := range types {
-				stypes[fp.storedColumn(i)] = t
-			}
-			cb = newContributor(stypes, skeys, saccs)
+			// The chain reads the stored row: its types are the Get's.
+			cb = newContributor(fp.reader.types, skeys, saccs)
 			need = cb.end
 			for _, c := range notNull {
 				need = max(need, c+1)

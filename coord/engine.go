@@ -536,12 +536,16 @@ func (e *Engine) columnDefault(id uint64, i int) expr.Scalar {
 // source is how the engine's dataflows read: by importing exports, rows
 // of indexes taken from their vals.
 func (e *Engine) source() compute.Source {
-	return compute.ImportedSource(e.reg, func(id expr.GlobalID) bool {
-		e.idxMu.Lock()
-		defer e.idxMu.Unlock()
-		_, ok := e.indexes[uint64(id)]
-		return ok
-	})
+	return compute.ImportedSource(e.reg, e.isIndex)
+}
+
+// isIndex reports whether id is an index, whose arrangement holds each
+// row as the val under its key.
+func (e *Engine) isIndex(id expr.GlobalID) bool {
+	e.idxMu.Lock()
+	defer e.idxMu.Unlock()
+	_, ok := e.indexes[uint64(id)]
+	return ok
 }
 
 // sharedSourceLocked is the source of a materialized view's or an
@@ -549,12 +553,7 @@ func (e *Engine) source() compute.Source {
 // from the tables that ALTER TABLE rewrote since the engine started.
 func (e *Engine) sharedSourceLocked() compute.Source {
 	altered := maps.Clone(e.shapes)
-	return compute.SharedSource(e.reg, func(id expr.GlobalID) bool {
-		e.idxMu.Lock()
-		defer e.idxMu.Unlock()
-		_, ok := e.indexes[uint64(id)]
-		return ok
-	}, func(id expr.GlobalID) bool {
+	return compute.SharedSource(e.reg, e.isIndex, func(id expr.GlobalID) bool {
 		_, ok := altered[uint64(id)]
 		return !ok
 	})
