@@ -99,6 +99,7 @@ func run(listen, debugListen string, web httpOptions, cfg coord.Config, srv *pgw
 		return err
 	}
 	go returnIdleMemory(ctx, time.Second)
+	paceCollector(ctx, nil)
 	if debugListen != "" {
 		addr, err := serveDebug(ctx, debugListen, logger)
 		if err != nil {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
 	"strconv"
@@ -122,4 +123,63 @@ func returnIdleMemory(ctx context.Context, every time.Duration) {
 		}
 		prev = cur
 	}
+}
+
+// The collector's pace. Go collects when the heap has grown by GOGC
+// percent (100) of what the last collection found live. Both ends of
+// that hurt a server: a small heap, as while a new server loads its
+// first tables, is collected every few megabytes, dozens of times a
+// second, each collection stopping the workers to scan their stacks;
+// a large heap keeps as much again of garbage, which is most of the
+// server's resident size above its data. So after each collection the
+// server sets the percent to leave headroom of half the live heap, but
+// never less than gcFloor: a collection per gcFloor of allocation while
+// the heap is small, and resident memory at about 1.5 times the live
+// data when it is large. GOGC in the environment turns this off.
+const (
+	gcFloor = 64 << 20
+	// gcMinPercent is the headroom of a large heap; gcMaxPercent bounds
+	// a tiny heap's (the floor over a heap of a few megabytes).
+	gcMinPercent = 50
+	gcMaxPercent = 1600
+)
+
+// gcPercent is the GOGC percent for a live heap of live bytes:
+// max(gcFloor, live*gcMinPercent/100) of headroom, within the bounds.
+func gcPercent(live uint64) int {
+	if live == 0 {
+		return gcMaxPercent
+	}
+	p := uint64(gcFloor) * 100 / live
+	return int(min(max(p, gcMinPercent), gcMaxPercent))
+}
+
+// paceCollector sets the collector's percent now and again after every
+// collection until ctx is done, from the live heap that collection
+// found. A collection is noticed by a cleanup on an object nothing
+// holds, which the runtime runs once a collection has found it
+// unreachable; the cleanup arms the next one.
+func paceCollector(ctx context.Context, onSet func(live uint64, percent int)) {
+	if os.Getenv("GOGC") != "" {
+		return
+	}
+	set := -1
+	var arm func()
+	arm = func() {
+		if ctx.Err() != nil {
+			return
+		}
+		live := readHeap().live
+		if p := gcPercent(live); p != set {
+			debug.SetGCPercent(p)
+			set = p
+			if onSet != nil {
+				onSet(live, p)
+			}
+		}
+		// Larger than the tiny allocator's blocks, which hold several
+		// objects and free none of them until all are unreachable.
+		runtime.AddCleanup(new([32]byte), func(struct{}) { arm() }, struct{}{})
+	}
+	arm()
 }

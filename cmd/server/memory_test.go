@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"runtime"
+	"runtime/debug"
+	"runtime/metrics"
 	"testing"
 	"time"
 )
@@ -67,4 +69,74 @@ func TestReturnIdleMemory(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+}
+
+func TestGCPercent(t *testing.T) {
+	const mb = 1 << 20
+	for _, tc := range []struct {
+		live uint64
+		want int
+	}{
+		{0, gcMaxPercent},
+		{1 * mb, gcMaxPercent}, // the floor would be 6400%
+		{4 * mb, 1600},
+		{32 * mb, 200},
+		{64 * mb, 100},
+		{100 * mb, 64},
+		{128 * mb, 50},
+		{4096 * mb, 50},
+	} {
+		if got := gcPercent(tc.live); got != tc.want {
+			t.Errorf("gcPercent(%d MB) = %d, want %d", tc.live/mb, got, tc.want)
+		}
+	}
+}
+
+// TestPaceCollector checks the pace follows the live heap from one
+// collection to the next: down to the minimum while 256 MB are held,
+// back up once they are not.
+func TestPaceCollector(t *testing.T) {
+	t.Setenv("GOGC", "")
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	set := make(chan int, 64)
+	paceCollector(ctx, func(_ uint64, p int) {
+		select {
+		case set <- p:
+		default:
+		}
+	})
+	// until collects until the pace is set to a percent want accepts.
+	until := func(what string, want func(int) bool) {
+		t.Helper()
+		deadline := time.After(time.Minute)
+		for {
+			runtime.GC()
+			select {
+			case p := <-set:
+				if want(p) {
+					if got := gogc(); got != p {
+						t.Fatalf("percent %d set, the runtime has %d", p, got)
+					}
+					return
+				}
+			case <-deadline:
+				t.Fatalf("no collection set the pace %s", what)
+			case <-time.After(10 * time.Millisecond):
+			}
+		}
+	}
+	// Untouched, the held bytes cost the test no memory.
+	held := make([]byte, 256<<20)
+	until("to the minimum with 256 MB live", func(p int) bool { return p == gcMinPercent })
+	runtime.KeepAlive(held)
+	held = nil
+	until("above 100% with the heap small again", func(p int) bool { return p > 100 })
+}
+
+func gogc() int {
+	s := []metrics.Sample{{Name: "/gc/gogc:percent"}}
+	metrics.Read(s)
+	return int(s[0].Value.Uint64())
 }
