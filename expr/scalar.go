@@ -148,7 +148,15 @@ func (c CallBinary) Eval(row []repr.Datum) (repr.Datum, error) {
 	if err != nil {
 		return repr.Null, err
 	}
-	switch c.Func {
+	return applyBinary(c.Func, a, b)
+}
+
+// applyBinary applies a binary function other than AND and OR to its
+// evaluated arguments. It is apart from CallBinary.Eval, which recurses
+// through every operator of an expression, so that the stack frame this
+// switch needs is set up once per operator, not once per level.
+func applyBinary(f BinaryFunc, a, b repr.Datum) (repr.Datum, error) {
+	switch f {
 	case IsDistinctFrom:
 		return repr.NewBool(!sqlEqualNullSafe(a, b)), nil
 	case IsNotDistinctFrom:
@@ -157,7 +165,7 @@ func (c CallBinary) Eval(row []repr.Datum) (repr.Datum, error) {
 	if a.IsNull() || b.IsNull() {
 		return repr.Null, nil
 	}
-	switch c.Func {
+	switch f {
 	case Add:
 		return repr.Add(a, b)
 	case Sub:
@@ -174,11 +182,11 @@ func (c CallBinary) Eval(row []repr.Datum) (repr.Datum, error) {
 		}
 		return repr.NewText(repr.FormatText(a) + repr.FormatText(b)), nil
 	case BitAnd, BitOr, BitXor, ShiftLeft, ShiftRight:
-		return bitwise(c.Func, a, b)
+		return bitwise(f, a, b)
 	case Like, ILike:
-		return like(a.Text(), b.Text(), c.Func == ILike)
+		return like(a.Text(), b.Text(), f == ILike)
 	case Regex, RegexI:
-		return regexMatch(a.Text(), b.Text(), c.Func == RegexI)
+		return regexMatch(a.Text(), b.Text(), f == RegexI)
 	case Eq:
 		return repr.NewBool(sqlCompare(a, b) == 0), nil
 	case NotEq:
@@ -192,7 +200,7 @@ func (c CallBinary) Eval(row []repr.Datum) (repr.Datum, error) {
 	case Gte:
 		return repr.NewBool(sqlCompare(a, b) >= 0), nil
 	}
-	return repr.Null, sqlerr.AssertionFailedf("unknown binary function %d", c.Func)
+	return repr.Null, sqlerr.AssertionFailedf("unknown binary function %d", f)
 }
 
 // sqlCompare compares two non-NULL values as SQL's operators do.
