@@ -37,7 +37,24 @@ func ArrangeLocal(s dataflow.Stream[Update], name string) *Arranged {
 	return arrange(s, name, dataflow.Pipeline[Update]())
 }
 
+// ArrangeSeeded is Arrange of a collection whose updates before the
+// seed's upper are the seed's, a batch of this worker's shard built
+// outside the dataflow (a table's log read at a restart): the seed is the
+// operator's first batch, inserted and sent before any update of s is
+// read, and s must hold no update before the seed's upper. Its lower
+// must be 0.
+func ArrangeSeeded(s dataflow.Stream[Update], name string, seed *Batch) *Arranged {
+	if d := seed.Description(); d.Lower != 0 {
+		panic(assertionFailedf("arrange: seed %v does not start at 0", d))
+	}
+	return arrangeFrom(s, name, dataflow.Exchange(UpdateHash), seed)
+}
+
 func arrange(s dataflow.Stream[Update], name string, pact dataflow.Pact[Update]) *Arranged {
+	return arrangeFrom(s, name, pact, nil)
+}
+
+func arrangeFrom(s dataflow.Stream[Update], name string, pact dataflow.Pact[Update], seed *Batch) *Arranged {
 	b := s.Builder()
 	ob := b.NewOperator(name)
 	in := dataflow.NewInput(ob, s, pact)
@@ -45,7 +62,12 @@ func arrange(s dataflow.Stream[Update], name string, pact dataflow.Pact[Update])
 	a := &Arranged{Batches: batches, Trace: newAccountedTrace(b)}
 	ob.Build(func(op *dataflow.Operator, caps []*dataflow.Capability) dataflow.Logic {
 		a.op = op
-		return &arrangeLogic{a: a, in: in, out: out, cap: caps[0], batcher: newAccountedBatcher(b, 0)}
+		l := &arrangeLogic{a: a, in: in, out: out, cap: caps[0], batcher: newAccountedBatcher(b, 0)}
+		if seed != nil {
+			l.seed = seed
+			l.batcher = newAccountedBatcher(b, seed.Description().Upper)
+		}
+		return l
 	})
 	return a
 }
@@ -60,6 +82,9 @@ type arrangeLogic struct {
 	batcher *Batcher
 	// upper is the upper of the seal in progress, if any.
 	upper dataflow.Frontier
+	// seed is the first batch, until the first run emits it
+	// (ArrangeSeeded).
+	seed *Batch
 }
 
 // Schedule stages the input and seals a batch each time the input
@@ -71,6 +96,11 @@ type arrangeLogic struct {
 // the frontier it seals at covers everything it staged.
 func (l *arrangeLogic) Schedule() {
 	op := l.a.op
+	if l.seed != nil {
+		l.upper = dataflow.Frontier(l.seed.Description().Upper)
+		l.emit(l.seed)
+		l.seed = nil
+	}
 	if l.cap != nil && l.a.shard != nil {
 		l.a.shard.applyCompaction()
 	}

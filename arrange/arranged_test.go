@@ -169,3 +169,52 @@ func TestArrangeFinishesMergesWhenIdle(t *testing.T) {
 		t.Logf("sliced=%v: %d steps", sliced, steps)
 	}
 }
+
+// TestArrangeSeeded: an arrangement seeded with a batch built outside
+// the dataflow (a table's log at a restart) sends the seed first, at
+// the dataflow's start, and then goes on from the seed's upper as an
+// arrangement of the seed's updates and the input's would: updates that
+// retract the seed's rows cancel them in the trace.
+func TestArrangeSeeded(t *testing.T) {
+	const start = 4
+	seed := []update{{"a", "", start, 1}, {"b", "", start, 2}, {"c", "", start, 1}}
+	input := []update{{"b", "", start + 1, -2}, {"d", "", start + 1, 1}, {"a", "", start + 2, -1}}
+	w := dataflow.NewWorker(0, dataflow.NewProcessAllocator(1, nil), func(f dataflow.Failure) { t.Fatal(f) })
+	var in *dataflow.InputHandle[Update]
+	var h *Handle
+	var sent []sealedBatch
+	w.Enqueue(dataflow.Command{ID: 1, Start: start, Build: func(b *dataflow.Builder) {
+		ih, s := dataflow.NewInputHandle[Update](b, "input")
+		in = ih
+		a := ArrangeSeeded(s, "arrange", build(Description{Lower: 0, Upper: start + 1}, seed...))
+		var err error
+		if h, err = a.Trace.NewHandle(0); err != nil {
+			t.Fatal(err)
+		}
+		dataflow.Inspect(a.Batches, "collect", func(tm uint64, batch *Batch) {
+			sent = append(sent, sealedBatch{tm, batch.Description(), contents(batch.Cursor())})
+		})
+	}})
+	for w.Step() {
+	}
+	for _, u := range input {
+		if err := in.Send(u.time, Update{Key: []byte(u.key), Time: u.time, Diff: u.diff}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	in.Close()
+	for w.Step() {
+	}
+	if len(sent) == 0 || sent[0].time != start || sent[0].desc != (Description{Lower: 0, Upper: start + 1}) || !slices.Equal(sent[0].upds, seed) {
+		t.Fatalf("first batch sent %+v, want the seed at %d", sent, start)
+	}
+	defer h.Close()
+	c, err := h.Cursor()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := consolidated(append(slices.Clone(seed), input...))
+	if got := contents(c); !slices.Equal(got, want) {
+		t.Fatalf("trace holds %v, want %v", got, want)
+	}
+}

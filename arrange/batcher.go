@@ -71,6 +71,8 @@ type Batcher struct {
 	// and the batcher goes on as usual.
 	run    *Builder
 	runMax uint64
+	// expect sizes the next run's columns (Expect).
+	expect sizeHint
 
 	// limit, if not zero, is the updates per chunk instead of chunkLen
 	// (tests use small chunks to cross their boundaries).
@@ -234,6 +236,15 @@ func (b *Batcher) mergeDue() bool {
 	return true
 }
 
+// Expect tells an empty batcher about the updates it is about to be
+// staged: how many, and their key and val bytes. If they come in order,
+// the run they make is built in columns of that size from the start,
+// rather than grown and trimmed; otherwise the hint costs only the
+// columns it allocated.
+func (b *Batcher) Expect(updates, keyBytes, valBytes int) {
+	b.expect = sizeHint{keys: updates, keyBytes: keyBytes, vals: updates, valBytes: valBytes, upds: updates}
+}
+
 // stageInRun stages the update in the run and reports whether it did:
 // when the batcher holds nothing but the run, and the update does not
 // order before the run's last. An update that cannot go in spills the
@@ -244,6 +255,10 @@ func (b *Batcher) stageInRun(key, val []byte, time uint64, diff int64) bool {
 			return false
 		}
 		b.run = &Builder{}
+		if b.expect.upds > 0 {
+			b.run.reserve(b.expect)
+			b.expect = sizeHint{}
+		}
 		b.runMax = time
 		b.frontier = time
 	} else {

@@ -24,8 +24,11 @@ type Builder struct {
 	keyOff   []uint32
 	keyVals  []uint32
 	valBytes []byte
-	valOff   []uint32
-	valUpds  []uint32
+	// valOff is empty while every val closed so far is empty, as a
+	// table's rows (all key) are: offsets that would all be 0 are not
+	// written until a val has bytes (see closeVal).
+	valOff  []uint32
+	valUpds []uint32
 	// times and diffs are the updates' columns, nUpds entries each; each
 	// holds its entries only once two differ (see column), so a batch of
 	// one time or one diff never has them written out.
@@ -165,8 +168,10 @@ func (b *Builder) reserve(h sizeHint) {
 	b.hint = h
 	b.keyBytes = make([]byte, 0, h.keyBytes)
 	b.keyOff = make([]uint32, 0, h.keys+1)
-	b.valBytes = make([]byte, 0, h.valBytes)
-	b.valOff = make([]uint32, 0, h.vals+1)
+	if h.valBytes > 0 {
+		b.valBytes = make([]byte, 0, h.valBytes)
+		b.valOff = make([]uint32, 0, h.vals+1)
+	}
 }
 
 // bytes returns the heap bytes the builder's columns hold.
@@ -217,9 +222,6 @@ func (b *Builder) closeKey() {
 }
 
 func (b *Builder) openVal(val []byte) {
-	if len(b.valOff) == 0 {
-		b.valOff = append(b.valOff, 0)
-	}
 	b.valStart = len(b.valBytes)
 	b.valBytes = append(grow(b.valBytes, len(val)), val...)
 	b.valOpen = true
@@ -241,7 +243,10 @@ func (b *Builder) closeVal() {
 	if len(b.valBytes) > maxOffset || b.nUpds > maxOffset {
 		panic(assertionFailedf("builder: batch exceeds %d val bytes or updates", uint64(maxOffset)))
 	}
-	b.valOff = append(grow(b.valOff, 1), uint32(len(b.valBytes)))
+	if len(b.valOff) > 0 || len(b.valBytes) > 0 {
+		b.valOffsetsFrom(b.nVals)
+		b.valOff = append(grow(b.valOff, 1), uint32(len(b.valBytes)))
+	}
 	b.nVals++
 	switch {
 	case b.valUpds != nil:
@@ -303,14 +308,15 @@ func (b *Builder) appendKeys(src *Batch, lo, hi int, advance uint64) {
 	b.nKeys += hi - lo
 
 	if src.valOff == nil {
-		// Every val is empty: each starts and ends where the bytes do.
-		if len(b.valOff) == 0 {
-			b.valOff = append(b.valOff, 0)
-		}
-		for range vhi - vlo {
-			b.valOff = append(b.valOff, uint32(len(b.valBytes)))
+		// Every val is empty: each starts and ends where the bytes do,
+		// which is written out only once some val has bytes.
+		if len(b.valOff) > 0 {
+			for range vhi - vlo {
+				b.valOff = append(b.valOff, uint32(len(b.valBytes)))
+			}
 		}
 	} else {
+		b.valOffsetsFrom(b.nVals)
 		b.valOff = appendRebased(b.valOff, src.valOff[vlo:vhi+1], uint32(len(b.valBytes)))
 		b.valBytes = append(b.valBytes, src.valBytes[src.valOff[vlo]:src.valOff[vhi]]...)
 	}
@@ -487,6 +493,16 @@ func appendSpans(dst, src []uint32, lo, hi, n, base, hint int) []uint32 {
 // identityPrefix returns [0, 1, ..., n] with room for at least hint
 // entries: the offsets of n ranges of one entry each, plus the start of
 // the next.
+// valOffsetsFrom writes out the offsets of the n vals closed so far, if
+// they are not: all empty, they all start at 0 (see valOff).
+func (b *Builder) valOffsetsFrom(n int) {
+	if len(b.valOff) > 0 {
+		return
+	}
+	b.valOff = grow(b.valOff[:0], n+1)[:n+1]
+	clear(b.valOff)
+}
+
 func identityPrefix(n, hint int) []uint32 {
 	s := make([]uint32, n+1, max(hint, n+2))
 	for i := range s {

@@ -1,6 +1,7 @@
 package arrange
 
 import (
+	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -229,6 +230,40 @@ func TestColumnMatchesSlice(t *testing.T) {
 		}
 		if len(model) > 0 && !slices.Equal(c.exact(len(model)), model) {
 			t.Fatalf("exact %v, want %v", c.exact(len(model)), model)
+		}
+	})
+}
+
+// TestBuilderEmptyValsThenBytes: a builder writes no val offsets while
+// every val is empty (a table's rows), and must write them all out, as
+// zeros, once a val has bytes, whether pushed or copied from a batch by
+// a merge; a val with bytes that cancels leaves the others as they were.
+func TestBuilderEmptyValsThenBytes(t *testing.T) {
+	forSeeds(t, 30, func(t *testing.T, rng *rand.Rand) {
+		gen := func(lower uint64, emptyOnly bool) (*Batch, []update) {
+			var ups []update
+			for range rng.IntN(40) {
+				v := ""
+				if !emptyOnly && rng.IntN(4) == 0 {
+					v = valPool[rng.IntN(len(valPool))]
+				}
+				ups = append(ups, update{keyPool[rng.IntN(len(keyPool))], v, lower + rng.Uint64N(10), rng.Int64N(3) - 1})
+			}
+			ups = consolidated(ups)
+			b := build(Description{Lower: lower, Upper: lower + 10}, ups...)
+			mustValidate(t, b)
+			if got := contents(b.Cursor()); !slices.Equal(got, ups) {
+				t.Fatalf("built %v, pushed %v", got, ups)
+			}
+			return b, ups
+		}
+		older, o := gen(0, rng.IntN(2) == 0)
+		newer, n := gen(10, rng.IntN(2) == 0)
+		m := newMerger(older, newer, 0)
+		m.work(math.MaxInt64)
+		mustValidate(t, m.result)
+		if got, want := contents(m.result.Cursor()), consolidated(append(o, n...)); !slices.Equal(got, want) {
+			t.Fatalf("merged %v, want %v", got, want)
 		}
 	})
 }

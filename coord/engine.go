@@ -818,29 +818,50 @@ func columnKeys(keys []expr.Scalar) ([]int, bool) {
 	return cols, len(cols) > 0
 }
 
-// buildTableLocked starts a table's dataflow and, on restart, feeds it
-// the table's log, from which it also counts the values of the table's
-// unique keys.
+// buildTableLocked starts a table's dataflow and, on restart, arranges
+// the table's log into it, from which it also counts the values of the
+// table's unique keys.
 //
-// The log is fed at one time, the read time, and the dataflow starts
-// there: after a restart nothing reads the table at an earlier time
-// (reads and new dataflows start at the read time, and an earlier AS OF
-// is refused as compacted), so the history between its writes is not
-// rebuilt. The table's arrangement is then the contents of one time: a
-// batch with no column of times, which views import by sharing it, and
-// a run that its batcher seals whole.
+// The log is arranged at one time, the read time, and the dataflow
+// starts there: after a restart nothing reads the table at an earlier
+// time (reads and new dataflows start at the read time, and an earlier
+// AS OF is refused as compacted), so the history between its writes is
+// not rebuilt. Each worker's shard of the table's arrangement then starts
+// from one batch of that time (arrange.ArrangeSeeded), which replayLog
+// builds: a batch with no column of times, which views import by
+// sharing it.
 func (e *Engine) buildTableLocked(ctx context.Context, o *catalog.Object, replay bool) error {
 	t := &table{inputs: make([]*dataflow.InputHandle[arrange.Update], e.workers)}
-	var exportErr error
-	var errMu sync.Mutex
+	var tk *tableKeys
+	if defs := e.cat.UniqueKeys(o.ID); len(defs) > 0 {
+		tk = &tableKeys{columns: o.Columns}
+		for _, d := range defs {
+			tk.keys = append(tk.keys, newUniqueKey(d))
+		}
+	}
 	start := uint64(0)
+	var seeds []*arrange.Batch
 	if replay {
 		start = e.oracle.read()
+		r, err := e.replayLog(o, start, tk)
+		if err != nil {
+			return err
+		}
+		seeds = r.batches
+		e.resetLogLocked(o.ID, r.updates, r.rows)
 	}
+	var exportErr error
+	var errMu sync.Mutex
 	id, err := e.cluster.Build(ctx, start, func(b *dataflow.Builder) {
 		h, s := dataflow.NewInputHandle[arrange.Update](b, o.Name)
 		t.inputs[b.Index()] = h
-		if err := e.reg.Export(b, arrange.Arrange(s, o.Name), arrange.GlobalID(o.ID)); err != nil {
+		var a *arrange.Arranged
+		if seeds != nil {
+			a = arrange.ArrangeSeeded(s, o.Name, seeds[b.Index()])
+		} else {
+			a = arrange.Arrange(s, o.Name)
+		}
+		if err := e.reg.Export(b, a, arrange.GlobalID(o.ID)); err != nil {
 			errMu.Lock()
 			exportErr = err
 			errMu.Unlock()
@@ -855,39 +876,6 @@ func (e *Engine) buildTableLocked(ctx context.Context, o *catalog.Object, replay
 	}
 	e.tables[o.ID] = t
 	e.dataflows[o.ID] = id
-	var tk *tableKeys
-	if defs := e.cat.UniqueKeys(o.ID); len(defs) > 0 {
-		tk = &tableKeys{columns: o.Columns}
-		for _, d := range defs {
-			tk.keys = append(tk.keys, newUniqueKey(d))
-		}
-	}
-	if replay {
-		var raw [][]byte
-		var buf []byte
-		var updates, rows int64
-		r := newReplay(t.inputs)
-		if err := e.store.ScanTable(o.ID, func(_ uint64, row []byte, diff int64) error {
-			updates++
-			rows += diff
-			if tk != nil {
-				var err error
-				if raw, err = keyValues(row, len(o.Columns), raw); err != nil {
-					return err
-				}
-				for _, k := range tk.keys {
-					buf = countRow(k, raw, diff, buf)
-				}
-			}
-			return r.send(start, row, diff)
-		}); err != nil {
-			return err
-		}
-		if err := r.flush(); err != nil {
-			return err
-		}
-		e.resetLogLocked(o.ID, updates, rows)
-	}
 	if tk != nil {
 		for _, k := range tk.keys {
 			if v, dup := k.duplicated(); dup {
@@ -904,70 +892,6 @@ func (e *Engine) buildTableLocked(ctx context.Context, o *catalog.Object, replay
 		}
 	}
 	return nil
-}
-
-// replay feeds a table's log to its inputs at startup in messages of
-// replayBatch updates, their rows copied into shared arenas, rather than
-// one message and one allocation a row.
-type replay struct {
-	inputs []*dataflow.InputHandle[arrange.Update]
-	// bufs are the updates waiting for each worker, all at time ts.
-	bufs  [][]arrange.Update
-	ts    uint64
-	arena []byte
-}
-
-// replayBatch is how many updates a replay message holds, and
-// replayArena the bytes of rows an arena holds.
-const (
-	replayBatch = 4096
-	replayArena = 256 << 10
-)
-
-func newReplay(inputs []*dataflow.InputHandle[arrange.Update]) *replay {
-	return &replay{inputs: inputs, bufs: make([][]arrange.Update, len(inputs))}
-}
-
-// send queues one update of the log at time ts, which never decreases;
-// the row is copied, since the log's iterator reuses it.
-func (r *replay) send(ts uint64, row []byte, diff int64) error {
-	if ts != r.ts {
-		if err := r.flush(); err != nil {
-			return err
-		}
-		r.ts = ts
-	}
-	if cap(r.arena)-len(r.arena) < len(row) {
-		r.arena = make([]byte, 0, max(replayArena, len(row)))
-	}
-	at := len(r.arena)
-	r.arena = append(r.arena, row...)
-	key := r.arena[at:len(r.arena):len(r.arena)]
-	w := int(arrange.KeyHash(key) % uint64(len(r.inputs)))
-	r.bufs[w] = append(r.bufs[w], arrange.Update{Key: key, Time: ts, Diff: diff})
-	if len(r.bufs[w]) >= replayBatch {
-		return r.sendTo(w)
-	}
-	return nil
-}
-
-// flush sends every worker's waiting updates.
-func (r *replay) flush() error {
-	for w := range r.bufs {
-		if err := r.sendTo(w); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func (r *replay) sendTo(w int) error {
-	if len(r.bufs[w]) == 0 {
-		return nil
-	}
-	err := r.inputs[w].Send(r.ts, r.bufs[w]...)
-	r.bufs[w] = make([]arrange.Update, 0, replayBatch)
-	return err
 }
 
 // TableWrite is one row change of a write transaction.

@@ -141,46 +141,81 @@ func TestEngineTablesViewsRestart(t *testing.T) {
 	}
 }
 
-// TestReplayAcrossBatchesAndTimes writes more rows than a replay message
-// holds, over several transactions that insert, repeat and delete rows,
-// restarts, and checks that the table and a view over it read as they
-// did before the restart: the replay's batching by worker and time, and
-// its shared arenas, change nothing.
+// TestReplayAcrossBatchesAndTimes writes rows over several chunks of a
+// restart's replay, in several transactions that insert, repeat and
+// delete rows, restarts, and checks that the table and a view over it
+// read as they did before the restart; then that writes after it, which
+// delete rows of the log and add others, leave the table and the view as
+// they leave them on an engine that never restarted. Its logs are in no
+// order (sorted in chunks and merged at the restart) and in row order
+// (one sorted run).
 func TestReplayAcrossBatchesAndTimes(t *testing.T) {
+	for _, order := range []string{"unordered", "sorted"} {
+		t.Run(order, func(t *testing.T) { testReplay(t, order == "sorted") })
+	}
+}
+
+func testReplay(t *testing.T, sorted bool) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	cfg := Config{Workers: 2, DataDir: t.TempDir()}
-	e, err := Open(ctx, cfg, nil)
-	if err != nil {
-		t.Fatal(err)
+	key := func(k int32) int32 { return k % 97 }
+	if sorted {
+		key = func(k int32) int32 { return k }
 	}
+	const n = 3*replayChunkRows + 17
+	// rounds are the writes before the restart, then one after it.
+	var rounds [][]TableWrite
 	tb := tableObj("t")
-	if err := e.CreateTable(ctx, tb, nil); err != nil {
-		t.Fatal(err)
-	}
-	const n = 3*replayBatch + 17
 	for round := range 4 {
 		var ws []TableWrite
 		for i := range n / 4 {
 			k := int32(round*(n/4) + i)
-			ws = append(ws, TableWrite{Table: tb.ID, Row: row(k%97, k), Diff: 1})
+			ws = append(ws, TableWrite{Row: row(key(k), k), Diff: 1})
 			if i%5 == 0 {
-				ws = append(ws, TableWrite{Table: tb.ID, Row: row(k%97, k), Diff: 1}) // a repeat
+				ws = append(ws, TableWrite{Row: row(key(k), k), Diff: 1}) // a repeat
 			}
 		}
 		if round == 3 {
 			for k := range int32(n / 8) {
-				ws = append(ws, TableWrite{Table: tb.ID, Row: row(k%97, k), Diff: -1})
+				ws = append(ws, TableWrite{Row: row(key(k), k), Diff: -1})
 			}
+		}
+		rounds = append(rounds, ws)
+	}
+	var after []TableWrite
+	for k := int32(n / 8); k < n; k += 3 {
+		after = append(after, TableWrite{Row: row(key(k), k), Diff: -1})
+		after = append(after, TableWrite{Row: row(key(k), -k), Diff: 1})
+	}
+	write := func(e *Engine, ws []TableWrite) {
+		t.Helper()
+		for i := range ws {
+			ws[i].Table = tb.ID
 		}
 		if _, err := e.Write(ctx, ws); err != nil {
 			t.Fatal(err)
 		}
 	}
-	mv := createSumView(ctx, t, e, tb)
+	open := func(dir string) (*Engine, *catalog.Object) {
+		t.Helper()
+		cfg := Config{Workers: 2, DataDir: dir}
+		e, err := Open(ctx, cfg, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := e.CreateTable(ctx, tb, nil); err != nil {
+			t.Fatal(err)
+		}
+		for _, ws := range rounds {
+			write(e, ws)
+		}
+		return e, createSumView(ctx, t, e, tb)
+	}
+	dir := t.TempDir()
+	e, mv := open(dir)
 	wantTable, wantView := readAll(ctx, t, e, tb), readAll(ctx, t, e, mv)
 	e.Close()
-	e, err = Open(ctx, cfg, func(e *Engine, o *catalog.Object) error { return e.RebuildView(ctx, o, sumByKey(tb)) })
+	e, err := Open(ctx, Config{Workers: 2, DataDir: dir}, func(e *Engine, o *catalog.Object) error { return e.RebuildView(ctx, o, sumByKey(tb)) })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,6 +225,43 @@ func TestReplayAcrossBatchesAndTimes(t *testing.T) {
 	}
 	if got := readAll(ctx, t, e, mv); got != wantView {
 		t.Fatalf("the view after the restart:\n%s\nwant\n%s", got, wantView)
+	}
+	// Every row is on the worker whose shard its hash names, where the
+	// writes that delete it go.
+	e.cluster.Exec(ctx, func(w int) bool {
+		tr, err := e.reg.Trace(arrange.GlobalID(tb.ID), w)
+		if err != nil {
+			t.Error(err)
+			return true
+		}
+		h, err := tr.NewHandle(tr.Since())
+		if err != nil {
+			t.Error(err)
+			return true
+		}
+		defer h.Close()
+		c, err := h.Cursor()
+		if err != nil {
+			t.Error(err)
+			return true
+		}
+		for ; c.KeyValid(); c.StepKey() {
+			if got := int(arrange.KeyHash(c.Key()) % 2); got != w {
+				t.Errorf("row %x is on worker %d, its hash names %d", c.Key(), w, got)
+				return true
+			}
+		}
+		return true
+	})
+	ref, refView := open(t.TempDir())
+	defer ref.Close()
+	write(ref, after)
+	write(e, after)
+	if got, want := readAll(ctx, t, e, tb), readAll(ctx, t, ref, tb); got != want {
+		t.Fatalf("the table after writes since the restart differs from one never restarted: %d bytes of rows, want %d", len(got), len(want))
+	}
+	if got, want := readAll(ctx, t, e, mv), readAll(ctx, t, ref, refView); got != want {
+		t.Fatalf("the view after writes since the restart:\n%s\nwant, as on an engine never restarted,\n%s", got, want)
 	}
 }
 
