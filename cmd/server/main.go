@@ -98,7 +98,8 @@ func run(listen, debugListen string, web httpOptions, cfg coord.Config, srv *pgw
 	if err := os.MkdirAll(dataDir, 0o755); err != nil {
 		return err
 	}
-	go returnIdleMemory(ctx, time.Second)
+	opened := make(chan struct{})
+	go returnIdleMemory(ctx, time.Second, opened)
 	paceCollector(ctx, nil)
 	if debugListen != "" {
 		addr, err := serveDebug(ctx, debugListen, logger)
@@ -114,6 +115,7 @@ func run(listen, debugListen string, web httpOptions, cfg coord.Config, srv *pgw
 		return fmt.Errorf("opening %s: %w", dataDir, err)
 	}
 	defer sup.Close()
+	close(opened)
 	if web.addr != "" {
 		addr, err := serveHTTP(ctx, web.addr, web.insecure, sup, logger)
 		switch {

@@ -106,20 +106,31 @@ func shouldReturn(prev, cur heapSample) bool {
 // little at a time, so without this a server that hydrated a large view
 // kept the burst's peak as its resident size long after. During
 // sustained work collections keep running and nothing is done here.
-func returnIdleMemory(ctx context.Context, every time.Duration) {
+//
+// The start of a server is a burst the heap's figures cannot show: a
+// restart's replay of the tables' logs holds their rows in chunks until
+// each worker's batch is built, so the last collection may have found
+// them live. Once opened is closed, the first quiet tick collects and
+// hands back whatever that left.
+func returnIdleMemory(ctx context.Context, every time.Duration, opened <-chan struct{}) {
 	tick := time.NewTicker(every)
 	defer tick.Stop()
 	prev := readHeap()
+	startup := false
 	for {
 		select {
 		case <-ctx.Done():
 			return
+		case <-opened:
+			opened, startup = nil, true
+			continue
 		case <-tick.C:
 		}
 		cur := readHeap()
-		if shouldReturn(prev, cur) {
+		if quiet := cur.cycles == prev.cycles; quiet && startup || shouldReturn(prev, cur) {
 			debug.FreeOSMemory()
 			cur = readHeap()
+			startup = false
 		}
 		prev = cur
 	}
