@@ -50,21 +50,13 @@ func EachNumericLimb(b []byte, give func(pos int, w int64)) (NumericForm, error)
 		sign = -1
 	}
 	// The k-th digit (from 0) weighs 10^(e-1-k): it adds digit ×
-	// 10^(w-9p) to the limb at p = floor(w/9), w its weight. Digits come
-	// most significant first, so limbs are finished one after another.
+	// 10^(w-9p) to the limb at p = floor(w/9), w its weight. A byte
+	// holds two digits, of weights w and w-1, most significant first, so
+	// limbs are finished one after another, and the two digits of a byte
+	// fall in one limb unless w is a limb's lowest weight.
 	w := e - 1
 	pos := floorDiv9(w)
 	limb := int64(0)
-	add := func(d int64) {
-		if p := floorDiv9(w); p != pos {
-			if limb != 0 {
-				give(int(pos), sign*limb)
-			}
-			pos, limb = p, 0
-		}
-		limb += d * pow10Small[w-9*pos]
-		w--
-	}
 	digits := 0
 	for ; i < len(body)-1; i++ {
 		c := body[i]
@@ -75,9 +67,23 @@ func EachNumericLimb(b []byte, give func(pos int, w int64)) (NumericForm, error)
 			return 0, errCorrupt("bad numeric digit byte 0x%02x", c)
 		}
 		pair := int64(c-1) / 2
-		add(pair / 10)
-		add(pair % 10)
+		if r := w - 1 - 9*pos; r >= 0 {
+			limb += pair * pow10Small[r]
+		} else {
+			limb += pair / 10
+			if limb != 0 {
+				give(int(pos), sign*limb)
+			}
+			pos--
+			limb = pair % 10 * pow10Small[8]
+		}
 		digits += 2
+		if w -= 2; w < 9*pos {
+			if limb != 0 {
+				give(int(pos), sign*limb)
+			}
+			pos, limb = floorDiv9(w), 0
+		}
 	}
 	if digits == 0 {
 		return 0, errCorrupt("numeric without digits")

@@ -1,6 +1,7 @@
 package repr
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"testing"
 )
@@ -26,5 +27,25 @@ func TestEachNumericLimbRejectsCorruptBytes(t *testing.T) {
 	}
 	if _, err := EachNumericLimb(nil, func(int, int64) {}); err == nil {
 		t.Fatal("no error for no bytes")
+	}
+}
+
+// BenchmarkEachNumericLimb reads the limbs of amounts as the benchmark's
+// orders hold them (0.00 to 99.90), as a sum over a table's rows does.
+func BenchmarkEachNumericLimb(b *testing.B) {
+	var encs [][]byte
+	for i := range 1000 {
+		d, err := ParseText(Numeric, fmt.Sprintf("%d.%02d", i%100, i%97))
+		if err != nil {
+			b.Fatal(err)
+		}
+		encs = append(encs, PackRow(d))
+	}
+	var sum int64
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		if _, err := EachNumericLimb(encs[i%len(encs)], func(pos int, w int64) { sum += w }); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
