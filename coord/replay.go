@@ -29,10 +29,16 @@ const (
 // replayChunk is rows of a table's log bound for one worker: row i is
 // rows[ends[i-1]:ends[i]] (from 0 for the first), and its diff diffs[i],
 // or 1 while diffs is nil (a log of inserts).
+//
+// A chunk being filled is written for every row by the goroutine reading
+// its part of the log; it is padded so that no other goroutine's chunk
+// shares a cache line with it (as replayShard and the parts' state are).
 type replayChunk struct {
+	_     [64]byte
 	rows  []byte
 	ends  []uint32
 	diffs []int64
+	_     [64]byte
 }
 
 func (c *replayChunk) add(row []byte, diff int64) {
@@ -55,8 +61,10 @@ func (c *replayChunk) full() bool {
 
 // replayShard is the rows of a table's log dealt to one worker.
 type replayShard struct {
+	_           [64]byte
 	chunks      []*replayChunk
 	rows, bytes int
+	_           [64]byte
 }
 
 // arrange builds the shard's batch, every update at time at, releasing
@@ -95,26 +103,53 @@ type replayed struct {
 
 // replayLog arranges table o's log at time at into a batch per worker,
 // each holding the rows whose hash is the worker's, and counts into tk,
-// if not nil, the values of the rows' unique keys.
+// if not nil, the values of the rows' unique keys. It reads the log in
+// as many parts as there are workers at once, each dealing its rows out
+// into shards of its own, which it then joins, in the log's order, for
+// each worker.
 func (e *Engine) replayLog(o *catalog.Object, at uint64, tk *tableKeys) (replayed, error) {
-	n := e.workers
-	r := replayed{batches: make([]*arrange.Batch, n)}
-	shards := make([]replayShard, n)
-	var raw [][]byte
-	var buf []byte
-	if err := e.store.ScanTable(o.ID, func(_ uint64, row []byte, diff int64) error {
-		r.updates++
-		r.rows += diff
+	return replayLogParts(e.workers, o, at, tk, func(n int, fn func(int, uint64, []byte, int64) error) (int, error) {
+		return e.store.ScanTableParts(o.ID, n, fn)
+	})
+}
+
+// replayLogParts is replayLog for n workers of a log that scan reads in
+// up to n parts (as storage.ScanTableParts).
+func replayLogParts(n int, o *catalog.Object, at uint64, tk *tableKeys, scan func(n int, fn func(part int, ts uint64, row []byte, diff int64) error) (int, error)) (replayed, error) {
+	// Each part's state is written for every row by its own goroutine:
+	// apart, and padded, so that no two parts write one cache line.
+	type part struct {
+		_             [64]byte
+		shards        []replayShard
+		updates, rows int64
+		keys          []*uniqueKey
+		raw           [][]byte
+		buf           []byte
+		_             [64]byte
+	}
+	parts := make([]*part, n)
+	for i := range parts {
+		parts[i] = &part{shards: make([]replayShard, n)}
 		if tk != nil {
-			var err error
-			if raw, err = keyValues(row, len(o.Columns), raw); err != nil {
-				return err
-			}
 			for _, k := range tk.keys {
-				buf = countRow(k, raw, diff, buf)
+				parts[i].keys = append(parts[i].keys, newUniqueKey(k.def))
 			}
 		}
-		s := &shards[arrange.KeyHash(row)%uint64(n)]
+	}
+	read, err := scan(n, func(i int, _ uint64, row []byte, diff int64) error {
+		p := parts[i]
+		p.updates++
+		p.rows += diff
+		if len(p.keys) > 0 {
+			var err error
+			if p.raw, err = keyValues(row, len(o.Columns), p.raw); err != nil {
+				return err
+			}
+			for _, k := range p.keys {
+				p.buf = countRow(k, p.raw, diff, p.buf)
+			}
+		}
+		s := &p.shards[arrange.KeyHash(row)%uint64(n)]
 		if len(s.chunks) == 0 || s.chunks[len(s.chunks)-1].full() {
 			s.chunks = append(s.chunks, &replayChunk{
 				rows: make([]byte, 0, max(replayChunkBytes, len(row))),
@@ -125,8 +160,31 @@ func (e *Engine) replayLog(o *catalog.Object, at uint64, tk *tableKeys) (replaye
 		s.rows++
 		s.bytes += len(row)
 		return nil
-	}); err != nil {
+	})
+	if err != nil {
 		return replayed{}, err
+	}
+	r := replayed{batches: make([]*arrange.Batch, n)}
+	shards := make([]replayShard, n)
+	for _, p := range parts[:read] {
+		r.updates += p.updates
+		r.rows += p.rows
+		for w, s := range p.shards {
+			shards[w].chunks = append(shards[w].chunks, s.chunks...)
+			shards[w].rows += s.rows
+			shards[w].bytes += s.bytes
+		}
+		// A value's rows may be in several parts: its counts add up.
+		for i, k := range p.keys {
+			counts := tk.keys[i].counts
+			for v, c := range k.counts {
+				if sum := counts[v] + c; sum != 0 {
+					counts[v] = sum
+				} else {
+					delete(counts, v)
+				}
+			}
+		}
 	}
 	var wg sync.WaitGroup
 	for w := range shards {

@@ -2,10 +2,12 @@ package storage
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"log/slog"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -410,5 +412,79 @@ func TestSeqsSurviveRestarts(t *testing.T) {
 	}
 	if after := bound(); after != before+1+seqAhead {
 		t.Fatalf("the bound went from %d to %d over two one-update batches, want %d", before, after, before+1+seqAhead)
+	}
+}
+
+// TestScanTableParts writes a log of several megabytes on disk, with
+// other tables' logs on both sides, and reads it in parts: the parts'
+// updates, part 0's first, are the log as ScanTable reads it, each part
+// holds a fair share, a log too small to split is one part, and an
+// error from one part ends the scan with that error.
+func TestScanTableParts(t *testing.T) {
+	s := openMem(t, vfs.NewMem())
+	defer s.Close()
+	ctx := context.Background()
+	// Hex digits of a hash: rows that compress to no less than half.
+	row := func(ts uint64, i int) []byte {
+		return fmt.Appendf(nil, "%d/%d/%x", ts, i, sha256.Sum256(fmt.Appendf(nil, "%d/%d", ts, i)))
+	}
+	for ts := uint64(1); ts <= 200; ts++ {
+		ws := []TableWrite{{Table: 1, Row: []byte("before"), Diff: 1}, {Table: 3, Row: []byte("after"), Diff: 1}}
+		for i := range 1000 {
+			ws = append(ws, TableWrite{Table: 2, Row: row(ts, i), Diff: []int64{1, -1, 2}[i%3]})
+		}
+		if err := s.Write(ctx, ts, ws); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.db.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	type upd struct {
+		ts   uint64
+		row  string
+		diff int64
+	}
+	var whole []upd
+	if err := s.ScanTable(2, func(ts uint64, row []byte, diff int64) error {
+		whole = append(whole, upd{ts, string(row), diff})
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(whole) != 200*1000 {
+		t.Fatalf("ScanTable read %d updates", len(whole))
+	}
+	got := make([][]upd, 3)
+	n, err := s.ScanTableParts(2, 3, func(part int, ts uint64, row []byte, diff int64) error {
+		got[part] = append(got[part], upd{ts, string(row), diff})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != 3 {
+		t.Fatalf("read in %d parts, want 3", n)
+	}
+	if all := slices.Concat(got...); !slices.Equal(all, whole) {
+		t.Fatalf("the parts read %d updates, not the log's %d in its order", len(all), len(whole))
+	}
+	for i, p := range got {
+		if len(p) < len(whole)/6 {
+			t.Errorf("part %d holds %d of %d updates", i, len(p), len(whole))
+		}
+	}
+	// One small table is read whole.
+	if n, err := s.ScanTableParts(1, 3, func(part int, ts uint64, row []byte, diff int64) error { return nil }); err != nil || n != 1 {
+		t.Fatalf("a small log read in %d parts, %v", n, err)
+	}
+	stop := errors.New("stop")
+	if _, err := s.ScanTableParts(2, 3, func(part int, ts uint64, row []byte, diff int64) error {
+		if part == 1 && ts > 100 {
+			return stop
+		}
+		return nil
+	}); err != stop {
+		t.Fatalf("a part's error ended the scan with %v", err)
 	}
 }

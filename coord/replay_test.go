@@ -1,0 +1,126 @@
+package coord
+
+import (
+	"fmt"
+	"maps"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"freshet/arrange"
+	"freshet/catalog"
+	"freshet/repr"
+)
+
+// TestReplayInPartsMatchesWhole: a table's log read in parts, each part
+// dealing its rows into shards of its own on its own goroutine, arranges
+// into the same batch for every worker, and the same counts, as the log
+// read whole: the parts' chunks are joined in the log's order, and a key
+// value's counts add up across parts (a row inserted in one part and
+// deleted in another counts nothing). Logs in row order and in none,
+// with deletions and repeats, cut at seeded random places.
+func TestReplayInPartsMatchesWhole(t *testing.T) {
+	const seed = 41
+	t.Logf("seed %d", seed)
+	rng := rand.New(rand.NewPCG(seed, 7))
+	o := &catalog.Object{Name: "t", Columns: []catalog.Column{{Name: "k", Type: repr.Int4}, {Name: "v", Type: repr.Int4}}}
+	key := catalog.UniqueKey{Name: "t_pkey", Columns: []int{0}, Primary: true}
+	type update struct {
+		row  []byte
+		diff int64
+	}
+	for round := range 20 {
+		sorted := round%2 == 0
+		var log []update
+		var live []int32
+		for i := range int32(2000 + rng.IntN(20000)) {
+			k := i
+			if !sorted {
+				k = rng.Int32N(1 << 20)
+			}
+			log = append(log, update{repr.PackRow(repr.NewInt4(k), repr.NewInt4(i)), 1})
+			live = append(live, k)
+			if !sorted && rng.IntN(5) == 0 && len(live) > 1 {
+				// Delete an earlier row: its insertion is likely in
+				// another part.
+				j := rng.IntN(len(live) - 1)
+				log = append(log, update{log[j].row, -1})
+			}
+		}
+		keys := func() *tableKeys {
+			return &tableKeys{columns: o.Columns, keys: []*uniqueKey{newUniqueKey(key)}}
+		}
+		whole := func(n int, fn func(int, uint64, []byte, int64) error) (int, error) {
+			for _, u := range log {
+				if err := fn(0, 3, u.row, u.diff); err != nil {
+					return 0, err
+				}
+			}
+			return 1, nil
+		}
+		wantKeys := keys()
+		want, err := replayLogParts(3, o, 9, wantKeys, whole)
+		if err != nil {
+			t.Fatal(err)
+		}
+		parts := 2 + rng.IntN(2)
+		cuts := []int{0}
+		for range parts - 1 {
+			cuts = append(cuts, rng.IntN(len(log)+1))
+		}
+		slices.Sort(cuts)
+		cuts = append(cuts, len(log))
+		inParts := func(n int, fn func(int, uint64, []byte, int64) error) (int, error) {
+			var wg sync.WaitGroup
+			errs := make([]error, parts)
+			for p := range parts {
+				wg.Go(func() {
+					for _, u := range log[cuts[p]:cuts[p+1]] {
+						if errs[p] = fn(p, 3, u.row, u.diff); errs[p] != nil {
+							return
+						}
+					}
+				})
+			}
+			wg.Wait()
+			for _, err := range errs {
+				if err != nil {
+					return 0, err
+				}
+			}
+			return parts, nil
+		}
+		gotKeys := keys()
+		got, err := replayLogParts(3, o, 9, gotKeys, inParts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		what := fmt.Sprintf("round %d (sorted %v, %d updates cut at %v)", round, sorted, len(log), cuts)
+		if got.updates != want.updates || got.rows != want.rows {
+			t.Fatalf("%s: %d updates, %d rows; read whole %d, %d", what, got.updates, got.rows, want.updates, want.rows)
+		}
+		for w := range want.batches {
+			if g, x := batchText(got.batches[w]), batchText(want.batches[w]); g != x {
+				t.Fatalf("%s: worker %d's batch differs from the whole log's:\n%.300s\nwant\n%.300s", what, w, g, x)
+			}
+		}
+		if g, x := gotKeys.keys[0].counts, wantKeys.keys[0].counts; !maps.Equal(g, x) {
+			t.Fatalf("%s: %d key values counted, %d read whole", what, len(g), len(x))
+		}
+	}
+}
+
+// batchText lists a batch's description and updates.
+func batchText(b *arrange.Batch) string {
+	var s strings.Builder
+	fmt.Fprintf(&s, "%v:", b.Description())
+	c := b.Cursor()
+	for ; c.KeyValid(); c.StepKey() {
+		for ; c.ValValid(); c.StepVal() {
+			c.History(func(tm uint64, d int64) { fmt.Fprintf(&s, " %x@%d%+d", c.Key(), tm, d) })
+		}
+	}
+	return s.String()
+}
