@@ -238,9 +238,9 @@ func (b *Batcher) mergeDue() bool {
 
 // Expect tells an empty batcher about the updates it is about to be
 // staged: how many, and their key and val bytes. If they come in order,
-// the run they make is built in columns of that size from the start,
-// rather than grown and trimmed; otherwise the hint costs only the
-// columns it allocated.
+// the run they make is built in columns of that size once its first
+// expectAfter updates are in, rather than grown and trimmed; updates in
+// no order make no run that long, and the hint costs nothing.
 func (b *Batcher) Expect(updates, keyBytes, valBytes int) {
 	b.expect = sizeHint{keys: updates, keyBytes: keyBytes, vals: updates, valBytes: valBytes, upds: updates}
 }
@@ -255,10 +255,6 @@ func (b *Batcher) stageInRun(key, val []byte, time uint64, diff int64) bool {
 			return false
 		}
 		b.run = &Builder{}
-		if b.expect.upds > 0 {
-			b.run.reserve(b.expect)
-			b.expect = sizeHint{}
-		}
 		b.runMax = time
 		b.frontier = time
 	} else {
@@ -274,8 +270,19 @@ func (b *Batcher) stageInRun(key, val []byte, time uint64, diff int64) bool {
 	before := b.run.nUpds
 	b.run.Push(key, val, time, diff)
 	b.n += b.run.nUpds - before
+	if b.expect.upds > 0 && b.run.nUpds >= expectAfter {
+		// So many in order: the rest will likely be, and the run's
+		// columns are sized for all of them.
+		b.run.growTo(b.expect)
+		b.expect = sizeHint{}
+	}
 	return true
 }
+
+// expectAfter is how many updates a run takes in order before it is
+// sized as Expect said: updates in no order spill the run long before,
+// and leave no columns sized for nothing.
+const expectAfter = 256
 
 // splitRun begins a seal at upper whose batch is the run's updates at
 // times below upper, and keeps the others as the run; the run has

@@ -557,3 +557,49 @@ func TestBatcherSortedRun(t *testing.T) {
 		}
 	})
 }
+
+// TestBatcherExpect: a batcher told what is coming (Expect), rightly or
+// not, seals the same batch as one told nothing, whether the updates
+// come in order (a run sized once expectAfter of them are in), in order
+// for a while and then not (the sized run spills), or in no order.
+func TestBatcherExpect(t *testing.T) {
+	forSeeds(t, 10, func(t *testing.T, rng *rand.Rand) {
+		n := 2*expectAfter + rng.IntN(2000)
+		var ups []update
+		for i := range n {
+			ups = append(ups, update{fmt.Sprintf("key-%06d", i), valPool[rng.IntN(len(valPool))], 3, 1 + rng.Int64N(3)})
+		}
+		orders := map[string][]update{"sorted": ups}
+		late := slices.Clone(ups)
+		late[len(late)-1], late[expectAfter+10] = late[expectAfter+10], late[len(late)-1]
+		orders["out of order late"] = late
+		shuffled := slices.Clone(ups)
+		rng.Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
+		orders["shuffled"] = shuffled
+		keyBytes := 0
+		for _, u := range ups {
+			keyBytes += len(u.key)
+		}
+		for name, in := range orders {
+			seal := func(expect func(*Batcher)) []update {
+				b := NewBatcher(0)
+				expect(b)
+				for _, u := range in {
+					b.Stage([]byte(u.key), []byte(u.val), u.time, u.diff)
+					for b.Busy() {
+						b.Work(1 << 20)
+					}
+				}
+				batch := b.Seal(4)
+				mustValidate(t, batch)
+				return contents(batch.Cursor())
+			}
+			want := seal(func(*Batcher) {})
+			for _, hint := range [][3]int{{n, keyBytes, 0}, {n / 3, keyBytes / 3, 1}, {3 * n, 3 * keyBytes, 5 * n}} {
+				if got := seal(func(b *Batcher) { b.Expect(hint[0], hint[1], hint[2]) }); !slices.Equal(got, want) {
+					t.Fatalf("%s, Expect%v: sealed %d updates, %d without", name, hint, len(got), len(want))
+				}
+			}
+		}
+	})
+}

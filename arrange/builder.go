@@ -174,6 +174,29 @@ func (b *Builder) reserve(h sizeHint) {
 	}
 }
 
+// growTo gives the columns reserve would for h, keeping what has been
+// built: a run found in order, sized for the rest of it. A column
+// already larger is left as it is.
+func (b *Builder) growTo(h sizeHint) {
+	b.hint = h
+	b.keyBytes = growCap(b.keyBytes, h.keyBytes)
+	b.keyOff = growCap(b.keyOff, h.keys+1)
+	if h.valBytes > 0 || len(b.valBytes) > 0 {
+		b.valBytes = growCap(b.valBytes, h.valBytes)
+		b.valOff = growCap(b.valOff, h.vals+1)
+	}
+}
+
+// growCap returns s with a capacity of at least n.
+func growCap[T any](s []T, n int) []T {
+	if cap(s) >= n {
+		return s
+	}
+	t := make([]T, len(s), n)
+	copy(t, s)
+	return t
+}
+
 // bytes returns the heap bytes the builder's columns hold.
 func (b *Builder) bytes() int64 {
 	n := int64(cap(b.keyBytes)) + int64(cap(b.valBytes))

@@ -5,6 +5,7 @@ import (
 
 	"freshet/arrange"
 	"freshet/catalog"
+	"freshet/sqlerr"
 )
 
 // A restart arranges each table's log into the batches its dataflow's
@@ -41,9 +42,21 @@ type replayChunk struct {
 	_     [64]byte
 }
 
+// newReplayChunk returns the k-th chunk (from 0) of a shard, for a row
+// of size n: chunks start small and double up to the bounds, so that a
+// small table's shards, and the last chunk of each, hold little more
+// than their rows.
+func newReplayChunk(k, n int) *replayChunk {
+	shift := min(k, 6)
+	return &replayChunk{
+		rows: make([]byte, 0, max(replayChunkBytes>>(6-shift), n)),
+		ends: make([]uint32, 0, replayChunkRows>>(6-shift)),
+	}
+}
+
 func (c *replayChunk) add(row []byte, diff int64) {
 	if diff != 1 && c.diffs == nil {
-		c.diffs = make([]int64, len(c.ends), replayChunkRows)
+		c.diffs = make([]int64, len(c.ends), cap(c.ends))
 		for i := range c.diffs {
 			c.diffs[i] = 1
 		}
@@ -56,7 +69,7 @@ func (c *replayChunk) add(row []byte, diff int64) {
 }
 
 func (c *replayChunk) full() bool {
-	return len(c.ends) >= replayChunkRows || len(c.rows) >= replayChunkBytes
+	return len(c.ends) == cap(c.ends) || len(c.rows) >= cap(c.rows)
 }
 
 // replayShard is the rows of a table's log dealt to one worker.
@@ -65,6 +78,23 @@ type replayShard struct {
 	chunks      []*replayChunk
 	rows, bytes int
 	_           [64]byte
+}
+
+// deal adds a row of the log to the shard.
+func (s *replayShard) deal(row []byte, diff int64) {
+	if len(s.chunks) == 0 || s.chunks[len(s.chunks)-1].full() {
+		s.chunks = append(s.chunks, newReplayChunk(len(s.chunks), len(row)))
+	}
+	s.chunks[len(s.chunks)-1].add(row, diff)
+	s.rows++
+	s.bytes += len(row)
+}
+
+// join appends the rows of t, dealt after s's, to s.
+func (s *replayShard) join(t *replayShard) {
+	s.chunks = append(s.chunks, t.chunks...)
+	s.rows += t.rows
+	s.bytes += t.bytes
 }
 
 // arrange builds the shard's batch, every update at time at, releasing
@@ -149,16 +179,7 @@ func replayLogParts(n int, o *catalog.Object, at uint64, tk *tableKeys, scan fun
 				p.buf = countRow(k, p.raw, diff, p.buf)
 			}
 		}
-		s := &p.shards[arrange.KeyHash(row)%uint64(n)]
-		if len(s.chunks) == 0 || s.chunks[len(s.chunks)-1].full() {
-			s.chunks = append(s.chunks, &replayChunk{
-				rows: make([]byte, 0, max(replayChunkBytes, len(row))),
-				ends: make([]uint32, 0, replayChunkRows),
-			})
-		}
-		s.chunks[len(s.chunks)-1].add(row, diff)
-		s.rows++
-		s.bytes += len(row)
+		p.shards[arrange.KeyHash(row)%uint64(n)].deal(row, diff)
 		return nil
 	})
 	if err != nil {
@@ -169,11 +190,12 @@ func replayLogParts(n int, o *catalog.Object, at uint64, tk *tableKeys, scan fun
 	for _, p := range parts[:read] {
 		r.updates += p.updates
 		r.rows += p.rows
-		for w, s := range p.shards {
-			shards[w].chunks = append(shards[w].chunks, s.chunks...)
-			shards[w].rows += s.rows
-			shards[w].bytes += s.bytes
+		for w := range p.shards {
+			shards[w].join(&p.shards[w])
 		}
+		// The shards' chunks are the workers' now: each is let go once
+		// arranged.
+		p.shards = nil
 		// A value's rows may be in several parts: its counts add up.
 		for i, k := range p.keys {
 			counts := tk.keys[i].counts
@@ -187,9 +209,24 @@ func replayLogParts(n int, o *catalog.Object, at uint64, tk *tableKeys, scan fun
 		}
 	}
 	var wg sync.WaitGroup
+	errs := make([]error, n)
 	for w := range shards {
-		wg.Go(func() { r.batches[w] = shards[w].arrange(at) })
+		wg.Go(func() {
+			// A bug here would otherwise take the server down at every
+			// start; it fails the restart with an error instead.
+			defer func() {
+				if v := recover(); v != nil {
+					errs[w] = sqlerr.AssertionFailedf("arranging the log of table %q: %v", o.Name, v)
+				}
+			}()
+			r.batches[w] = shards[w].arrange(at)
+		})
 	}
 	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return replayed{}, err
+		}
+	}
 	return r, nil
 }

@@ -3,10 +3,13 @@ package storage
 import (
 	"bytes"
 	"errors"
+	"math"
 	"sync"
 	"sync/atomic"
 
 	"github.com/cockroachdb/pebble/v2"
+
+	"freshet/sqlerr"
 )
 
 // ScanTable calls fn for every update in table id's log, in time order
@@ -50,16 +53,22 @@ func (s *Store) ScanTableParts(id uint64, n int, fn func(part int, ts uint64, ro
 	var wg sync.WaitGroup
 	for i := range parts {
 		wg.Go(func() {
+			defer func() {
+				// A panic in fn fails the scan rather than the process.
+				if v := recover(); v != nil {
+					errs[i] = sqlerr.AssertionFailedf("reading part %d of table log %d: %v", i, id, v)
+					stop.Store(true)
+				}
+			}()
 			errs[i] = s.scanUpdatesIn(snap, bounds[i], bounds[i+1], func(_ []byte, ts uint64, row []byte, diff int64) error {
 				if stop.Load() {
 					return errScanStopped
 				}
-				if err := fn(i, ts, row, diff); err != nil {
-					stop.Store(true)
-					return err
-				}
-				return nil
+				return fn(i, ts, row, diff)
 			})
+			if errs[i] != nil {
+				stop.Store(true)
+			}
 		})
 	}
 	wg.Wait()
@@ -81,9 +90,11 @@ const minSplitBytes = 4 << 20
 
 // splitTable returns the bounds of up to n parts of table id's log in
 // [lower, upper): lower, the keys that split it, upper. A split falls
-// between two times of the log, where about a part's share of its bytes
-// on disk lies before it, found by bisecting the times between the log's
-// first and last; updates still in memory are not counted.
+// where about a part's share of the log's bytes on disk lies before it:
+// bisecting the times between the log's first and last finds the time
+// that holds it, and bisecting the sequence numbers within that time
+// the key (a compacted log, or a load in one transaction, is all one
+// time). Updates still in memory are not counted.
 func (s *Store) splitTable(snap *pebble.Snapshot, id uint64, lower, upper []byte, n int) ([][]byte, error) {
 	bounds := [][]byte{lower}
 	total, err := s.db.EstimateDiskUsage(lower, upper)
@@ -106,16 +117,14 @@ func (s *Store) splitTable(snap *pebble.Snapshot, id uint64, lower, upper []byte
 		if err := errors.Join(it.Error(), it.Close()); err != nil {
 			return nil, ioError(err, "could not read table log")
 		}
-		for k := 1; ok && k < n; k++ {
-			// The least time t in (first, last] with a share of k/n of
-			// the bytes before it.
-			want := total / uint64(n) * uint64(k)
-			lo, hi := first+1, last
+		// least returns the least x in [lo, hi] whose key has at least
+		// want bytes before it, or hi.
+		least := func(lo, hi uint64, key func(uint64) []byte, want uint64) (uint64, error) {
 			for lo < hi {
 				mid := lo + (hi-lo)/2
-				below, err := s.db.EstimateDiskUsage(lower, appendUpdateKey(nil, id, mid, 0))
+				below, err := s.db.EstimateDiskUsage(lower, key(mid))
 				if err != nil {
-					return nil, ioError(err, "could not size table log")
+					return 0, ioError(err, "could not size table log")
 				}
 				if below >= want {
 					hi = mid
@@ -123,11 +132,23 @@ func (s *Store) splitTable(snap *pebble.Snapshot, id uint64, lower, upper []byte
 					lo = mid + 1
 				}
 			}
-			if lo > last {
-				break
+			return lo, nil
+		}
+		for k := 1; ok && k < n; k++ {
+			want := total / uint64(n) * uint64(k)
+			// The share ends in the time before the least one whose
+			// start has it before it, and there at the least sequence
+			// number that has it.
+			t, err := least(first+1, last+1, func(t uint64) []byte { return appendUpdateKey(nil, id, t, 0) }, want)
+			if err != nil {
+				return nil, err
 			}
-			split := appendUpdateKey(nil, id, lo, 0)
-			if bytes.Compare(split, bounds[len(bounds)-1]) > 0 {
+			seq, err := least(0, math.MaxUint64, func(q uint64) []byte { return appendUpdateKey(nil, id, t-1, q) }, want)
+			if err != nil {
+				return nil, err
+			}
+			split := appendUpdateKey(nil, id, t-1, seq)
+			if bytes.Compare(split, bounds[len(bounds)-1]) > 0 && bytes.Compare(split, upper) < 0 {
 				bounds = append(bounds, split)
 			}
 		}
@@ -152,29 +173,34 @@ func (s *Store) scanUpdatesIn(r pebble.Reader, lower, upper []byte, fn func(key 
 	if err != nil {
 		return ioError(err, "could not read table log")
 	}
+	// The iterator is closed however the scan ends, a panic in fn
+	// included: the store cannot close with one open.
+	open := true
+	defer func() {
+		if open {
+			_ = it.Close()
+		}
+	}()
 	for valid := it.First(); valid; valid = it.Next() {
 		key := it.Key()
 		_, ts, _, ok := decodeUpdateKey(key)
 		if !ok {
-			_ = it.Close()
 			return corruptf("table log key %x does not decode", key)
 		}
 		value, err := it.ValueAndErr()
 		if err != nil {
-			_ = it.Close()
 			return ioError(err, "could not read table log")
 		}
 		var ferr error
 		ok = eachUpdate(value, func(diff int64, row []byte) error { return fn(key, ts, row, diff) }, &ferr)
 		if ferr != nil {
-			_ = it.Close()
 			return ferr
 		}
 		if !ok {
-			_ = it.Close()
 			return corruptf("table log value at key %x does not decode", key)
 		}
 	}
+	open = false
 	if err := errors.Join(it.Error(), it.Close()); err != nil {
 		return ioError(err, "could not read table log")
 	}

@@ -415,8 +415,9 @@ func TestSeqsSurviveRestarts(t *testing.T) {
 	}
 }
 
-// TestScanTableParts writes a log of several megabytes on disk, with
-// other tables' logs on both sides, and reads it in parts: the parts'
+// TestScanTableParts writes logs of several megabytes on disk, with
+// other tables' logs on both sides, one over many times and one all at
+// one time (as a compacted log is), and reads each in parts: the parts'
 // updates, part 0's first, are the log as ScanTable reads it, each part
 // holds a fair share, a log too small to split is one part, and an
 // error from one part ends the scan with that error.
@@ -429,13 +430,24 @@ func TestScanTableParts(t *testing.T) {
 		return fmt.Appendf(nil, "%d/%d/%x", ts, i, sha256.Sum256(fmt.Appendf(nil, "%d/%d", ts, i)))
 	}
 	for ts := uint64(1); ts <= 200; ts++ {
-		ws := []TableWrite{{Table: 1, Row: []byte("before"), Diff: 1}, {Table: 3, Row: []byte("after"), Diff: 1}}
+		ws := []TableWrite{{Table: 1, Row: []byte("before"), Diff: 1}, {Table: 5, Row: []byte("after"), Diff: 1}}
 		for i := range 1000 {
 			ws = append(ws, TableWrite{Table: 2, Row: row(ts, i), Diff: []int64{1, -1, 2}[i%3]})
 		}
 		if err := s.Write(ctx, ts, ws); err != nil {
 			t.Fatal(err)
 		}
+	}
+	// Table 4's log is all at one time, as a load in one transaction
+	// writes it.
+	var load []TableWrite
+	for ts := uint64(1); ts <= 200; ts++ {
+		for i := range 1000 {
+			load = append(load, TableWrite{Table: 4, Row: row(ts, -i), Diff: 1})
+		}
+	}
+	if err := s.Write(ctx, 201, load); err != nil {
+		t.Fatal(err)
 	}
 	if err := s.db.Flush(); err != nil {
 		t.Fatal(err)
@@ -445,33 +457,37 @@ func TestScanTableParts(t *testing.T) {
 		row  string
 		diff int64
 	}
-	var whole []upd
-	if err := s.ScanTable(2, func(ts uint64, row []byte, diff int64) error {
-		whole = append(whole, upd{ts, string(row), diff})
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
-	if len(whole) != 200*1000 {
-		t.Fatalf("ScanTable read %d updates", len(whole))
-	}
-	got := make([][]upd, 3)
-	n, err := s.ScanTableParts(2, 3, func(part int, ts uint64, row []byte, diff int64) error {
-		got[part] = append(got[part], upd{ts, string(row), diff})
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n != 3 {
-		t.Fatalf("read in %d parts, want 3", n)
-	}
-	if all := slices.Concat(got...); !slices.Equal(all, whole) {
-		t.Fatalf("the parts read %d updates, not the log's %d in its order", len(all), len(whole))
-	}
-	for i, p := range got {
-		if len(p) < len(whole)/6 {
-			t.Errorf("part %d holds %d of %d updates", i, len(p), len(whole))
+	for _, table := range []uint64{2, 4} {
+		var whole []upd
+		times := map[uint64]bool{}
+		if err := s.ScanTable(table, func(ts uint64, row []byte, diff int64) error {
+			whole = append(whole, upd{ts, string(row), diff})
+			times[ts] = true
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if len(whole) != 200*1000 {
+			t.Fatalf("table %d: ScanTable read %d updates", table, len(whole))
+		}
+		got := make([][]upd, 3)
+		n, err := s.ScanTableParts(table, 3, func(part int, ts uint64, row []byte, diff int64) error {
+			got[part] = append(got[part], upd{ts, string(row), diff})
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n != 3 {
+			t.Fatalf("table %d (%d times): read in %d parts, want 3", table, len(times), n)
+		}
+		if all := slices.Concat(got...); !slices.Equal(all, whole) {
+			t.Fatalf("table %d: the parts read %d updates, not the log's %d in its order", table, len(all), len(whole))
+		}
+		for i, p := range got {
+			if len(p) < len(whole)/6 {
+				t.Errorf("table %d (%d times): part %d holds %d of %d updates", table, len(times), i, len(p), len(whole))
+			}
 		}
 	}
 	// One small table is read whole.
@@ -486,5 +502,13 @@ func TestScanTableParts(t *testing.T) {
 		return nil
 	}); err != stop {
 		t.Fatalf("a part's error ended the scan with %v", err)
+	}
+	if _, err := s.ScanTableParts(2, 3, func(part int, ts uint64, row []byte, diff int64) error {
+		if part == 2 {
+			panic("a bug")
+		}
+		return nil
+	}); sqlerr.Code(err) != sqlerr.InternalError {
+		t.Fatalf("a part's panic ended the scan with %v", err)
 	}
 }

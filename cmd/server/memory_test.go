@@ -130,9 +130,16 @@ func TestGCPercent(t *testing.T) {
 // back up once they are not.
 func TestPaceCollector(t *testing.T) {
 	t.Setenv("GOGC", "")
-	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	old := debug.SetGCPercent(100)
 	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
+	t.Cleanup(func() {
+		// The pacer stops at the first collection after the cancel;
+		// then the percent is the test's to put back.
+		cancel()
+		runtime.GC()
+		runtime.GC()
+		debug.SetGCPercent(old)
+	})
 	set := make(chan int, 64)
 	paceCollector(ctx, func(_ uint64, p int) {
 		select {
