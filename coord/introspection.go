@@ -232,7 +232,16 @@ func (e *Engine) introspect(ctx context.Context) *engineState {
 		}
 	}
 	slices.Sort(ids)
+	// Exec returns early if ctx ends first, and the workers that have not
+	// run the function yet run it later: once it has returned, abandoned
+	// keeps them from writing what the caller now reads.
 	var mu sync.Mutex
+	abandoned := false
+	defer func() {
+		mu.Lock()
+		abandoned = true
+		mu.Unlock()
+	}()
 	_ = e.cluster.Exec(ctx, func(w int) bool {
 		local := map[uint64]traceInfo{}
 		for _, id := range ids {
@@ -245,13 +254,16 @@ func (e *Engine) introspect(ctx context.Context) *engineState {
 				importers: e.reg.ImportSinces(arrange.GlobalID(id), w)}
 		}
 		mu.Lock()
+		defer mu.Unlock()
+		if abandoned {
+			return true
+		}
 		for id, ti := range local {
 			if st.traces[id] == nil {
 				st.traces[id] = make([]traceInfo, e.workers)
 			}
 			st.traces[id][w] = ti
 		}
-		mu.Unlock()
 		return true
 	})
 	return st
