@@ -9,16 +9,18 @@ import (
 )
 
 // A restart arranges each table's log into the batches its dataflow's
-// workers start from, without the dataflow: the log is read once, its
-// rows dealt out in chunks by the hash the table's arrangement shards
-// by, and then each worker's rows are arranged into one batch, a
-// goroutine a worker, all at once. A log read back in row order (a table
-// loaded in the order of its first column) arranges as one sorted run,
-// written into columns sized from the chunks, with no sort and no copy
-// beside the batch; any other order is sorted in chunks and merged, as
-// the arrangement would. Reading and arranging are not overlapped: on a
-// machine with fewer cores than workers plus one they would only take
-// turns, and arranging after the read knows each batch's size.
+// workers start from, without the dataflow: the log is read once, in as
+// many parts as there are workers at once (storage.ScanTableParts), each
+// part dealing its rows out in chunks by the hash the table's
+// arrangement shards by; then each worker's chunks, joined in the log's
+// order, are arranged into one batch, a goroutine a worker, all at once.
+// A log read back in row order (a table loaded in the order of its first
+// column) arranges as one sorted run, in columns sized from the chunks
+// once it has shown itself in order (arrange.Batcher.Expect), with no
+// sort and no copy beside the batch; any other order is sorted in chunks
+// and merged, as the arrangement would. Reading and arranging are not
+// overlapped: on a machine with no more cores than workers they would
+// only take turns, and arranging after the read knows each batch's size.
 
 // replayChunkRows and replayChunkBytes bound a chunk of rows dealt to a
 // worker at a restart.
