@@ -273,7 +273,7 @@ func (b *Batcher) stageInRun(key, val []byte, time uint64, diff int64) bool {
 	if b.expect.upds > 0 && b.run.nUpds >= expectAfter {
 		// So many in order: the rest will likely be, and the run's
 		// columns are sized for all of them.
-		b.run.growTo(b.expect)
+		b.run.reserve(b.expect)
 		b.expect = sizeHint{}
 	}
 	return true

@@ -161,23 +161,12 @@ func (b *Builder) Done(desc Description) *Batch {
 	return batch
 }
 
-// reserve allocates every column for a batch of at most h's shape, so
-// that a merge writes its output without growing a slice; the update
-// columns are allocated at that size if they are written out.
+// reserve sizes every column for a batch of at most h's shape, keeping
+// what has been built: a merge writes its output without growing a
+// slice, and a run found in order is sized for the rest of it
+// (Batcher.Expect). A column already larger is left as it is; the
+// update columns are allocated at h's size if they are written out.
 func (b *Builder) reserve(h sizeHint) {
-	b.hint = h
-	b.keyBytes = make([]byte, 0, h.keyBytes)
-	b.keyOff = make([]uint32, 0, h.keys+1)
-	if h.valBytes > 0 {
-		b.valBytes = make([]byte, 0, h.valBytes)
-		b.valOff = make([]uint32, 0, h.vals+1)
-	}
-}
-
-// growTo gives the columns reserve would for h, keeping what has been
-// built: a run found in order, sized for the rest of it. A column
-// already larger is left as it is.
-func (b *Builder) growTo(h sizeHint) {
 	b.hint = h
 	b.keyBytes = growCap(b.keyBytes, h.keyBytes)
 	b.keyOff = growCap(b.keyOff, h.keys+1)
@@ -267,7 +256,7 @@ func (b *Builder) closeVal() {
 		panic(assertionFailedf("builder: batch exceeds %d val bytes or updates", uint64(maxOffset)))
 	}
 	if len(b.valOff) > 0 || len(b.valBytes) > 0 {
-		b.valOffsetsFrom(b.nVals)
+		b.writeValOffsets()
 		b.valOff = append(grow(b.valOff, 1), uint32(len(b.valBytes)))
 	}
 	b.nVals++
@@ -339,7 +328,7 @@ func (b *Builder) appendKeys(src *Batch, lo, hi int, advance uint64) {
 			}
 		}
 	} else {
-		b.valOffsetsFrom(b.nVals)
+		b.writeValOffsets()
 		b.valOff = appendRebased(b.valOff, src.valOff[vlo:vhi+1], uint32(len(b.valBytes)))
 		b.valBytes = append(b.valBytes, src.valBytes[src.valOff[vlo]:src.valOff[vhi]]...)
 	}
@@ -513,19 +502,19 @@ func appendSpans(dst, src []uint32, lo, hi, n, base, hint int) []uint32 {
 	return dst
 }
 
-// identityPrefix returns [0, 1, ..., n] with room for at least hint
-// entries: the offsets of n ranges of one entry each, plus the start of
-// the next.
-// valOffsetsFrom writes out the offsets of the n vals closed so far, if
+// writeValOffsets writes out the offsets of the vals closed so far, if
 // they are not: all empty, they all start at 0 (see valOff).
-func (b *Builder) valOffsetsFrom(n int) {
+func (b *Builder) writeValOffsets() {
 	if len(b.valOff) > 0 {
 		return
 	}
-	b.valOff = grow(b.valOff[:0], n+1)[:n+1]
+	b.valOff = grow(b.valOff[:0], b.nVals+1)[:b.nVals+1]
 	clear(b.valOff)
 }
 
+// identityPrefix returns [0, 1, ..., n] with room for at least hint
+// entries: the offsets of n ranges of one entry each, plus the start of
+// the next.
 func identityPrefix(n, hint int) []uint32 {
 	s := make([]uint32, n+1, max(hint, n+2))
 	for i := range s {
