@@ -200,13 +200,8 @@ func replayLogParts(n int, o *catalog.Object, at uint64, tk *tableKeys, scan fun
 		p.shards = nil
 		// A value's rows may be in several parts: its counts add up.
 		for i, k := range p.keys {
-			counts := tk.keys[i].counts
 			for v, c := range k.counts {
-				if sum := counts[v] + c; sum != 0 {
-					counts[v] = sum
-				} else {
-					delete(counts, v)
-				}
+				tk.keys[i].count(v, c)
 			}
 		}
 	}

@@ -242,11 +242,7 @@ func settleLocked(ds []*keyDelta, durable bool) {
 			if !durable {
 				continue
 			}
-			if c := d.key.counts[v] + n; c != 0 {
-				d.key.counts[v] = c
-			} else {
-				delete(d.key.counts, v)
-			}
+			d.key.count(v, n)
 		}
 	}
 }
@@ -291,6 +287,8 @@ func quoteIdentIfNeeded(s string) string {
 func countRow(k *uniqueKey, raw [][]byte, diff int64, buf []byte) []byte {
 	v, ok := keyValue(raw, k.def.Columns, buf)
 	if ok {
+		// Not k.count: a map index of string(v) converts without
+		// allocating, a call's argument would not.
 		if c := k.counts[string(v)] + diff; c != 0 {
 			k.counts[string(v)] = c
 		} else {
@@ -298,6 +296,16 @@ func countRow(k *uniqueKey, raw [][]byte, diff int64, buf []byte) []byte {
 		}
 	}
 	return v
+}
+
+// count adds n rows to those that hold value v of k; a value no row
+// holds is not kept.
+func (k *uniqueKey) count(v string, n int64) {
+	if c := k.counts[v] + n; c != 0 {
+		k.counts[v] = c
+	} else {
+		delete(k.counts, v)
+	}
 }
 
 // duplicated returns the smallest value of k that more than one row
