@@ -101,56 +101,57 @@ func (s *Store) splitTable(snap *pebble.Snapshot, id uint64, lower, upper []byte
 	if err != nil {
 		return nil, ioError(err, "could not size table log")
 	}
-	if n > 1 && total >= minSplitBytes {
-		it, err := snap.NewIter(&pebble.IterOptions{LowerBound: lower, UpperBound: upper})
+	if n <= 1 || total < minSplitBytes {
+		return append(bounds, upper), nil
+	}
+	it, err := snap.NewIter(&pebble.IterOptions{LowerBound: lower, UpperBound: upper})
+	if err != nil {
+		return nil, ioError(err, "could not read table log")
+	}
+	var first, last uint64
+	ok := it.First()
+	if ok {
+		_, first, _, ok = decodeUpdateKey(it.Key())
+	}
+	if ok && it.Last() {
+		_, last, _, ok = decodeUpdateKey(it.Key())
+	}
+	if err := errors.Join(it.Error(), it.Close()); err != nil {
+		return nil, ioError(err, "could not read table log")
+	}
+	// least returns the least x in [lo, hi] whose key has at least want
+	// bytes before it, or hi.
+	least := func(lo, hi uint64, key func(uint64) []byte, want uint64) (uint64, error) {
+		for lo < hi {
+			mid := lo + (hi-lo)/2
+			below, err := s.db.EstimateDiskUsage(lower, key(mid))
+			if err != nil {
+				return 0, ioError(err, "could not size table log")
+			}
+			if below >= want {
+				hi = mid
+			} else {
+				lo = mid + 1
+			}
+		}
+		return lo, nil
+	}
+	for k := 1; ok && k < n; k++ {
+		want := total / uint64(n) * uint64(k)
+		// The share ends in the time before the least one whose start
+		// has it before it, and there at the least sequence number that
+		// has it.
+		t, err := least(first+1, last+1, func(t uint64) []byte { return appendUpdateKey(nil, id, t, 0) }, want)
 		if err != nil {
-			return nil, ioError(err, "could not read table log")
+			return nil, err
 		}
-		var first, last uint64
-		ok := it.First()
-		if ok {
-			_, first, _, ok = decodeUpdateKey(it.Key())
+		seq, err := least(0, math.MaxUint64, func(q uint64) []byte { return appendUpdateKey(nil, id, t-1, q) }, want)
+		if err != nil {
+			return nil, err
 		}
-		if ok && it.Last() {
-			_, last, _, ok = decodeUpdateKey(it.Key())
-		}
-		if err := errors.Join(it.Error(), it.Close()); err != nil {
-			return nil, ioError(err, "could not read table log")
-		}
-		// least returns the least x in [lo, hi] whose key has at least
-		// want bytes before it, or hi.
-		least := func(lo, hi uint64, key func(uint64) []byte, want uint64) (uint64, error) {
-			for lo < hi {
-				mid := lo + (hi-lo)/2
-				below, err := s.db.EstimateDiskUsage(lower, key(mid))
-				if err != nil {
-					return 0, ioError(err, "could not size table log")
-				}
-				if below >= want {
-					hi = mid
-				} else {
-					lo = mid + 1
-				}
-			}
-			return lo, nil
-		}
-		for k := 1; ok && k < n; k++ {
-			want := total / uint64(n) * uint64(k)
-			// The share ends in the time before the least one whose
-			// start has it before it, and there at the least sequence
-			// number that has it.
-			t, err := least(first+1, last+1, func(t uint64) []byte { return appendUpdateKey(nil, id, t, 0) }, want)
-			if err != nil {
-				return nil, err
-			}
-			seq, err := least(0, math.MaxUint64, func(q uint64) []byte { return appendUpdateKey(nil, id, t-1, q) }, want)
-			if err != nil {
-				return nil, err
-			}
-			split := appendUpdateKey(nil, id, t-1, seq)
-			if bytes.Compare(split, bounds[len(bounds)-1]) > 0 && bytes.Compare(split, upper) < 0 {
-				bounds = append(bounds, split)
-			}
+		split := appendUpdateKey(nil, id, t-1, seq)
+		if bytes.Compare(split, bounds[len(bounds)-1]) > 0 && bytes.Compare(split, upper) < 0 {
+			bounds = append(bounds, split)
 		}
 	}
 	return append(bounds, upper), nil
