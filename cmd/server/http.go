@@ -96,8 +96,7 @@ func addConsole(mux *http.ServeMux, sup *coord.Supervisor) {
 		// as Last-Event-ID when it connects again), or after
 		// consoleWait as it is. The retry delay makes the browser
 		// connect again at once; no response stays open longer than
-		// consoleWait (which also lets a headless browser's virtual
-		// clock run between them, as the console's test drives it).
+		// consoleWait.
 		after, _ := strconv.ParseUint(r.Header.Get("Last-Event-ID"), 10, 64)
 		st, version, err := sup.ConsoleEvents(r.Context(), after, consoleWait)
 		if err != nil {
