@@ -14,11 +14,11 @@ import (
 // part dealing its rows out in chunks by the hash the table's
 // arrangement shards by; then each worker's chunks, joined in the log's
 // order, are arranged into one batch, a goroutine a worker, all at once.
-// A log read back in row order (a table loaded in the order of its first
-// column) arranges as one sorted run, in columns sized from the chunks
-// once it has shown itself in order (arrange.Batcher.Expect), with no
-// sort and no copy beside the batch; any other order is sorted in chunks
-// and merged, as the arrangement would. Reading and arranging are not
+// A log of inserts read back in row order (a table loaded in the order
+// of its first column) is copied into its batches as it is
+// (arrange.KeysBatch), with no sort and no comparison but each row's
+// with the one before; any other log is staged in a batcher, sorted in
+// chunks and merged, as the arrangement would. Reading and arranging are not
 // overlapped: on a machine with no more cores than workers they would
 // only take turns, and arranging after the read knows each batch's size.
 
@@ -99,9 +99,14 @@ func (s *replayShard) join(t *replayShard) {
 	s.bytes += t.bytes
 }
 
-// arrange builds the shard's batch, every update at time at, releasing
-// each chunk once staged.
+// arrange builds the shard's batch, every update at time at. A shard of
+// inserts whose rows came in order (a table loaded in the order of its
+// rows) is copied into the batch as it is (arrange.KeysBatch); any other
+// is staged in a batcher, each chunk released once staged.
 func (s *replayShard) arrange(at uint64) *arrange.Batch {
+	if b, ok := s.inOrder(at); ok {
+		return b
+	}
 	b := arrange.NewBatcher(0)
 	b.Expect(s.rows, s.bytes, 0)
 	for i, c := range s.chunks {
@@ -120,6 +125,24 @@ func (s *replayShard) arrange(at uint64) *arrange.Batch {
 		}
 	}
 	return b.Seal(at + 1)
+}
+
+// inOrder returns the batch of the shard's rows if they are inserts in
+// strictly increasing order.
+func (s *replayShard) inOrder(at uint64) (*arrange.Batch, bool) {
+	rows := make([][]byte, len(s.chunks))
+	ends := make([][]uint32, len(s.chunks))
+	for i, c := range s.chunks {
+		if c.diffs != nil {
+			return nil, false
+		}
+		rows[i], ends[i] = c.rows, c.ends
+	}
+	b, ok := arrange.KeysBatch(rows, ends, at)
+	if ok {
+		s.chunks = nil
+	}
+	return b, ok
 }
 
 // replayWork is how many updates a batcher merges at a time while a
