@@ -2,6 +2,7 @@ package compute
 
 import (
 	"bytes"
+	"encoding/binary"
 	"hash/maphash"
 
 	"freshet/arrange"
@@ -27,6 +28,9 @@ import (
 type partials struct {
 	accs int
 	seed maphash.Seed
+	// wordSeed is mixed into a short key's hash, from seed, so that
+	// keys chosen to collide in the slot table cannot be known ahead.
+	wordSeed uint64
 	// slots is an open-addressing table of the groups, by the hash of
 	// their key and time: 1 + a group's index, or 0 for an empty slot,
 	// probed linearly from the hash's slot. Its length is a power of two
@@ -55,31 +59,74 @@ type partialGroup struct {
 	key  []byte
 	time uint64
 	hash uint64
+	// word is a short key's bytes as one word (shortWord), 0 for a
+	// longer key.
+	word uint64
+}
+
+// A key of at most shortKey bytes (a group by one integer column, say)
+// is hashed and compared as one word, without maphash and bytes.Equal:
+// a table's rows go through group one at a time.
+const shortKey = 8
+
+// shortWord packs a key of at most shortKey bytes into a word that,
+// with the key's length, is the key: its first and last four bytes
+// (which overlap in a key shorter than eight), or its first, middle and
+// last byte. It loads them where they are: a copy into a word's bytes
+// first would stall the load behind the copy's stores.
+func shortWord(key []byte) uint64 {
+	switch n := len(key); {
+	case n >= 4:
+		return uint64(binary.LittleEndian.Uint32(key)) | uint64(binary.LittleEndian.Uint32(key[n-4:]))<<32
+	case n > 0:
+		return uint64(key[0]) | uint64(key[n/2])<<8 | uint64(key[n-1])<<16
+	}
+	return 0
 }
 
 // minPartialSlots is the size of a new slot table.
 const minPartialSlots = 64
 
 func newPartials(accs int) *partials {
-	return &partials{accs: accs, seed: maphash.MakeSeed(), slots: make([]int32, minPartialSlots)}
+	seed := maphash.MakeSeed()
+	return &partials{accs: accs, seed: seed, wordSeed: maphash.Comparable(seed, uint64(0)), slots: make([]int32, minPartialSlots)}
 }
 
 // len returns the number of groups held.
 func (ps *partials) len() int { return len(ps.groups) }
 
-func (ps *partials) hash(key []byte, time uint64) uint64 {
-	return maphash.Bytes(ps.seed, key) ^ time*0x9e3779b97f4a7c15
+// hash returns the hash of (key, time) and, for a short key, its word.
+func (ps *partials) hash(key []byte, time uint64) (h, word uint64) {
+	if len(key) <= shortKey {
+		word = shortWord(key)
+		// A 64-bit finalizer (MurmurHash3's) over the word, its length,
+		// the time and the seed: every bit of them reaches the slot
+		// table's low bits.
+		x := (word ^ ps.wordSeed) + uint64(len(key))*0x9e3779b97f4a7c15 + time*0xc2b2ae3d27d4eb4f
+		x ^= x >> 33
+		x *= 0xff51afd7ed558ccd
+		x ^= x >> 33
+		x *= 0xc4ceb9fe1a85ec53
+		x ^= x >> 33
+		return x, word
+	}
+	return maphash.Bytes(ps.seed, key) ^ time*0x9e3779b97f4a7c15, 0
 }
 
 // group returns the group of (key, time), starting one if there is none;
 // a new group keeps a copy of key.
 func (ps *partials) group(key []byte, time uint64) int {
-	h := ps.hash(key, time)
+	h, word := ps.hash(key, time)
 	mask := uint64(len(ps.slots) - 1)
 	i := h & mask
+	short := len(key) <= shortKey
 	for ; ps.slots[i] != 0; i = (i + 1) & mask {
 		g := ps.slots[i] - 1
-		if grp := &ps.groups[g]; grp.hash == h && grp.time == time && bytes.Equal(grp.key, key) {
+		grp := &ps.groups[g]
+		if grp.hash != h || grp.time != time || len(grp.key) != len(key) {
+			continue
+		}
+		if short && grp.word == word || !short && bytes.Equal(grp.key, key) {
 			return int(g)
 		}
 	}
@@ -89,7 +136,7 @@ func (ps *partials) group(key []byte, time uint64) int {
 	off := len(ps.arena)
 	ps.arena = append(ps.arena, key...)
 	g := len(ps.groups)
-	ps.groups = append(ps.groups, partialGroup{key: ps.arena[off:len(ps.arena):len(ps.arena)], time: time, hash: h})
+	ps.groups = append(ps.groups, partialGroup{key: ps.arena[off:len(ps.arena):len(ps.arena)], time: time, hash: h, word: word})
 	ps.slots[i] = int32(g + 1)
 	for range ps.accs {
 		ps.sums = append(ps.sums, 0)

@@ -1,6 +1,7 @@
 package compute
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
 	"testing"
@@ -8,6 +9,7 @@ import (
 
 // TestPartialsMatchSummedUpdates checks partials against the naive sum:
 // over rounds of seeded random contributions (keys that share bytes,
+// short keys and long, keys that differ only in a trailing zero byte,
 // times, limbs, weights of both signs; few groups or more than the
 // slot table first holds), the updates emitted for the times
 // before a random upper sum, per (key, val, time), to what the
@@ -35,8 +37,19 @@ func TestPartialsMatchSummedUpdates(t *testing.T) {
 		for round := 0; round < 6; round++ {
 			for range rng.IntN(rows) {
 				buf = fmt.Appendf(buf[:0], "k%d", rng.IntN(keys))
-				if rng.IntN(4) == 0 {
+				switch rng.IntN(8) {
+				case 0, 1:
 					buf = buf[:0]
+				case 2:
+					// A short key and the same with a zero byte more
+					// pack into one word: their lengths differ.
+					buf = append(buf, 0)
+				case 5:
+					// Eight bytes, the longest a word holds.
+					buf = fmt.Appendf(buf[:0], "key%05d", rng.IntN(keys))
+				case 3, 4:
+					// Past a word: hashed and compared as bytes.
+					buf = fmt.Appendf(buf[:0], "a key past a word %d", rng.IntN(keys))
 				}
 				time := base + uint64(rng.IntN(3))
 				g := ps.group(buf, time)
@@ -114,4 +127,20 @@ func TestPartialsMatchSummedUpdates(t *testing.T) {
 			t.Fatalf("at the end, %d groups held, %d times wanted", ps.len(), len(want))
 		}
 	})
+}
+
+// BenchmarkPartialsGroup finds the groups of rows whose keys are one
+// int4 column among 10,000 values (a table's rows grouped by customer),
+// in no order.
+func BenchmarkPartialsGroup(b *testing.B) {
+	ps := newPartials(1)
+	keys := make([][]byte, 10000)
+	for i := range keys {
+		keys[i] = binary.BigEndian.AppendUint32([]byte{3}, uint32(i))
+	}
+	i := 0
+	for b.Loop() {
+		ps.add(ps.group(keys[i], 5), 0, 1)
+		i = (i + 7919) % len(keys)
+	}
 }
