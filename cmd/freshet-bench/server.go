@@ -27,6 +27,8 @@ type server struct {
 	// peak is the largest VmHWM of the servers stopped since the size
 	// began (a restart starts a new process).
 	peak int64
+	// started is when the running server's process was started.
+	started time.Time
 }
 
 func (s *server) url() string {
@@ -61,6 +63,7 @@ func (s *server) start(ctx context.Context) error {
 	s.logs.Reset()
 	s.cmd = exec.Command(s.bin, args...)
 	s.cmd.Stdout, s.cmd.Stderr = &s.logs, &s.logs
+	s.started = time.Now()
 	if err := s.cmd.Start(); err != nil {
 		return err
 	}
@@ -78,7 +81,7 @@ func (s *server) start(ctx context.Context) error {
 		select {
 		case <-s.exited:
 			return fmt.Errorf("the server exited:\n%s", s.logs.String())
-		case <-time.After(20 * time.Millisecond):
+		case <-time.After(5 * time.Millisecond):
 		}
 		if time.Now().After(deadline) {
 			return fmt.Errorf("the server did not accept connections:\n%s", s.logs.String())

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -32,8 +33,10 @@ type target struct {
 	// vacuum, if not empty, is what reclaims deleted rows and brings the
 	// planner's statistics up to date after a large DELETE.
 	vacuum string
-	// restart stops and starts the server, if the bench owns it.
+	// restart stops and starts the server, if the bench owns it, and
+	// started returns when the running server's process started.
 	restart func(ctx context.Context) error
+	started func() time.Time
 	// rss returns the server's resident memory, if the bench owns it,
 	// and peakRSS the largest it has been at this size.
 	rss, peakRSS func() int64
@@ -125,6 +128,7 @@ func freshetTarget(ctx context.Context, cfg config, logf func(string, ...any)) (
 		s.stop()
 		return s.start(ctx)
 	}
+	t.started = func() time.Time { return s.started }
 	t.rss = s.rss
 	t.peakRSS = s.peakRSS
 	t.memStats = s.memStats
