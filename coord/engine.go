@@ -45,6 +45,9 @@ type Config struct {
 	Metrics *Metrics
 	// Logger receives the engine's log lines.
 	Logger *slog.Logger
+	// OnOpen, if set, is called by a Supervisor each time it has opened
+	// an engine: at the start, and after each restart in place.
+	OnOpen func()
 	// Clock returns the current time in milliseconds; nil means the wall
 	// clock.
 	Clock func() uint64

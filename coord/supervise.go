@@ -76,6 +76,9 @@ func Supervise(ctx context.Context, cfg Config, auth AuthMode) (*Supervisor, err
 		return nil, err
 	}
 	s.engine, s.backend = e, NewBackend(e)
+	if cfg.OnOpen != nil {
+		cfg.OnOpen()
+	}
 	go s.watch()
 	return s, nil
 }
@@ -150,6 +153,9 @@ func (s *Supervisor) reopen() {
 	s.mu.Unlock()
 	s.restarts.Add(1)
 	e.log.Info("engine restarted after a storage fault")
+	if s.cfg.OnOpen != nil {
+		s.cfg.OnOpen()
+	}
 }
 
 // Metrics returns the server's metrics.

@@ -37,7 +37,8 @@ func TestStorageFaultRecoversInPlace(t *testing.T) {
 		return nil
 	}))
 	ctx := context.Background()
-	sup, err := Supervise(ctx, Config{Workers: 2, DataDir: "data", StorageFS: fs}, AuthTrust)
+	var opens atomic.Int64
+	sup, err := Supervise(ctx, Config{Workers: 2, DataDir: "data", StorageFS: fs, OnOpen: func() { opens.Add(1) }}, AuthTrust)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,8 +66,8 @@ func TestStorageFaultRecoversInPlace(t *testing.T) {
 			t.Fatalf("the view read on a full disk: %s", got)
 		}
 	}
-	if sup.Restarts() != 0 {
-		t.Fatal("the engine restarted while the disk was still full")
+	if sup.Restarts() != 0 || opens.Load() != 1 {
+		t.Fatalf("the engine restarted while the disk was still full (%d restarts, %d opens)", sup.Restarts(), opens.Load())
 	}
 
 	full.Store(false)
@@ -100,5 +101,9 @@ func TestStorageFaultRecoversInPlace(t *testing.T) {
 	}
 	if sup.Restarts() != 1 {
 		t.Fatalf("restarts = %d, want 1", sup.Restarts())
+	}
+	// The server hands back a restart's garbage after each open.
+	if n := opens.Load(); n != 2 {
+		t.Fatalf("OnOpen was called %d times, want 2: the start and the restart", n)
 	}
 }

@@ -98,7 +98,15 @@ func run(listen, debugListen string, web httpOptions, cfg coord.Config, srv *pgw
 	if err := os.MkdirAll(dataDir, 0o755); err != nil {
 		return err
 	}
-	opened := make(chan struct{})
+	// Each engine opened, at the start and after a restart in place,
+	// leaves a replay's garbage behind (returnIdleMemory).
+	opened := make(chan struct{}, 1)
+	cfg.OnOpen = func() {
+		select {
+		case opened <- struct{}{}:
+		default:
+		}
+	}
 	go returnIdleMemory(ctx, time.Second, opened)
 	paceCollector(ctx, nil)
 	if debugListen != "" {
@@ -115,7 +123,6 @@ func run(listen, debugListen string, web httpOptions, cfg coord.Config, srv *pgw
 		return fmt.Errorf("opening %s: %w", dataDir, err)
 	}
 	defer sup.Close()
-	close(opened)
 	if web.addr != "" {
 		addr, err := serveHTTP(ctx, web.addr, web.insecure, sup, logger)
 		switch {

@@ -110,8 +110,9 @@ func shouldReturn(prev, cur heapSample) bool {
 // The start of a server is a burst the heap's figures cannot show: a
 // restart's replay of the tables' logs holds their rows in chunks until
 // each worker's batch is built, so the last collection may have found
-// them live. Once opened is closed, the first quiet tick collects and
-// hands back whatever that left.
+// them live. After each signal on opened (an engine opened, at the start
+// or after a restart in place), the first quiet tick collects and hands
+// back whatever that left.
 func returnIdleMemory(ctx context.Context, every time.Duration, opened <-chan struct{}) {
 	tick := time.NewTicker(every)
 	defer tick.Stop()
@@ -122,7 +123,7 @@ func returnIdleMemory(ctx context.Context, every time.Duration, opened <-chan st
 		case <-ctx.Done():
 			return
 		case <-opened:
-			opened, startup = nil, true
+			startup = true
 			continue
 		case <-tick.C:
 		}
