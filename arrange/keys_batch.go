@@ -14,20 +14,35 @@ import (
 //
 // The keys come in pieces: key i of piece p is
 // rows[p][ends[p][i-1]:ends[p][i]] (from 0 for the first). KeysBatch
-// returns false, having kept nothing, if a key does not order strictly
-// after the one before it (the order of Batch's keys, bytes.Compare), or
-// if the keys do not fit a batch's offsets.
-func KeysBatch(rows [][]byte, ends [][]uint32, at uint64) (*Batch, bool) {
+// first checks, allocating nothing, that every key orders strictly after
+// the one before it (the order of Batch's keys, bytes.Compare) and that
+// they fit a batch's offsets; if not, it returns false and leaves the
+// pieces as they were. Otherwise it takes the pieces: once a piece is
+// copied, it sets rows[p] and ends[p] to nil and calls release(p), if
+// not nil, so that the caller can let go of it too and the collector
+// can reclaim it while the rest is copied.
+func KeysBatch(rows [][]byte, ends [][]uint32, at uint64, release func(piece int)) (*Batch, bool) {
 	if len(rows) != len(ends) {
 		panic(assertionFailedf("KeysBatch: %d pieces of rows and %d of ends", len(rows), len(ends)))
 	}
 	size, n := 0, 0
-	for p := range rows {
-		if k := len(ends[p]); k > 0 && int(ends[p][k-1]) != len(rows[p]) {
-			panic(assertionFailedf("KeysBatch: piece %d ends at %d of its %d bytes", p, ends[p][k-1], len(rows[p])))
+	var last []byte
+	for p, piece := range rows {
+		e := ends[p]
+		if k := len(e); k > 0 && int(e[k-1]) != len(piece) || k == 0 && len(piece) > 0 {
+			panic(assertionFailedf("KeysBatch: piece %d has %d bytes and %d ends", p, len(piece), k))
 		}
-		size += len(rows[p])
-		n += len(ends[p])
+		from := uint32(0)
+		for _, end := range e {
+			key := piece[from:end]
+			if n > 0 && bytes.Compare(key, last) <= 0 {
+				return nil, false
+			}
+			last = key
+			from = end
+			n++
+		}
+		size += len(piece)
 	}
 	desc := Description{Lower: 0, Upper: at + 1}
 	if at == Done || size > math.MaxUint32 {
@@ -38,20 +53,16 @@ func KeysBatch(rows [][]byte, ends [][]uint32, at uint64) (*Batch, bool) {
 	}
 	keyBytes := make([]byte, 0, size)
 	keyOff := make([]uint32, 1, n+1)
-	var last []byte
 	for p, piece := range rows {
 		base := uint32(len(keyBytes))
-		from := uint32(0)
 		for _, end := range ends[p] {
-			key := piece[from:end]
-			if len(keyOff) > 1 && bytes.Compare(key, last) <= 0 {
-				return nil, false
-			}
-			last = key
 			keyOff = append(keyOff, base+end)
-			from = end
 		}
 		keyBytes = append(keyBytes, piece...)
+		rows[p], ends[p] = nil, nil
+		if release != nil {
+			release(p)
+		}
 	}
 	b := &Batch{desc: desc, keyBytes: keyBytes, keyOff: keyOff, valCount: n, n: n}
 	b.time0[0] = at

@@ -2,6 +2,7 @@ package arrange
 
 import (
 	"bytes"
+	"fmt"
 	"math/rand/v2"
 	"reflect"
 	"slices"
@@ -50,9 +51,18 @@ func TestKeysBatch(t *testing.T) {
 		}
 		want := bt.Seal(at + 1)
 		rows, ends := keyPieces(rng, keys)
-		got, ok := KeysBatch(rows, ends, at)
+		released := 0
+		got, ok := KeysBatch(rows, ends, at, func(p int) {
+			if rows[p] != nil || ends[p] != nil || p != released {
+				t.Fatalf("piece %d released out of turn, or not cleared", p)
+			}
+			released++
+		})
 		if !ok {
 			t.Fatalf("%d keys in order refused", len(keys))
+		}
+		if len(keys) > 0 && released != len(rows) {
+			t.Fatalf("%d of %d pieces released", released, len(rows))
 		}
 		if !reflect.DeepEqual(got, want) {
 			t.Fatalf("KeysBatch of %d keys:\n got %+v\nwant %+v", len(keys), got, want)
@@ -65,14 +75,38 @@ func TestKeysBatch(t *testing.T) {
 		i := rng.IntN(len(keys) - 1)
 		swapped := slices.Clone(keys)
 		swapped[i], swapped[i+1] = swapped[i+1], swapped[i]
-		rows, ends = keyPieces(rng, swapped)
-		if b, ok := KeysBatch(rows, ends, at); ok || b != nil {
-			t.Fatalf("keys %d and %d swapped: accepted", i, i+1)
-		}
-		repeated := slices.Insert(slices.Clone(keys), i, keys[i])
-		rows, ends = keyPieces(rng, repeated)
-		if b, ok := KeysBatch(rows, ends, at); ok || b != nil {
-			t.Fatalf("key %d repeated: accepted", i)
+		for what, ks := range map[string][][]byte{
+			fmt.Sprintf("keys %d and %d swapped", i, i+1): swapped,
+			fmt.Sprintf("key %d repeated", i):             slices.Insert(slices.Clone(keys), i, keys[i]),
+		} {
+			rows, ends = keyPieces(rng, ks)
+			kept := slices.Clone(rows)
+			if b, ok := KeysBatch(rows, ends, at, func(int) { t.Fatalf("%s: a piece released", what) }); ok || b != nil {
+				t.Fatalf("%s: accepted", what)
+			}
+			for p := range rows {
+				if !bytes.Equal(rows[p], kept[p]) || (len(kept[p]) > 0) != (rows[p] != nil) {
+					t.Fatalf("%s: piece %d changed", what, p)
+				}
+			}
 		}
 	})
+}
+
+// TestKeysBatchEmpty checks a shard with no rows, in no pieces or empty
+// ones, and a piece whose bytes have no ends.
+func TestKeysBatchEmpty(t *testing.T) {
+	for _, pieces := range []int{0, 1, 3} {
+		b, ok := KeysBatch(make([][]byte, pieces), make([][]uint32, pieces), 4, nil)
+		want := NewBatcher(0).Seal(5)
+		if !ok || !reflect.DeepEqual(b, want) {
+			t.Fatalf("%d empty pieces: %+v, %v; want %+v", pieces, b, ok, want)
+		}
+	}
+	defer func() {
+		if recover() == nil {
+			t.Fatal("a piece of bytes with no ends: no panic")
+		}
+	}()
+	KeysBatch([][]byte{{1, 2}}, [][]uint32{nil}, 4, nil)
 }

@@ -128,7 +128,7 @@ func (s *replayShard) arrange(at uint64) *arrange.Batch {
 }
 
 // inOrder returns the batch of the shard's rows if they are inserts in
-// strictly increasing order.
+// strictly increasing order, releasing each chunk once copied.
 func (s *replayShard) inOrder(at uint64) (*arrange.Batch, bool) {
 	rows := make([][]byte, len(s.chunks))
 	ends := make([][]uint32, len(s.chunks))
@@ -138,7 +138,7 @@ func (s *replayShard) inOrder(at uint64) (*arrange.Batch, bool) {
 		}
 		rows[i], ends[i] = c.rows, c.ends
 	}
-	b, ok := arrange.KeysBatch(rows, ends, at)
+	b, ok := arrange.KeysBatch(rows, ends, at, func(i int) { s.chunks[i] = nil })
 	if ok {
 		s.chunks = nil
 	}
