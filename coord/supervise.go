@@ -148,14 +148,16 @@ func (s *Supervisor) reopen() {
 		}
 		return
 	}
-	s.mu.Lock()
-	s.engine, s.backend = e, NewBackend(e)
-	s.mu.Unlock()
+	// Counted and announced before it serves, so that whoever sees the
+	// new engine sees its restart counted.
 	s.restarts.Add(1)
-	e.log.Info("engine restarted after a storage fault")
 	if s.cfg.OnOpen != nil {
 		s.cfg.OnOpen()
 	}
+	s.mu.Lock()
+	s.engine, s.backend = e, NewBackend(e)
+	s.mu.Unlock()
+	e.log.Info("engine restarted after a storage fault")
 }
 
 // Metrics returns the server's metrics.

@@ -122,7 +122,10 @@ func returnIdleMemory(ctx context.Context, every time.Duration, opened <-chan st
 		select {
 		case <-ctx.Done():
 			return
-		case <-opened:
+		case _, ok := <-opened:
+			if !ok {
+				opened = nil // closed: no engine opens again
+			}
 			startup = true
 			continue
 		case <-tick.C:
