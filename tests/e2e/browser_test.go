@@ -85,6 +85,9 @@ func startBrowser(t *testing.T) *browser {
 	cmd.Stdout = &lockedWriter{mu: &b.mu, w: &b.stderr}
 	cmd.Stderr = cmd.Stdout
 	if err := cmd.Start(); err != nil {
+		for _, f := range []*os.File{toBrowserR, toBrowserW, fromBrowserR, fromBrowserW} {
+			f.Close()
+		}
 		t.Fatalf("starting chromium: %v", err)
 	}
 	toBrowserR.Close()
@@ -164,6 +167,8 @@ func (b *browser) call(method string, params, result any) error {
 	if err != nil {
 		return err
 	}
+	// A browser that stopped reading must not hang the test.
+	b.send.SetWriteDeadline(time.Now().Add(browserCallTimeout))
 	if _, err := b.send.Write(append(raw, 0)); err != nil {
 		return fmt.Errorf("%s: %v", method, err)
 	}
