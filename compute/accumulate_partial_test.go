@@ -41,8 +41,8 @@ func TestPartialsMatchSummedUpdates(t *testing.T) {
 				case 0, 1:
 					buf = buf[:0]
 				case 2:
-					// A short key and the same with a zero byte more
-					// pack into one word: their lengths differ.
+					// A key ending in a zero byte, beside the same
+					// without it.
 					buf = append(buf, 0)
 				case 5:
 					// Eight bytes, the longest a word holds.
@@ -142,5 +142,45 @@ func BenchmarkPartialsGroup(b *testing.B) {
 	for b.Loop() {
 		ps.add(ps.group(keys[i], 5), 0, 1)
 		i = (i + 7919) % len(keys)
+	}
+}
+
+// TestShortWord checks that a short key's word and its length are the
+// key: no two keys of one length, over a small alphabet at every length
+// up to a word and random ones at the longer lengths, share a word. Keys
+// of different lengths may ("k1" and "k11" do): the groups tell them
+// apart by length.
+func TestShortWord(t *testing.T) {
+	seen := map[[2]uint64]string{}
+	check := func(key []byte) {
+		id := [2]uint64{uint64(len(key)), shortWord(key)}
+		if other, ok := seen[id]; ok && other != string(key) {
+			t.Fatalf("%q and %q pack into one word, %#x", other, key, id[1])
+		}
+		seen[id] = string(key)
+	}
+	var all func(key []byte, n int)
+	all = func(key []byte, n int) {
+		if len(key) == n {
+			check(key)
+			return
+		}
+		for _, c := range []byte{0, 1, 'k', 0xff} {
+			all(append(key, c), n)
+		}
+	}
+	for n := 0; n <= 6; n++ {
+		all(nil, n)
+	}
+	rng := rand.New(rand.NewPCG(7, 8))
+	for range 200_000 {
+		key := make([]byte, 4+rng.IntN(shortKey-3))
+		for i := range key {
+			key[i] = byte(rng.IntN(3))
+		}
+		check(key)
+	}
+	if shortWord([]byte("k1")) != shortWord([]byte("k11")) {
+		t.Fatal(`"k1" and "k11" were expected to share a word`)
 	}
 }
