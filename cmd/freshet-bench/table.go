@@ -18,7 +18,7 @@ func printTables(w io.Writer, rs []result) {
 		fmt.Fprintf(w, "\n%s\n", title)
 		tw.Flush()
 	}
-	section("main: the join + GROUP BY view", "system\tN\tload rows/s\thydrate\tfresh p50\tfresh p99\tpeek p50\twrites rows/s\trestart or REFRESH\tRSS at rest\tbytes/row\tpeak RSS", func(tw *tabwriter.Writer) (k int) {
+	section("main: the join + GROUP BY view", "system\tN\tload rows/s\thydrate\tfresh p50\tfresh p99\tpeek p50\twrites rows/s\trestart\tRSS at rest\tbytes/row\tpeak RSS", func(tw *tabwriter.Writer) (k int) {
 		for _, r := range rs {
 			m := r.main
 			if m == nil {

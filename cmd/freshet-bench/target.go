@@ -33,11 +33,6 @@ type target struct {
 	// vacuum, if not empty, is what reclaims deleted rows and brings the
 	// planner's statistics up to date after a large DELETE.
 	vacuum string
-	// refreshRebuilds reports whether refresh recomputes the view from
-	// scratch (REFRESH MATERIALIZED VIEW): then one refresh over the
-	// rows stored at the end is what a restart of Freshet is set
-	// against.
-	refreshRebuilds bool
 	// restart stops and starts the server, if the bench owns it, and
 	// started returns when the running server's process started.
 	restart func(ctx context.Context) error
@@ -181,7 +176,6 @@ func postgresTarget(ctx context.Context, url string, ivm bool) (*target, error) 
 	}
 	t.close = func() {}
 	if !ivm {
-		t.refreshRebuilds = true
 		return t, nil
 	}
 	c, err := pgx.Connect(ctx, url)
