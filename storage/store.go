@@ -129,6 +129,33 @@ func (s *Store) poisonErr() error {
 // 58030 io_error), or nil while it is healthy.
 func (s *Store) Fault() error { return s.poisonErr() }
 
+// flushForClose writes what the memtables hold to sstables before a
+// clean close, as PostgreSQL checkpoints at a clean shutdown: the next
+// Open then has no write-ahead log to replay. A load that outran
+// pebble's flushes leaves several memtables queued, and Open replayed
+// and flushed them before anything else (220 ms of a 4M-row restart).
+// A poisoned store writes nothing more; a flush that fails or outlasts
+// closeFlushWait is left to the next Open's replay, which is always
+// correct.
+func (s *Store) flushForClose() {
+	if s.poisonErr() != nil {
+		return
+	}
+	done, err := s.db.AsyncFlush()
+	if err != nil {
+		s.log.Warn("flushing storage before close", "err", err)
+		return
+	}
+	select {
+	case <-done:
+	case <-time.After(closeFlushWait):
+		s.log.Warn("flushing storage before close took too long; the next start replays the log", "waited", closeFlushWait)
+	}
+}
+
+// closeFlushWait bounds the flush before a clean close.
+const closeFlushWait = 10 * time.Second
+
 // probeFile is the file Probe writes in the store's directory.
 const probeFile = "PROBE"
 
@@ -171,6 +198,7 @@ func (s *Store) Close() error {
 	close(s.stop)
 	<-s.committerDone
 
+	s.flushForClose()
 	err := s.db.Close()
 	// The database holds its own reference to the lock and dropped it in
 	// Close; this releases Open's.
