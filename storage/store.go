@@ -134,8 +134,10 @@ func (s *Store) Fault() error { return s.poisonErr() }
 // Open then has no write-ahead log to replay. A load that outran
 // pebble's flushes leaves several memtables queued, and Open replayed
 // and flushed them before anything else (220 ms of a 4M-row restart).
-// A poisoned store writes nothing more; a flush that fails or outlasts
-// closeFlushWait is left to the next Open's replay, which is always
+// A poisoned store writes nothing more. pebble retries a flush that
+// fails, and the wait for it ends after closeFlushWait: the close goes on
+// (pebble's Close still waits for a flush under way, not for a retry),
+// and the next Open replays what was not flushed, which is always
 // correct.
 func (s *Store) flushForClose() {
 	if s.poisonErr() != nil {
