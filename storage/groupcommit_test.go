@@ -63,10 +63,13 @@ func TestGroupCommitGathers(t *testing.T) {
 	checkTxns(t, s, acked)
 }
 
-// TestGroupCommitConcurrent runs many writers at once, with no gate, and
-// checks that every acknowledged Txn is whole after close and reopen, that
-// Stats counts every Txn, and that there were fewer syncs than Txns: the
-// first group's sync is held until writers queue behind it.
+// TestGroupCommitConcurrent runs many writers at once and checks that
+// every acknowledged Txn is whole after close and reopen, that Stats
+// counts every Txn, and that there were fewer syncs than Txns. One writer
+// starts first and its sync is held; the rest start only then, so they
+// queue behind it whatever the scheduling. Started together, all of them
+// could reach the committer before its first gather, making one group
+// that holds every writer and leaves none to queue.
 func TestGroupCommitConcurrent(t *testing.T) {
 	const writers, perWriter = 32, 40
 	fs := newFaultFS()
@@ -78,26 +81,30 @@ func TestGroupCommitConcurrent(t *testing.T) {
 	var mu sync.Mutex
 	var acked []uint64
 	var wg sync.WaitGroup
-	fs.hold()
-	for range writers {
-		wg.Go(func() {
-			for range perWriter {
-				ts := next.Add(1)
-				if err := s.Write(ctx, ts, txnWrites(ts)); err != nil {
-					t.Error(err)
-					return
-				}
-				mu.Lock()
-				acked = append(acked, ts)
-				mu.Unlock()
+	write := func() {
+		for range perWriter {
+			ts := next.Add(1)
+			if err := s.Write(ctx, ts, txnWrites(ts)); err != nil {
+				t.Error(err)
+				return
 			}
-		})
+			mu.Lock()
+			acked = append(acked, ts)
+			mu.Unlock()
+		}
+	}
+	fs.hold()
+	wg.Go(write)
+	// More than one WAL sync may be held (pebble syncs the log it
+	// rotates away from as well as the new one), so the condition is at
+	// least one.
+	waitFor(t, "the first writer's group to reach its sync", func() bool { return fs.heldSyncs() >= 1 })
+	for range writers - 1 {
+		wg.Go(write)
 	}
 	// Once two writers queue behind the held sync, the next group has at
-	// least two Txns, so syncs < Txns whatever the scheduling after. More
-	// than one WAL sync may be held (pebble syncs the log it rotates away
-	// from as well as the new one), so the condition is at least one.
-	waitFor(t, "writers to queue behind the first sync", func() bool { return fs.heldSyncs() >= 1 && len(s.queue) >= 2 })
+	// least two Txns, so syncs < Txns whatever the scheduling after.
+	waitFor(t, "writers to queue behind the first sync", func() bool { return len(s.queue) >= 2 })
 	fs.release()
 	wg.Wait()
 	st := s.Stats()
