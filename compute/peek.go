@@ -1,9 +1,10 @@
 package compute
 
 import (
+	"slices"
+
 	"freshet/expr"
 	"freshet/repr"
-	"slices"
 )
 
 // Peek is a plan that reads one arrangement through a chain of Map,
@@ -63,4 +64,48 @@ func (p Peek) Rows(row []byte, dst [][]repr.Datum) ([][]repr.Datum, error) {
 		return dst, err
 	}
 	return append(dst, out...), nil
+}
+
+// FoldConstant returns the rows of plan as a Constant when plan is Map,
+// Filter and Project steps over a Constant (a SELECT of expressions and
+// no FROM, the casts over an INSERT's VALUES), so that a read of it
+// needs no dataflow. It declines when a step calls a function per row
+// (random(), nextval), whose values a dataflow draws a copy at a time,
+// and when a step fails on a row: the dataflow reports the error as it
+// does for any plan.
+func FoldConstant(plan expr.Relation) (expr.Constant, bool) {
+	var steps []expr.Relation
+	node := plan
+walk:
+	for {
+		switch n := node.(type) {
+		case expr.Map:
+			steps, node = append(steps, n), n.Input
+		case expr.Filter:
+			steps, node = append(steps, n), n.Input
+		case expr.Project:
+			steps, node = append(steps, n), n.Input
+		default:
+			break walk
+		}
+	}
+	c, ok := node.(expr.Constant)
+	if !ok || len(steps) == 0 || expr.StepsCallPerRow(steps) || expr.Check(plan) != nil {
+		return expr.Constant{}, false
+	}
+	slices.Reverse(steps)
+	out := expr.Constant{Types: plan.Typ()}
+	for _, r := range c.Rows {
+		if r.Diff == 0 {
+			continue
+		}
+		rows, err := applySteps(steps, [][]repr.Datum{r.Datums})
+		if err != nil {
+			return expr.Constant{}, false
+		}
+		for _, ds := range rows {
+			out.Rows = append(out.Rows, expr.Row{Datums: ds, Diff: r.Diff})
+		}
+	}
+	return out, true
 }

@@ -1451,13 +1451,16 @@ func (e *Engine) read(ctx context.Context, plan expr.Relation, deps []uint64, ts
 	if c, ok := plan.(expr.Constant); ok {
 		return constantRead(c)
 	}
+	if c, ok := compute.FoldConstant(plan); ok {
+		return constantRead(c)
+	}
 	if p, ok := compute.PeekOf(plan); ok && !e.noPeek {
 		rows, err := e.peek(ctx, p, ts)
 		return readResult{rows: rows, peeked: true}, err
 	}
 	type sink struct {
 		mu sync.Mutex
-		// rows in chunks of readChunk: one slice grown by append would
+		// rows in chunks (nextReadChunk): one slice grown by append would
 		// copy a large result over and over.
 		rows [][]arrange.Update
 		errs []arrange.Update
@@ -1486,7 +1489,7 @@ func (e *Engine) read(ctx context.Context, plan expr.Relation, deps []uint64, ts
 			acct.Add(int64(len(u.Key)+len(u.Val)) + int64(unsafe.Sizeof(u)))
 			s.mu.Lock()
 			if n := len(s.rows); n == 0 || len(s.rows[n-1]) == cap(s.rows[n-1]) {
-				s.rows = append(s.rows, make([]arrange.Update, 0, readChunk))
+				s.rows = append(s.rows, make([]arrange.Update, 0, nextReadChunk(s.rows)))
 			}
 			last := &s.rows[len(s.rows)-1]
 			*last = append(*last, u)
@@ -1571,8 +1574,20 @@ func constantRead(c expr.Constant) (readResult, error) {
 	return readResult{updates: consolidateUpdates(us)}, nil
 }
 
-// readChunk is how many rows a read collects in one slice.
+// readChunk is the most rows a read collects in one slice.
 const readChunk = 4096
+
+// nextReadChunk is the room of the slice a read collects its next rows
+// in, after the chunks it holds: 16 rows at first, doubling up to
+// readChunk. Most reads return a few rows, and a first chunk of
+// readChunk rows (256 KiB, zeroed) on every worker cost a one-row query
+// more than the rest of its read.
+func nextReadChunk(chunks [][]arrange.Update) int {
+	if n := len(chunks); n > 0 {
+		return min(2*cap(chunks[n-1]), readChunk)
+	}
+	return 16
+}
 
 // appendUpTo appends to dst the updates of src at times up to ts.
 func appendUpTo(dst, src []arrange.Update, ts uint64) []arrange.Update {

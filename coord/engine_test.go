@@ -3,7 +3,7 @@ package coord
 import (
 	"context"
 	"fmt"
-	"freshet/dataflow"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -11,6 +11,7 @@ import (
 	"freshet/arrange"
 	"freshet/catalog"
 	"freshet/compute"
+	"freshet/dataflow"
 	"freshet/expr"
 	"freshet/repr"
 	"freshet/sqlerr"
@@ -589,4 +590,20 @@ func userDataflows(e *Engine) dataflow.Stats {
 	st := e.Stats()
 	st.Running -= int64((len(systemTableList()) + len(introspectTableList())) * e.workers)
 	return st
+}
+
+// TestNextReadChunk: a read's chunks start small and double up to
+// readChunk, and stay there.
+func TestNextReadChunk(t *testing.T) {
+	var chunks [][]arrange.Update
+	var caps []int
+	for range 12 {
+		n := nextReadChunk(chunks)
+		caps = append(caps, n)
+		chunks = append(chunks, make([]arrange.Update, n))
+	}
+	want := []int{16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 4096, 4096, 4096}
+	if !slices.Equal(caps, want) {
+		t.Errorf("chunk sizes %v, want %v", caps, want)
+	}
 }
