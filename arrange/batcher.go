@@ -323,7 +323,15 @@ func (b *Batcher) spillRun() {
 	}
 	batch := r.Done(Description{Lower: 0, Upper: b.runMax + 1})
 	ch := chain{least: Done}
+	// A run shorter than a chunk, and no free chunk to take (as when an
+	// INSERT's rows, not in order, end the run a few rows in, on every
+	// statement), goes into a chunk of its own size: a chunk of full
+	// size, zeroed, cost more than the run.
 	var c *chunk
+	if n := batch.Len(); n < b.chunkLimit() && len(b.free) == 0 {
+		c = &chunk{recs: make([]staged, 0, n), arena: make([]byte, 0, updateBytes(batch)), least: Done}
+		b.held += c.size()
+	}
 	cur := batch.Cursor()
 	for ; cur.KeyValid(); cur.StepKey() {
 		for ; cur.ValValid(); cur.StepVal() {
@@ -343,6 +351,19 @@ func (b *Batcher) spillRun() {
 	}
 	ch.add(c)
 	b.chains = append([]chain{ch}, b.chains...)
+}
+
+// updateBytes returns the key and val bytes of batch's updates, counted
+// once for each update, as a chunk holds them.
+func updateBytes(batch *Batch) int {
+	n := 0
+	for cur := batch.Cursor(); cur.KeyValid(); cur.StepKey() {
+		for ; cur.ValValid(); cur.StepVal() {
+			times, _ := cur.Updates()
+			n += len(times) * (len(cur.Key()) + len(cur.Val()))
+		}
+	}
+	return n
 }
 
 // Seal returns a batch described by [lower, upper) holding exactly the

@@ -603,3 +603,32 @@ func TestBatcherExpect(t *testing.T) {
 		}
 	})
 }
+
+// TestBatcherSpillsAShortRunIntoItsOwnSize stages a few updates in order
+// and then one out of order, which spills the run into a chain, as every
+// statement of an INSERT whose rows are not in order does: the run's
+// chunk must be sized for its updates, not a full chunk, and the seal
+// must hold every update in order.
+func TestBatcherSpillsAShortRunIntoItsOwnSize(t *testing.T) {
+	var acct dataflow.Account
+	b := &Batcher{frontier: Done, account: &acct}
+	for i := range 5 {
+		b.Stage([]byte(fmt.Sprintf("key%02d", 2*i+1)), nil, 0, 1)
+	}
+	b.Stage([]byte("key00"), nil, 0, 1)
+	if len(b.chains) != 1 {
+		t.Fatalf("%d chains after an update out of order, want the spilled run's", len(b.chains))
+	}
+	b.recharge()
+	if got, want := acct.Bytes(), heldFromScratch(b); got != want || got > 1024 {
+		t.Fatalf("the batcher holds %d bytes (from scratch %d) after spilling a run of 5", got, want)
+	}
+	batch := b.Seal(1)
+	var keys []string
+	for cur := batch.Cursor(); cur.KeyValid(); cur.StepKey() {
+		keys = append(keys, string(cur.Key()))
+	}
+	if want := "key00 key01 key03 key05 key07 key09"; strings.Join(keys, " ") != want {
+		t.Fatalf("sealed %v, want %s", keys, want)
+	}
+}
