@@ -132,7 +132,7 @@ func splitBefore(us []arrange.Update, upper uint64) (ready, rest []arrange.Updat
 			}
 		}
 	}
-	slices.SortStableFunc(ready, func(x, y arrange.Update) int {
+	byTime := func(x, y arrange.Update) int {
 		switch {
 		case x.Time < y.Time:
 			return -1
@@ -140,7 +140,11 @@ func splitBefore(us []arrange.Update, upper uint64) (ready, rest []arrange.Updat
 			return 1
 		}
 		return 0
-	})
+	}
+	// Most often every update is at one time, a statement's.
+	if !slices.IsSortedFunc(ready, byTime) {
+		slices.SortStableFunc(ready, byTime)
+	}
 	return ready, rest
 }
 
