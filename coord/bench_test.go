@@ -338,3 +338,18 @@ func processCPU(b *testing.B) time.Duration {
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
+
+// BenchmarkSelectExpressions measures a query of expressions and no
+// FROM, as drivers and tools send to check a connection or read a
+// setting, through a session: folded to a constant, it builds no
+// dataflow and waits for no worker.
+func BenchmarkSelectExpressions(b *testing.B) {
+	env := openSQL(b, b.TempDir())
+	defer func() { env.e.Close() }()
+	s := env.session()
+	for b.Loop() {
+		if got := env.query(s, "SELECT 1 + 1, 'freshet' || '!'"); got != "2,freshet!" {
+			b.Fatalf("got %q", got)
+		}
+	}
+}
