@@ -3,6 +3,8 @@ package arrange
 import (
 	"bytes"
 	"math"
+
+	"freshet/internal/prefault"
 )
 
 // KeysBatch builds the batch a Batcher from time 0, sealed at at+1,
@@ -53,6 +55,9 @@ func KeysBatch(rows [][]byte, ends [][]uint32, at uint64, release func(piece int
 	}
 	keyBytes := make([]byte, 0, size)
 	keyOff := make([]uint32, 1, n+1)
+	// Both are filled to the end, now.
+	prefault.Slice(keyBytes)
+	prefault.Slice(keyOff)
 	for p, piece := range rows {
 		base := uint32(len(keyBytes))
 		for _, end := range ends[p] {

@@ -5,6 +5,7 @@ import (
 
 	"freshet/arrange"
 	"freshet/catalog"
+	"freshet/internal/prefault"
 	"freshet/sqlerr"
 )
 
@@ -45,15 +46,29 @@ type replayChunk struct {
 }
 
 // newReplayChunk returns the k-th chunk (from 0) of a shard, for a row
-// of size n: chunks start small and double up to the bounds, so that a
-// small table's shards, and the last chunk of each, hold little more
-// than their rows.
-func newReplayChunk(k, n int) *replayChunk {
+// of size n, the shard's rows so far averaging avg bytes (0: none yet):
+// chunks start small and double up to the bounds, so that a small
+// table's shards, and the last chunk of each, hold little more than
+// their rows. A chunk's bytes are sized for its rows at avg, and an
+// eighth more, so that it fills both at about once; one of full size is
+// then mapped in whole (prefault), as all but a shard's last are
+// filled.
+func newReplayChunk(k, n, avg int) *replayChunk {
 	shift := min(k, 6)
-	return &replayChunk{
-		rows: make([]byte, 0, max(replayChunkBytes>>(6-shift), n)),
-		ends: make([]uint32, 0, replayChunkRows>>(6-shift)),
+	rows := replayChunkRows >> (6 - shift)
+	bytes := replayChunkBytes >> (6 - shift)
+	if avg > 0 {
+		bytes = min(bytes, rows*avg*9/8)
 	}
+	c := &replayChunk{
+		rows: make([]byte, 0, max(bytes, n)),
+		ends: make([]uint32, 0, rows),
+	}
+	if k >= 6 {
+		prefault.Slice(c.rows)
+		prefault.Slice(c.ends)
+	}
+	return c
 }
 
 func (c *replayChunk) add(row []byte, diff int64) {
@@ -70,8 +85,10 @@ func (c *replayChunk) add(row []byte, diff int64) {
 	}
 }
 
-func (c *replayChunk) full() bool {
-	return len(c.ends) == cap(c.ends) || len(c.rows) >= cap(c.rows)
+// fits reports whether the chunk has room for a row of n bytes, so that
+// adding it never grows (copies) the chunk.
+func (c *replayChunk) fits(n int) bool {
+	return len(c.ends) < cap(c.ends) && len(c.rows)+n <= cap(c.rows)
 }
 
 // replayShard is the rows of a table's log dealt to one worker.
@@ -84,8 +101,12 @@ type replayShard struct {
 
 // deal adds a row of the log to the shard.
 func (s *replayShard) deal(row []byte, diff int64) {
-	if len(s.chunks) == 0 || s.chunks[len(s.chunks)-1].full() {
-		s.chunks = append(s.chunks, newReplayChunk(len(s.chunks), len(row)))
+	if len(s.chunks) == 0 || !s.chunks[len(s.chunks)-1].fits(len(row)) {
+		avg := 0
+		if s.rows > 0 {
+			avg = s.bytes/s.rows + 1
+		}
+		s.chunks = append(s.chunks, newReplayChunk(len(s.chunks), len(row), avg))
 	}
 	s.chunks[len(s.chunks)-1].add(row, diff)
 	s.rows++

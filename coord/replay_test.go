@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"unsafe"
 
 	"freshet/arrange"
 	"freshet/catalog"
@@ -123,4 +124,56 @@ func batchText(b *arrange.Batch) string {
 		}
 	}
 	return s.String()
+}
+
+// TestReplayShardDealsWithoutGrowing deals rows of seeded random sizes,
+// a few far above the average, into a shard: no chunk's rows are ever
+// copied to a larger array (a chunk's bytes are sized for its rows at
+// the average so far, and mapped in whole), and the chunks hold every
+// row, in order.
+func TestReplayShardDealsWithoutGrowing(t *testing.T) {
+	const seed = 43
+	t.Logf("seed %d", seed)
+	rng := rand.New(rand.NewPCG(seed, 9))
+	var s replayShard
+	var want [][]byte
+	first := map[*replayChunk]*byte{}
+	for i := range 60000 {
+		n := 1 + rng.IntN(40)
+		switch rng.IntN(1000) {
+		case 0:
+			n = 300 << 10 // above a chunk of full size
+		case 1, 2, 3:
+			n = 2000 + rng.IntN(20000)
+		}
+		row := make([]byte, n)
+		for j := range row {
+			row[j] = byte(i + j)
+		}
+		want = append(want, row)
+		s.deal(row, 1)
+		c := s.chunks[len(s.chunks)-1]
+		if _, ok := first[c]; !ok {
+			first[c] = unsafe.SliceData(c.rows)
+		}
+	}
+	var got [][]byte
+	for k, c := range s.chunks {
+		if unsafe.SliceData(c.rows) != first[c] {
+			t.Fatalf("chunk %d's rows were copied to a larger array", k)
+		}
+		from := uint32(0)
+		for _, end := range c.ends {
+			got = append(got, c.rows[from:end])
+			from = end
+		}
+	}
+	if len(got) != len(want) {
+		t.Fatalf("the chunks hold %d rows, want %d", len(got), len(want))
+	}
+	for i := range want {
+		if !slices.Equal(got[i], want[i]) {
+			t.Fatalf("row %d: got %d bytes, want %d", i, len(got[i]), len(want[i]))
+		}
+	}
 }
