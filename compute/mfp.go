@@ -7,6 +7,7 @@ import (
 	"freshet/dataflow"
 	"freshet/expr"
 	"freshet/repr"
+	"freshet/sqlerr"
 )
 
 // mfp renders a chain of Map, Filter, Project and FlatMap as one operator:
@@ -105,6 +106,11 @@ func (r *renderer) mfp(top expr.Relation) (Collection, error) {
 			// taken into pending a piece at a time; nil: none.
 			sh *share
 		)
+		// bufs hold a row between two steps of a chain run a row at a
+		// time (packSteps); row is an expanded row before the first,
+		// and expanded a piece of an expansion's values.
+		var bufs [2][]repr.Datum
+		var row, expanded []repr.Datum
 		pack := func(good []arrange.Update, results [][]repr.Datum, u arrange.Update) []arrange.Update {
 			good = slices.Grow(good, len(results))
 			for _, ds := range results {
@@ -136,7 +142,33 @@ func (r *renderer) mfp(top expr.Relation) (Collection, error) {
 					continue
 				}
 				var good, bad []arrange.Update
-				if len(pending) == 0 && sh != nil {
+				// fromValues is set when this run's piece was a share's,
+				// taken from its values: the piece is the run's output.
+				fromValues := false
+				if len(pending) == 0 && sh != nil && !slices.ContainsFunc(steps[from:], isFlatMap) {
+					fromValues = true
+					// The share's next piece goes through the rest of the
+					// chain from its values, a row at a time: no row of
+					// datums is made for it (expansionRows).
+					vals, err := sh.takeValues(expanded[:0])
+					if err == nil {
+						expanded = vals
+						good, err = packSteps(steps[from:], len(vals), func(i int) []repr.Datum {
+							row = append(append(row[:0], sh.row...), vals[i])
+							return row
+						}, &bufs, &packer, good, pu)
+						if err != nil {
+							good = good[:0]
+						}
+					}
+					if err != nil {
+						bad = append(bad, errorUpdate(err, pu.Time, pu.Diff))
+					}
+					clear(vals)
+					if sh.done() {
+						sh = nil
+					}
+				} else if len(pending) == 0 && sh != nil {
 					var err error
 					if pending, err = sh.take(); err != nil {
 						bad = append(bad, errorUpdate(err, pu.Time, pu.Diff))
@@ -149,12 +181,21 @@ func (r *renderer) mfp(top expr.Relation) (Collection, error) {
 					piece := pending[:min(len(pending), mfpPiece)]
 					pending = pending[len(piece):]
 					copies.n = puCopy
-					if results, err := applySteps(steps[from:], piece); err != nil {
+					if !perRow && !slices.ContainsFunc(steps[from:], isFlatMap) {
+						// The rows pass through the steps one at a time,
+						// in two buffers, and are packed as they leave:
+						// no row of datums is made for each step.
+						var err error
+						if good, err = packSteps(steps[from:], len(piece), func(i int) []repr.Datum { return piece[i] }, &bufs, &packer, good, pu); err != nil {
+							good = good[:0]
+							bad = append(bad, errorUpdate(err, pu.Time, pu.Diff))
+						}
+					} else if results, err := applySteps(steps[from:], piece); err != nil {
 						bad = append(bad, errorUpdate(err, pu.Time, pu.Diff))
 					} else {
 						good = pack(good, results, pu)
 					}
-				} else if sh == nil {
+				} else if sh == nil && !fromValues {
 					piece := rest[:min(len(rest), mfpPiece)]
 					rest = rest[len(piece):]
 					// Most rows pass: size the output for all of them once.
@@ -349,6 +390,67 @@ var rowsBetweenChecks = 64
 // same memory, so nothing is copied.
 func untake(piece []arrange.Update, i int, rest []arrange.Update) []arrange.Update {
 	return piece[i : len(piece)+len(rest)]
+}
+
+func isFlatMap(s expr.Relation) bool {
+	_, ok := s.(expr.FlatMap)
+	return ok
+}
+
+// packSteps runs each of n rows, row(0) to row(n-1), through steps, none
+// of them a FlatMap, and appends each row that passes, packed with p, to
+// good as an update at u's time and diff. A row between two steps is held
+// in one of bufs, reused from row to row, where applySteps makes a new
+// row of datums at each step. On an error, good is returned with the
+// rows packed before it, for the caller to drop.
+func packSteps(steps []expr.Relation, n int, row func(i int) []repr.Datum, bufs *[2][]repr.Datum, p *repr.RowPacker, good []arrange.Update, u arrange.Update) ([]arrange.Update, error) {
+	good = slices.Grow(good, n)
+rows:
+	for i := range n {
+		cur, next := row(i), 0
+		for _, s := range steps {
+			switch n := s.(type) {
+			case expr.Map:
+				b := append(bufs[next][:0], cur...)
+				for _, sc := range n.Scalars {
+					v, err := sc.Eval(b)
+					if err != nil {
+						return good, err
+					}
+					b = append(b, v)
+				}
+				bufs[next], cur, next = b, b, 1-next
+			case expr.Filter:
+				for _, pr := range n.Predicates {
+					v, err := pr.Eval(cur)
+					if err != nil {
+						return good, err
+					}
+					if v.IsNull() || !v.Bool() {
+						continue rows
+					}
+				}
+			case expr.Project:
+				b := bufs[next][:0]
+				for _, c := range n.Outputs {
+					b = append(b, cur[c])
+				}
+				bufs[next], cur, next = b, b, 1-next
+			default:
+				return good, sqlerr.AssertionFailedf("mfp: %T in a chain evaluated a row at a time", s)
+			}
+		}
+		p.Reset()
+		for _, d := range cur {
+			p.Push(d)
+		}
+		good = append(good, arrange.Update{Key: p.Finish(), Time: u.Time, Diff: u.Diff})
+	}
+	// The buffers' datums may hold the last row's strings and numbers:
+	// they are let go with the piece.
+	clear(bufs[0][:cap(bufs[0])])
+	clear(bufs[1][:cap(bufs[1])])
+	return good, nil
 }
 
 // applySteps runs rows through the chain; rows may multiply (FlatMap) or

@@ -57,6 +57,14 @@ func (s *share) take() ([][]repr.Datum, error) {
 	return expansionRows(s.x, s.row, lo, min(lo+mfpPiece, s.x.Len()))
 }
 
+// takeValues appends to dst the values of the share's next piece: its
+// rows are the share's row extended by each.
+func (s *share) takeValues(dst []repr.Datum) ([]repr.Datum, error) {
+	lo := s.next * mfpPiece
+	s.next++
+	return s.x.Values(dst, lo, min(lo+mfpPiece, s.x.Len()))
+}
+
 // expand evaluates f's arguments over row and expands it.
 func expand(f expr.FlatMap, row []repr.Datum) (expr.Expansion, error) {
 	args := make([]repr.Datum, len(f.Args))
