@@ -111,6 +111,9 @@ func (r *renderer) mfp(top expr.Relation) (Collection, error) {
 		// and expanded a piece of an expansion's values.
 		var bufs [2][]repr.Datum
 		var row, expanded []repr.Datum
+		// rowAtATime: a chain with no FlatMap and no call drawn per row
+		// takes each update's row through its steps a row at a time.
+		rowAtATime := !perRow && !slices.ContainsFunc(steps, isFlatMap)
 		pack := func(good []arrange.Update, results [][]repr.Datum, u arrange.Update) []arrange.Update {
 			good = slices.Grow(good, len(results))
 			for _, ds := range results {
@@ -210,6 +213,17 @@ func (r *renderer) mfp(top expr.Relation) (Collection, error) {
 							copies.next(u)
 						}
 						scratch = decode(u.Key, types, scratch)
+						if rowAtATime {
+							// One row in, at most one out: it goes
+							// through the steps in two buffers and is
+							// packed as it leaves (packSteps). A failure
+							// packs nothing of it.
+							var err error
+							if good, err = packSteps(steps, 1, func(int) []repr.Datum { return scratch }, &bufs, &packer, good, u); err != nil {
+								bad = append(bad, errorUpdate(err, u.Time, u.Diff))
+							}
+							continue
+						}
 						results := [][]repr.Datum{scratch}
 						k := 0
 						var err error
