@@ -4,7 +4,6 @@ import (
 	"testing"
 
 	"freshet/arrange"
-	"freshet/dataflow"
 	"freshet/expr"
 	"freshet/repr"
 )
@@ -20,25 +19,7 @@ func BenchmarkMapFilterProject(b *testing.B) {
 	plan := expr.Project{Outputs: []int{0, 2}, Input: expr.Filter{
 		Predicates: []expr.Scalar{expr.CallBinary{Func: expr.Gt, Left: expr.Column{Index: 2}, Right: lit(10)}},
 		Input:      expr.Map{Scalars: []expr.Scalar{v21}, Input: expr.Get{ID: 1, Types: types}}}}
-	var in *dataflow.InputHandle[arrange.Update]
-	outputs := 0
-	w := dataflow.NewWorker(0, dataflow.NewProcessAllocator(1, nil), func(f dataflow.Failure) { b.Fatal(f) })
-	w.Enqueue(dataflow.Command{ID: 1, Build: func(bl *dataflow.Builder) {
-		c, err := Render(bl, plan, SourceFunc(func(bl *dataflow.Builder, _ expr.GlobalID, _ int) (Collection, error) {
-			h, s := dataflow.NewInputHandle[arrange.Update](bl, "t")
-			in = h
-			return Collection{Rows: s, Errs: empty(bl)}, nil
-		}))
-		if err != nil {
-			b.Fatal(err)
-		}
-		dataflow.NewProbe(dataflow.Inspect(c.Rows, "count", func(uint64, arrange.Update) { outputs++ }))
-	}})
-	settle := func() {
-		for w.Step() {
-		}
-	}
-	settle()
+	in, settle, outputs := renderOnOneWorker(b, plan)
 	const batch = 1000
 	msgs := 0
 	b.ResetTimer()
@@ -55,8 +36,8 @@ func BenchmarkMapFilterProject(b *testing.B) {
 	}
 	b.StopTimer()
 	// v in 0..99: v*2+1 > 10 for v >= 5, 95 of every 100.
-	if want := msgs * batch * 95 / 100; outputs != want {
-		b.Fatalf("%d rows out, want %d", outputs, want)
+	if want := msgs * batch * 95 / 100; *outputs != want {
+		b.Fatalf("%d rows out, want %d", *outputs, want)
 	}
 	in.Close()
 	settle()

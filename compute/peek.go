@@ -34,20 +34,27 @@ func PeekOf(plan expr.Relation) (Peek, bool) {
 // Project steps over it, bottom-up, and reports whether plan is such a
 // chain over a Get.
 func stepsOverGet(plan expr.Relation) (expr.Get, []expr.Relation, bool) {
-	var chain []expr.Relation
-	for node := plan; ; {
+	steps, node := mapFilterProject(plan)
+	get, ok := node.(expr.Get)
+	return get, steps, ok
+}
+
+// mapFilterProject returns the Map, Filter and Project steps at the top
+// of plan, bottom-up, and the relation under them.
+func mapFilterProject(plan expr.Relation) ([]expr.Relation, expr.Relation) {
+	var steps []expr.Relation
+	node := plan
+	for {
 		switch n := node.(type) {
 		case expr.Map:
-			chain, node = append(chain, n), n.Input
+			steps, node = append(steps, n), n.Input
 		case expr.Filter:
-			chain, node = append(chain, n), n.Input
+			steps, node = append(steps, n), n.Input
 		case expr.Project:
-			chain, node = append(chain, n), n.Input
-		case expr.Get:
-			slices.Reverse(chain)
-			return n, chain, true
+			steps, node = append(steps, n), n.Input
 		default:
-			return expr.Get{}, nil, false
+			slices.Reverse(steps)
+			return steps, node
 		}
 	}
 }
@@ -74,26 +81,11 @@ func (p Peek) Rows(row []byte, dst [][]repr.Datum) ([][]repr.Datum, error) {
 // and when a step fails on a row: the dataflow reports the error as it
 // does for any plan.
 func FoldConstant(plan expr.Relation) (expr.Constant, bool) {
-	var steps []expr.Relation
-	node := plan
-walk:
-	for {
-		switch n := node.(type) {
-		case expr.Map:
-			steps, node = append(steps, n), n.Input
-		case expr.Filter:
-			steps, node = append(steps, n), n.Input
-		case expr.Project:
-			steps, node = append(steps, n), n.Input
-		default:
-			break walk
-		}
-	}
+	steps, node := mapFilterProject(plan)
 	c, ok := node.(expr.Constant)
 	if !ok || len(steps) == 0 || expr.StepsCallPerRow(steps) || expr.Check(plan) != nil {
 		return expr.Constant{}, false
 	}
-	slices.Reverse(steps)
 	out := expr.Constant{Types: plan.Typ()}
 	for _, r := range c.Rows {
 		if r.Diff == 0 {

@@ -22,25 +22,7 @@ func BenchmarkReduceOneGroup(b *testing.B) {
 		Aggregates: []expr.Aggregate{{Func: expr.Count, Expr: expr.Bool(true)}, {Func: expr.Sum, Expr: expr.Column{Index: 1}}}}
 	for _, rows := range []int{10_000, 1_000_000} {
 		b.Run(fmt.Sprintf("rows=%d", rows), func(b *testing.B) {
-			var in *dataflow.InputHandle[arrange.Update]
-			var outputs int
-			w := dataflow.NewWorker(0, dataflow.NewProcessAllocator(1, nil), func(f dataflow.Failure) { b.Fatal(f) })
-			w.Enqueue(dataflow.Command{ID: 1, Build: func(bl *dataflow.Builder) {
-				c, err := Render(bl, plan, SourceFunc(func(bl *dataflow.Builder, _ expr.GlobalID, _ int) (Collection, error) {
-					h, s := dataflow.NewInputHandle[arrange.Update](bl, "t")
-					in = h
-					return Collection{Rows: s, Errs: empty(bl)}, nil
-				}))
-				if err != nil {
-					b.Fatal(err)
-				}
-				dataflow.NewProbe(dataflow.Inspect(c.Rows, "count", func(uint64, arrange.Update) { outputs++ }))
-			}})
-			settle := func() {
-				for w.Step() {
-				}
-			}
-			settle()
+			in, settle, counted := renderOnOneWorker(b, plan)
 			upds := make([]arrange.Update, rows)
 			for i := range upds {
 				upds[i] = arrange.Update{Key: repr.PackRow(repr.NewInt4(7), repr.NewInt4(int32(i))), Diff: 1}
@@ -48,7 +30,7 @@ func BenchmarkReduceOneGroup(b *testing.B) {
 			in.Send(0, upds...)
 			in.Advance(1)
 			settle()
-			outputs = 0
+			*counted = 0
 			b.ResetTimer()
 			start := time.Now()
 			for i := 0; i < b.N; i++ {
@@ -60,12 +42,37 @@ func BenchmarkReduceOneGroup(b *testing.B) {
 			elapsed := time.Since(start)
 			b.StopTimer()
 			// Each insert retracts the group's row and adds the new one.
-			if outputs != 2*b.N {
-				b.Fatalf("%d output updates for %d inserts", outputs, b.N)
+			if *counted != 2*b.N {
+				b.Fatalf("%d output updates for %d inserts", *counted, b.N)
 			}
 			b.ReportMetric(float64(elapsed.Nanoseconds())/float64(b.N)/1e3, "µs/insert")
 			in.Close()
 			settle()
 		})
 	}
+}
+
+// renderOnOneWorker renders plan, whose one Get is fed by in, on a worker
+// of its own, and returns in, a settle that steps the worker until it is
+// quiet, and the count of the rows the plan has put out.
+func renderOnOneWorker(b *testing.B, plan expr.Relation) (in *dataflow.InputHandle[arrange.Update], settle func(), counted *int) {
+	counted = new(int)
+	w := dataflow.NewWorker(0, dataflow.NewProcessAllocator(1, nil), func(f dataflow.Failure) { b.Fatal(f) })
+	w.Enqueue(dataflow.Command{ID: 1, Build: func(bl *dataflow.Builder) {
+		c, err := Render(bl, plan, SourceFunc(func(bl *dataflow.Builder, _ expr.GlobalID, _ int) (Collection, error) {
+			h, s := dataflow.NewInputHandle[arrange.Update](bl, "t")
+			in = h
+			return Collection{Rows: s, Errs: empty(bl)}, nil
+		}))
+		if err != nil {
+			b.Fatal(err)
+		}
+		dataflow.NewProbe(dataflow.Inspect(c.Rows, "count", func(uint64, arrange.Update) { *counted++ }))
+	}})
+	settle = func() {
+		for w.Step() {
+		}
+	}
+	settle()
+	return in, settle, counted
 }
