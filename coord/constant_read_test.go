@@ -38,6 +38,9 @@ func TestConstantReadBuildsNoDataflow(t *testing.T) {
 	// A step that fails, and one that draws a value per row, are left
 	// to a dataflow, which reports and draws them as for any plan.
 	env.failsWith(s, "SELECT 1 / 0", sqlerr.DivisionByZero, "division by zero")
+	// A statement that cancels itself while it is planned is cancelled,
+	// folded or not, as in PostgreSQL.
+	env.failsWith(s, "SELECT pg_cancel_backend(pg_backend_pid())", sqlerr.QueryCanceled)
 	before = built()
 	if got := env.query(s, "SELECT random() < 1"); got != "t" {
 		t.Errorf("SELECT random() < 1 gave %q", got)

@@ -1449,10 +1449,10 @@ func (e *Engine) read(ctx context.Context, plan expr.Relation, deps []uint64, ts
 	// the read time: the oracle's milliseconds since the Unix epoch.
 	plan = expr.ReplaceNow(plan, repr.NewTimestampTZ(repr.TimestampFromTime(time.UnixMilli(int64(ts)))))
 	if c, ok := plan.(expr.Constant); ok {
-		return constantRead(c)
+		return constantRead(ctx, c)
 	}
 	if c, ok := compute.FoldConstant(plan); ok {
-		return constantRead(c)
+		return constantRead(ctx, c)
 	}
 	if p, ok := compute.PeekOf(plan); ok && !e.noPeek {
 		rows, err := e.peek(ctx, p, ts)
@@ -1563,7 +1563,14 @@ func (e *Engine) read(ctx context.Context, plan expr.Relation, deps []uint64, ts
 // consolidated as a dataflow's would be. Building and dropping one on
 // every worker cost a 1,000-row INSERT little CPU but much time behind
 // the workers' other work (a view's maintenance of the write before).
-func constantRead(c expr.Constant) (readResult, error) {
+//
+// It is read in the session: a cancel that came while the statement was
+// planned (a session function such as pg_cancel_backend(pg_backend_pid())
+// runs then) ends it with 57014, as it ends a dataflow's read.
+func constantRead(ctx context.Context, c expr.Constant) (readResult, error) {
+	if err := ctx.Err(); err != nil {
+		return readResult{}, readError(ctx, err)
+	}
 	if err := expr.Check(c); err != nil {
 		return readResult{}, err
 	}
