@@ -185,6 +185,15 @@ func bindConst(c *pg.A_Const) (hscalar, error) {
 // numberLiteral types a numeric literal as PostgreSQL does: an integer
 // that fits int4 is int4, else int8, else numeric; any other is numeric.
 func numberLiteral(s string) (hscalar, error) {
+	l, err := numberValue(s)
+	if err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+// numberValue is numberLiteral's literal, not yet a scalar.
+func numberValue(s string) (hLiteral, error) {
 	if !strings.ContainsAny(s, ".eE") {
 		if v, err := strconv.ParseInt(s, 0, 64); err == nil {
 			if v == int64(int32(v)) {
@@ -195,7 +204,7 @@ func numberLiteral(s string) (hscalar, error) {
 	}
 	d, err := repr.ParseText(repr.Numeric, s)
 	if err != nil {
-		return nil, err
+		return hLiteral{}, err
 	}
 	return hLiteral{v: d, t: repr.Numeric}, nil
 }

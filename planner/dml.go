@@ -132,44 +132,9 @@ func (p *planner) insert(is *pg.InsertStmt) (Statement, error) {
 		sel.LimitCount == nil && sel.LimitOffset == nil && sel.WithClause == nil:
 		// VALUES: each value is cast to its column's type directly, so an
 		// untyped literal is read as that type.
-		def := func(i int) (hscalar, error) {
-			if i >= len(cols) {
-				return nil, sqlerr.New(sqlerr.SyntaxError, "INSERT has more expressions than target columns")
-			}
-			return defaultOf(r, cols[i]), nil
-		}
-		rows, err := p.b.bindValuesRows(sel.ValuesLists, nil, def)
-		if err != nil {
-			return nil, err
-		}
-		full := make([][]hscalar, len(rows))
-		// Each row starts from the defaults; a scalar is a value, so
-		// the rows share them.
-		defaults := make([]hscalar, len(r.Columns))
-		for i := range defaults {
-			defaults[i] = defaultOf(r, i)
-		}
-		for ri, row := range rows {
-			if err := insertArity(len(row), len(cols), is.Cols != nil); err != nil {
-				return nil, errorAt(err, p.b.sql, nodeLocation(sel.ValuesLists[ri].GetList().GetItems()[0]))
-			}
-			out := make([]hscalar, len(r.Columns))
-			copy(out, defaults)
-			for j, s := range row {
-				item := sel.ValuesLists[ri].GetList().GetItems()[j]
-				if item.GetSetToDefault() != nil || overridden(r, cols[j], is.Override) {
-					continue
-				}
-				if err := checkIdentityInsert(r, cols[j], is.Override); err != nil {
-					return nil, errorAt(err, p.b.sql, nodeLocation(item))
-				}
-				if out[cols[j]], err = p.assign(s, r, cols[j]); err != nil {
-					return nil, errorAt(err, p.b.sql, nodeLocation(item))
-				}
-			}
-			full[ri] = out
-		}
-		if rel, err = p.b.valuesRelation(full, types); err != nil {
+		if c, ok := p.constantRows(is, sel, r, cols, types); ok {
+			rel = c
+		} else if rel, err = p.valuesInsert(is, sel, r, cols, types); err != nil {
 			return nil, err
 		}
 	default:
@@ -228,6 +193,51 @@ func (p *planner) insert(is *pg.InsertStmt) (Statement, error) {
 		}
 	}
 	return ins, nil
+}
+
+// valuesInsert binds the values of an INSERT … VALUES into table r, whose
+// columns cols the values are for, and makes the relation of their full
+// rows: each value is bound and assigned to its column, and each column
+// left out takes its default.
+func (p *planner) valuesInsert(is *pg.InsertStmt, sel *pg.SelectStmt, r Relation, cols []int, types []repr.Type) (hrel, error) {
+	def := func(i int) (hscalar, error) {
+		if i >= len(cols) {
+			return nil, sqlerr.New(sqlerr.SyntaxError, "INSERT has more expressions than target columns")
+		}
+		return defaultOf(r, cols[i]), nil
+	}
+	rows, err := p.b.bindValuesRows(sel.ValuesLists, nil, def)
+	if err != nil {
+		return nil, err
+	}
+	full := make([][]hscalar, len(rows))
+	// Each row starts from the defaults; a scalar is a value, so
+	// the rows share them.
+	defaults := make([]hscalar, len(r.Columns))
+	for i := range defaults {
+		defaults[i] = defaultOf(r, i)
+	}
+	for ri, row := range rows {
+		if err := insertArity(len(row), len(cols), is.Cols != nil); err != nil {
+			return nil, errorAt(err, p.b.sql, nodeLocation(sel.ValuesLists[ri].GetList().GetItems()[0]))
+		}
+		out := make([]hscalar, len(r.Columns))
+		copy(out, defaults)
+		for j, s := range row {
+			item := sel.ValuesLists[ri].GetList().GetItems()[j]
+			if item.GetSetToDefault() != nil || overridden(r, cols[j], is.Override) {
+				continue
+			}
+			if err := checkIdentityInsert(r, cols[j], is.Override); err != nil {
+				return nil, errorAt(err, p.b.sql, nodeLocation(item))
+			}
+			if out[cols[j]], err = p.assign(s, r, cols[j]); err != nil {
+				return nil, errorAt(err, p.b.sql, nodeLocation(item))
+			}
+		}
+		full[ri] = out
+	}
+	return p.b.valuesRelation(full, types)
 }
 
 // insertColumns resolves an INSERT's column list over table r, named

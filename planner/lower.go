@@ -66,7 +66,7 @@ func (l *lowerer) lowerRel(r hrel, outer expr.Relation, cm colMap) (expr.Relatio
 	oa := len(outer.Typ())
 	switch r := r.(type) {
 	case hConstant:
-		c := expr.Constant{Types: r.typ}
+		c := expr.Constant{Types: r.typ, Rows: make([]expr.Row, 0, len(r.rows))}
 		for _, row := range r.rows {
 			c.Rows = append(c.Rows, expr.Row{Datums: row, Diff: 1})
 		}
