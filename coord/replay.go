@@ -60,6 +60,12 @@ func newReplayChunk(k, n, avg int) *replayChunk {
 	if avg > 0 {
 		bytes = min(bytes, rows*avg*9/8)
 	}
+	if k >= 6 {
+		// A full chunk of short rows is still worth mapping in whole:
+		// 4,096 rows of 14 bytes were 63 KiB, just short of it, and were
+		// faulted in a page at a time.
+		bytes = max(bytes, prefault.Min)
+	}
 	c := &replayChunk{
 		rows: make([]byte, 0, max(bytes, n)),
 		ends: make([]uint32, 0, rows),

@@ -12,6 +12,7 @@ import (
 
 	"freshet/arrange"
 	"freshet/catalog"
+	"freshet/internal/prefault"
 	"freshet/repr"
 )
 
@@ -174,6 +175,17 @@ func TestReplayShardDealsWithoutGrowing(t *testing.T) {
 	for i := range want {
 		if !slices.Equal(got[i], want[i]) {
 			t.Fatalf("row %d: got %d bytes, want %d", i, len(got[i]), len(want[i]))
+		}
+	}
+}
+
+// TestFullReplayChunkIsMappedInWhole: a chunk of full size is sized to be
+// worth mapping in whole (prefault.Min) even when its rows are short, so
+// that filling it takes no page faults.
+func TestFullReplayChunkIsMappedInWhole(t *testing.T) {
+	for _, avg := range []int{1, 14, 20, 200} {
+		if c := newReplayChunk(6, avg, avg); cap(c.rows) < prefault.Min {
+			t.Errorf("a full chunk for rows of %d bytes holds %d bytes, below %d", avg, cap(c.rows), prefault.Min)
 		}
 	}
 }
