@@ -61,9 +61,8 @@ func newReplayChunk(k, n, avg int) *replayChunk {
 		bytes = min(bytes, rows*avg*9/8)
 	}
 	if k >= 6 {
-		// A full chunk of short rows is still worth mapping in whole:
-		// 4,096 rows of 14 bytes were 63 KiB, just short of it, and were
-		// faulted in a page at a time.
+		// A full chunk of short rows is still worth mapping in whole,
+		// not faulted in a page at a time.
 		bytes = max(bytes, prefault.Min)
 	}
 	c := &replayChunk{
