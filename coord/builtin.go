@@ -3,6 +3,7 @@ package coord
 import (
 	"fmt"
 	"strings"
+	"sync"
 
 	"freshet/catalog"
 	"freshet/expr"
@@ -39,6 +40,19 @@ const pgCatalogSchema = "pg_catalog"
 type builtinView struct {
 	columns []planner.RelationColumn
 	sql     string
+	// build, if set, makes sql at its first use: the text of a large
+	// constant relation (the keywords, pg_proc) took a fifth of the
+	// server's start, restarts among them, for a relation most sessions
+	// never read.
+	build func() string
+}
+
+// text returns the view's SQL.
+func (v builtinView) text() string {
+	if v.build != nil {
+		return v.build()
+	}
+	return v.sql
 }
 
 func col(name string, t repr.Type, nullable bool) planner.RelationColumn {
@@ -57,7 +71,7 @@ var builtinViews = map[string]builtinView{
 }
 
 func init() {
-	builtinViews["pg_proc"] = builtinView{columns: pgProcColumns, sql: pgProcSQL()}
+	builtinViews["pg_proc"] = builtinView{columns: pgProcColumns, build: sync.OnceValue(pgProcSQL)}
 }
 
 // resolveBuiltin returns the built-in pg_catalog relation name, if there
@@ -94,7 +108,7 @@ func (s *Session) resolveBuiltin(name planner.QualifiedName) (planner.Relation, 
 		Name:    planner.QualifiedName{Database: db, Schema: schema, Name: name.Name},
 		Kind:    planner.KindView,
 		Columns: v.columns,
-		SQL:     typedSQL(v.columns, v.sql),
+		SQL:     typedSQL(v.columns, v.text()),
 	}, true
 }
 

@@ -3,6 +3,7 @@ package coord
 import (
 	"sort"
 	"strings"
+	"sync"
 
 	pg "github.com/pganalyze/pg_query_go/v5"
 
@@ -63,5 +64,5 @@ func keywordsSQL() string {
 }
 
 func init() {
-	builtinViews["freshet_keywords"] = builtinView{columns: keywordColumns, sql: keywordsSQL()}
+	builtinViews["freshet_keywords"] = builtinView{columns: keywordColumns, build: sync.OnceValue(keywordsSQL)}
 }
