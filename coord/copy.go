@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"freshet/internal/prefault"
 	"io"
 	"slices"
 	"strings"
@@ -102,6 +103,7 @@ func (s *Session) copyFrom(ctx context.Context, st *planner.Copy, w pgwire.Write
 				parts = append(parts, writes)
 			}
 			writes = make([]TableWrite, 0, min(max(2*len(writes), 64), copyChunkRows))
+			prefault.Slice(writes)
 		}
 		writes = append(writes, TableWrite{Table: uint64(st.Table.ID), Row: row, Diff: 1, Shape: st.Table.Shape})
 		n++

@@ -2,6 +2,7 @@ package coord
 
 import (
 	"freshet/expr"
+	"freshet/internal/prefault"
 	"freshet/planner"
 	"freshet/repr"
 	"freshet/sqlerr"
@@ -133,6 +134,7 @@ func (b *copyRowBuilder) row(fields [][]byte, zone *repr.Zone) (repr.Row, int, e
 	size := len(b.encoded)
 	if cap(b.arena)-len(b.arena) < size {
 		b.arena = make([]byte, 0, max(copyArenaSize, size))
+		prefault.Slice(b.arena)
 	}
 	start := len(b.arena)
 	for _, sp := range b.spans {

@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"freshet/internal/prefault"
 	"iter"
 	"log/slog"
 	"maps"
@@ -1158,6 +1159,7 @@ func (e *Engine) feedLocked(p *pendingWrite) error {
 			i := int(arrange.KeyHash(w.Row) % uint64(e.workers))
 			if buckets[i] == nil {
 				buckets[i] = make([]arrange.Update, 0, share)
+				prefault.Slice(buckets[i])
 			}
 			buckets[i] = append(buckets[i], arrange.Update{Key: w.Row, Time: p.ts, Diff: w.Diff})
 		}
