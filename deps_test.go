@@ -25,7 +25,7 @@ var layers = map[string][]string{
 	// Maps in a large buffer about to be filled with one system call.
 	"internal/prefault": nil,
 	"arrange":           {"dataflow", "internal/prefault"},
-	"storage":           {"sqlerr"},
+	"storage":           {"internal/prefault", "sqlerr"},
 	"sqlerr":            nil,
 	"scram":             nil,
 	"repr":              {"sqlerr"},

@@ -1,6 +1,7 @@
 package arrange
 
 import (
+	"freshet/internal/prefault"
 	"math"
 
 	"freshet/dataflow"
@@ -632,6 +633,10 @@ func (b *Batcher) newChunk() *chunk {
 		arena: make([]byte, 0, arena),
 		least: Done,
 	}
+	// A new chunk is filled whole before it is read: it is mapped in at
+	// once, not a page fault at a time.
+	prefault.Slice(c.recs)
+	prefault.Slice(c.arena)
 	b.held += c.size()
 	return c
 }

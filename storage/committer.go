@@ -2,6 +2,7 @@ package storage
 
 import (
 	"encoding/binary"
+	"freshet/internal/prefault"
 	"time"
 
 	"github.com/cockroachdb/pebble/v2"
@@ -85,6 +86,10 @@ func (s *Store) commitGroup(group []*request) error {
 	// over and over.
 	b := s.db.NewBatchWithSize(batchSize(group))
 	defer b.Close()
+	// The batch's buffer is written whole: it is mapped in at once, not
+	// a page fault at a time. Repr is that buffer, at its full capacity,
+	// and mapping it in changes none of it.
+	prefault.Slice(b.Repr())
 	seq, upper := s.nextSeq, s.upper.Load()
 	var key, value []byte
 	for _, r := range group {
