@@ -52,7 +52,8 @@ type replayChunk struct {
 // their rows. A chunk's bytes are sized for its rows at avg, and an
 // eighth more, so that it fills both at about once; one of full size is
 // then mapped in whole (prefault), as all but a shard's last are
-// filled.
+// filled, and holds at least prefault.Min bytes (rows of a byte or two
+// leave some of it unwritten).
 func newReplayChunk(k, n, avg int) *replayChunk {
 	shift := min(k, 6)
 	rows := replayChunkRows >> (6 - shift)

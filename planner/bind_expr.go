@@ -195,7 +195,8 @@ func numberLiteral(s string) (hscalar, error) {
 // numberValue is numberLiteral's literal, not yet a scalar.
 func numberValue(s string) (hLiteral, error) {
 	if !strings.ContainsAny(s, ".eE") {
-		if v, err := strconv.ParseInt(s, 0, 64); err == nil {
+		// Decimal, whatever its leading zeros: 0777 is 777, not octal.
+		if v, err := strconv.ParseInt(s, 10, 64); err == nil {
 			if v == int64(int32(v)) {
 				return hLiteral{v: repr.NewInt4(int32(v)), t: repr.Int4}, nil
 			}
