@@ -1,10 +1,10 @@
 package arrange
 
 import (
-	"freshet/internal/prefault"
 	"math"
 
 	"freshet/dataflow"
+	"freshet/internal/prefault"
 )
 
 // Batcher collects updates in any order and seals them into batches.

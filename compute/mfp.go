@@ -28,7 +28,7 @@ func (r *renderer) mfp(top expr.Relation) (Collection, error) {
 	split := -1
 	c, isConstant := node.(expr.Constant)
 	if isConstant && !perRow {
-		split = slices.IndexFunc(steps, func(s expr.Relation) bool { _, ok := s.(expr.FlatMap); return ok })
+		split = slices.IndexFunc(steps, isFlatMap)
 	}
 	var in Collection
 	if split >= 0 {
@@ -114,6 +114,9 @@ func (r *renderer) mfp(top expr.Relation) (Collection, error) {
 		// rowAtATime: a chain with no FlatMap and no call drawn per row
 		// takes each update's row through its steps a row at a time.
 		rowAtATime := !perRow && !slices.ContainsFunc(steps, isFlatMap)
+		// restByRow: the chain past an expansion (steps[from:]) runs a
+		// row at a time likewise.
+		restByRow := func() bool { return !perRow && !slices.ContainsFunc(steps[from:], isFlatMap) }
 		pack := func(good []arrange.Update, results [][]repr.Datum, u arrange.Update) []arrange.Update {
 			good = slices.Grow(good, len(results))
 			for _, ds := range results {
@@ -148,7 +151,7 @@ func (r *renderer) mfp(top expr.Relation) (Collection, error) {
 				// fromValues is set when this run's piece was a share's,
 				// taken from its values: the piece is the run's output.
 				fromValues := false
-				if len(pending) == 0 && sh != nil && !slices.ContainsFunc(steps[from:], isFlatMap) {
+				if len(pending) == 0 && sh != nil && restByRow() {
 					fromValues = true
 					// The share's next piece goes through the rest of the
 					// chain from its values, a row at a time: no row of
@@ -184,7 +187,7 @@ func (r *renderer) mfp(top expr.Relation) (Collection, error) {
 					piece := pending[:min(len(pending), mfpPiece)]
 					pending = pending[len(piece):]
 					copies.n = puCopy
-					if !perRow && !slices.ContainsFunc(steps[from:], isFlatMap) {
+					if restByRow() {
 						// The rows pass through the steps one at a time,
 						// in two buffers, and are packed as they leave:
 						// no row of datums is made for each step.

@@ -5,12 +5,12 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"freshet/internal/prefault"
 	"io"
 	"slices"
 	"strings"
 
 	"freshet/expr"
+	"freshet/internal/prefault"
 	"freshet/pgwire"
 	"freshet/planner"
 	"freshet/sqlerr"

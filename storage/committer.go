@@ -2,11 +2,11 @@ package storage
 
 import (
 	"encoding/binary"
-	"freshet/internal/prefault"
 	"time"
 
 	"github.com/cockroachdb/pebble/v2"
 
+	"freshet/internal/prefault"
 	"freshet/sqlerr"
 )
 
