@@ -88,6 +88,7 @@ func (e *Engine) Drop(ctx context.Context, plan PlanDrop) (*catalog.DropPlan, er
 		}
 		delete(e.sys.readers, o.ID)
 		e.forgetIntrospectReaderLocked(o.ID)
+		e.forgetImportsLocked(o.ID)
 	}
 	for _, d := range order {
 		delete(e.retired, d.id)

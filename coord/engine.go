@@ -123,6 +123,13 @@ type Engine struct {
 	compacted uint64
 	tables    map[uint64]*table
 	dataflows map[uint64]dataflow.ID
+	// under maps each materialized view and index to the tables under
+	// its dataflow; companions caches, by table, the tables a write to
+	// it advances; eager counts the subscriptions under which each table
+	// is, which every write advances (advance.go).
+	under      map[uint64][]uint64
+	companions map[uint64][]*table
+	eager      map[uint64]int
 	// retired are the dataflows of indexes dropped while other dataflows
 	// still import them, by dataflow: they left the catalog, keep
 	// serving (and compacting for) their importers, and are dropped when
@@ -205,6 +212,8 @@ type Engine struct {
 // table is a table's dataflow: one input per worker.
 type table struct {
 	inputs []*dataflow.InputHandle[arrange.Update]
+	// advanced is the time the inputs were last advanced to (advance.go).
+	advanced uint64
 }
 
 // Open starts an engine: it opens storage, loads the catalog, rebuilds
@@ -787,12 +796,14 @@ func (e *Engine) RebuildIndex(ctx context.Context, o *catalog.Object, on expr.Re
 
 func (e *Engine) buildIndexLocked(ctx context.Context, o *catalog.Object, on expr.Relation, keys []expr.Scalar) error {
 	e.noteSystemReaderLocked(o.ID, on)
+	e.noteImportsLocked(o.ID, dependencies(on))
 	ix := e.joinIndexes()
 	source := e.sharedSourceLocked()
 	err := e.buildExportLocked(ctx, o, func(b *dataflow.Builder) error {
 		return compute.ExportIndex(b, e.reg, on, keys, source, ix, expr.GlobalID(o.ID))
 	})
 	if err != nil {
+		e.forgetImportsLocked(o.ID)
 		return err
 	}
 	e.idxMu.Lock()
@@ -880,6 +891,7 @@ func (e *Engine) buildTableLocked(ctx context.Context, o *catalog.Object, replay
 	}
 	e.tables[o.ID] = t
 	e.dataflows[o.ID] = id
+	e.companions = nil
 	if tk != nil {
 		for _, k := range tk.keys {
 			if v, dup := k.duplicated(); dup {
@@ -890,8 +902,9 @@ func (e *Engine) buildTableLocked(ctx context.Context, o *catalog.Object, replay
 		}
 		e.setKeysLocked(o.ID, tk)
 	}
+	t.advanced = e.oracle.read() + 1
 	for _, h := range t.inputs {
-		if err := h.Advance(e.oracle.read() + 1); err != nil {
+		if err := h.Advance(t.advanced); err != nil {
 			return err
 		}
 	}
@@ -1121,6 +1134,7 @@ func (e *Engine) feedLocked(p *pendingWrite) error {
 		t       *table
 		buckets [][]arrange.Update
 		share   int // a bucket's room: an even share of the run
+		written []uint64
 	)
 	send := func() {
 		for i, b := range buckets {
@@ -1147,6 +1161,9 @@ func (e *Engine) feedLocked(p *pendingWrite) error {
 				}
 				id, t = w.Table, e.tables[w.Table]
 				e.lastWrite[id] = p.ts
+				if !slices.Contains(written, id) {
+					written = append(written, id)
+				}
 				if buckets == nil {
 					buckets = make([][]arrange.Update, len(t.inputs))
 				}
@@ -1167,17 +1184,11 @@ func (e *Engine) feedLocked(p *pendingWrite) error {
 	if t != nil {
 		send()
 	}
-	e.advanceLocked(p.ts + 1)
+	// The write's tables, and those a view over them also reads, move
+	// past it (advance.go).
+	e.advanceWrittenLocked(p, written)
 	e.fed = p.ts
 	return nil
-}
-
-func (e *Engine) advanceLocked(t uint64) {
-	for _, tb := range e.tables {
-		for _, h := range tb.inputs {
-			h.Advance(t)
-		}
-	}
 }
 
 // WrittenSince reports whether any of the tables was written after ts.
@@ -1225,6 +1236,10 @@ func (e *Engine) allowCompactionLocked() {
 	if frontier < e.compacted+compactionEvery {
 		return
 	}
+	// No export may compact past a time its tables' inputs have not
+	// passed: the tables that writes did not concern catch up first
+	// (advance.go).
+	e.catchUpAllLocked()
 	e.compacted = frontier
 	for id := range e.dataflows {
 		e.reg.AllowCompaction(arrange.GlobalID(id), frontier)
@@ -1346,13 +1361,16 @@ func (e *Engine) readAt(ctx context.Context, plan expr.Relation, ts uint64) (rea
 			return readResult{}, err
 		}
 	}
+	deps := dependencies(plan)
 	e.mu.Lock()
 	err := e.checkReadShapesLocked(plan, ts)
+	if err == nil {
+		e.catchUpLocked(deps)
+	}
 	e.mu.Unlock()
 	if err != nil {
 		return readResult{}, err
 	}
-	deps := dependencies(plan)
 	res, err := e.read(ctx, plan, deps, ts)
 	if errors.Is(err, arrange.ErrNoExport) || errors.Is(err, arrange.ErrSourceGone) {
 		return readResult{}, e.awaitFailure(ctx, deps, err)
@@ -1842,15 +1860,20 @@ func (e *Engine) RebuildView(ctx context.Context, o *catalog.Object, plan expr.R
 
 func (e *Engine) buildViewLocked(ctx context.Context, o *catalog.Object, plan expr.Relation) error {
 	e.noteSystemReaderLocked(o.ID, plan)
+	e.noteImportsLocked(o.ID, dependencies(plan))
 	ix := e.joinIndexes()
 	source := e.sharedSourceLocked()
-	return e.buildExportLocked(ctx, o, func(b *dataflow.Builder) error {
+	err := e.buildExportLocked(ctx, o, func(b *dataflow.Builder) error {
 		c, err := compute.RenderIndexed(b, plan, source, ix)
 		if err != nil {
 			return err
 		}
 		return compute.Export(b, e.reg, c, expr.GlobalID(o.ID))
 	})
+	if err != nil {
+		e.forgetImportsLocked(o.ID)
+	}
+	return err
 }
 
 // buildExportLocked builds the dataflow of object o at the read time with

@@ -82,6 +82,7 @@ func (e *Engine) handleFailure(f dataflow.Failure) {
 		marks[d.obj] = err
 		delete(e.dataflows, d.obj)
 		delete(e.tables, d.obj)
+		e.forgetImportsLocked(d.obj)
 		if o := e.cat.Get(d.obj); o != nil && o.Kind == catalog.Index {
 			// Reads of the indexed view compute it again instead.
 			e.forgetIndex(o)

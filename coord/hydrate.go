@@ -29,6 +29,9 @@ type hydration struct {
 // checkDependsLocked): the create may yet be undone. The caller holds mu.
 func (e *Engine) startHydrationLocked(o *catalog.Object) *hydration {
 	h := &hydration{ts: e.fed, dataflow: e.dataflows[o.ID]}
+	// The tables under o move past the fed time, or o's upper would not
+	// (advance.go).
+	e.catchUpLocked([]uint64{o.ID})
 	e.readsMu.Lock()
 	e.creating[o.ID] = h
 	e.readsMu.Unlock()

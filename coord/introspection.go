@@ -134,6 +134,9 @@ type engineState struct {
 	// sessions are the clients' sessions, by process id.
 	sessions []sessionInfo
 	fed      uint64
+	// given is, by object, the time up to which every table under it
+	// has been advanced (advance.go): its upper can be no further.
+	given map[uint64]uint64
 	// traces are the exported arrangements' shards, by object and
 	// worker.
 	traces map[uint64][]traceInfo
@@ -167,8 +170,9 @@ type traceTotals struct {
 	// upper is the least upper of the shards (the write frontier),
 	// since the greatest since.
 	upper, since uint64
-	// lag is how far upper is behind the newest write fed, in the
-	// oracle's milliseconds: 0 once every write fed so far is in.
+	// lag is how far upper is behind the newest write fed that
+	// concerns the object (the time its tables were advanced to), in
+	// the oracle's milliseconds: 0 once every such write is in.
 	lag int64
 }
 
@@ -186,8 +190,12 @@ func (st *engineState) totals(id uint64) (traceTotals, bool) {
 		t.upper = min(t.upper, ti.upper)
 		t.since = max(t.since, ti.since)
 	}
-	if t.upper <= st.fed {
-		t.lag = int64(st.fed - t.upper + 1)
+	given, ok := st.given[id]
+	if !ok {
+		given = st.fed
+	}
+	if t.upper <= given {
+		t.lag = int64(given - t.upper + 1)
 	}
 	return t, true
 }
@@ -202,6 +210,10 @@ func (e *Engine) introspect(ctx context.Context) *engineState {
 		st.dataflows[id] = d
 	}
 	st.fed = e.fed
+	st.given = map[uint64]uint64{}
+	for id := range e.dataflows {
+		st.given[id] = e.givenLocked(id)
+	}
 	e.mu.Unlock()
 	for _, o := range st.objects {
 		st.byID[o.ID] = o

@@ -95,7 +95,7 @@ var (
 	descTransient   = prometheus.NewDesc("freshet_transient_memory_bytes", "Bytes held by transient dataflows (queries, subscriptions) now.", nil, nil)
 	descRecords     = prometheus.NewDesc("freshet_arrangement_records", "Updates each object's exported arrangement holds, summed over the workers.", []string{"object", "kind"}, nil)
 	descBytes       = prometheus.NewDesc("freshet_arrangement_bytes", "Bytes of each object's exported arrangement's batches, summed over the workers.", []string{"object", "kind"}, nil)
-	descLag         = prometheus.NewDesc("freshet_freshness_lag_ms", "How far each object's output is behind the newest write, in the oracle's milliseconds: 0 when every write is in.", []string{"object", "kind"}, nil)
+	descLag         = prometheus.NewDesc("freshet_freshness_lag_ms", "How far each object's output is behind the newest write that concerns it, in the oracle's milliseconds: 0 when every such write is in.", []string{"object", "kind"}, nil)
 )
 
 func (engineCollector) Describe(ch chan<- *prometheus.Desc) {

@@ -39,13 +39,16 @@ func (e *Engine) StreamRows(ctx context.Context, plan expr.Relation, ts uint64, 
 	if !ok || e.noPeek {
 		return false, nil
 	}
+	deps := dependencies(plan)
 	e.mu.Lock()
 	err := e.checkReadShapesLocked(plan, ts)
+	if err == nil {
+		e.catchUpLocked(deps)
+	}
 	e.mu.Unlock()
 	if err != nil {
 		return true, err
 	}
-	deps := dependencies(plan)
 	err = e.streamPeek(ctx, p, deps, ts, emit)
 	if errors.Is(err, arrange.ErrNoExport) || errors.Is(err, arrange.ErrSourceGone) {
 		return true, e.awaitFailure(ctx, deps, err)

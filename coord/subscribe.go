@@ -69,6 +69,9 @@ type Subscription struct {
 	// follows says it reads an introspection table (and counts among
 	// those that keep them written).
 	follows bool
+	// followed are the tables under it, which every write advances
+	// while it runs (Engine.followLocked).
+	followed []uint64
 	// frontier is the frontier sent last (the start before the first
 	// batch); first is set until the first batch is sent.
 	frontier uint64
@@ -115,6 +118,9 @@ func (e *Engine) Subscribe(ctx context.Context, plan expr.Relation, opts Subscri
 		sub.follows = true
 		e.intro.following.Add(1)
 	}
+	e.mu.Lock()
+	sub.followed = e.followLocked(deps)
+	e.mu.Unlock()
 	context.AfterFunc(rctx, sub.teardown)
 	for _, t := range plan.Typ() {
 		sub.types = append(sub.types, t.Type)
@@ -361,5 +367,8 @@ func (sub *Subscription) teardown() {
 			sub.e.cluster.Drop(context.Background(), sub.df)
 		}
 		sub.e.endRead(sub.read)
+		sub.e.mu.Lock()
+		sub.e.unfollowLocked(sub.followed)
+		sub.e.mu.Unlock()
 	}()
 }
