@@ -44,19 +44,25 @@ func (env *sqlEnv) within(s *Session, sql string) string {
 	return strings.Join(sortedCopy(r.rows), " ")
 }
 
+// resolve returns the object named name in the default schema.
+func (env *sqlEnv) resolve(name string) *catalog.Object {
+	env.t.Helper()
+	var o *catalog.Object
+	if err := env.e.Catalog(func(c *catalog.Catalog) error {
+		var err error
+		o, err = c.Resolve(catalog.DefaultDatabase, catalog.DefaultSchema, name)
+		return err
+	}); err != nil {
+		env.t.Fatal(err)
+	}
+	return o
+}
+
 // advancedTo returns the time table name's inputs were advanced to, and
 // the last fed time.
 func (env *sqlEnv) advancedTo(name string) (advanced, fed uint64) {
 	env.t.Helper()
-	var id uint64
-	env.e.Catalog(func(c *catalog.Catalog) error {
-		o, err := c.Resolve(catalog.DefaultDatabase, catalog.DefaultSchema, name)
-		if err != nil {
-			env.t.Fatal(err)
-		}
-		id = o.ID
-		return nil
-	})
+	id := env.resolve(name).ID
 	env.e.mu.Lock()
 	defer env.e.mu.Unlock()
 	return env.e.tables[id].advanced, env.e.fed
@@ -163,8 +169,8 @@ func TestWriteAdvancesWhatItConcerns(t *testing.T) {
 }
 
 // TestCompactionBringsEveryTableUp: once the compaction frontier moves,
-// every table has first been advanced past it, so that no trace is
-// compacted past its upper.
+// every table's inputs have first been advanced past it, so that no
+// export compacts past a time its inputs have not passed.
 func TestCompactionBringsEveryTableUp(t *testing.T) {
 	var clock atomic.Uint64
 	env := openAdvanceEnv(t, &clock)
@@ -206,12 +212,7 @@ func TestSubscriptionFollowsEveryWrite(t *testing.T) {
 	s := env.session()
 	env.within(s, "CREATE TABLE a (k int)")
 	env.within(s, "CREATE TABLE c (k int)")
-	var c *catalog.Object
-	env.e.Catalog(func(cat *catalog.Catalog) error {
-		var err error
-		c, err = cat.Resolve(catalog.DefaultDatabase, catalog.DefaultSchema, "c")
-		return err
-	})
+	c := env.resolve("c")
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	sub, err := env.e.Subscribe(ctx, expr.Get{ID: expr.GlobalID(c.ID), Types: c.ColumnTypes()}, SubscribeOptions{Snapshot: true})
