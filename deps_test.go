@@ -32,7 +32,7 @@ var layers = map[string][]string{
 	"expr":              {"repr", "sqlerr"},
 	"catalog":           {"expr", "repr", "sqlerr", "storage"},
 	"planner":           {"catalog", "expr", "repr", "sqlerr"},
-	"compute":           {"arrange", "dataflow", "expr", "repr", "sqlerr"},
+	"compute":           {"arrange", "dataflow", "expr", "internal/prefault", "repr", "sqlerr"},
 	// coord implements the interfaces pgwire declares (Backend, Session),
 	// so it names pgwire's types; pgwire never imports coord.
 	// Both speak SCRAM: pgwire its exchange, coord its stored verifiers.

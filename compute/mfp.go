@@ -6,6 +6,7 @@ import (
 	"freshet/arrange"
 	"freshet/dataflow"
 	"freshet/expr"
+	"freshet/internal/prefault"
 	"freshet/repr"
 	"freshet/sqlerr"
 )
@@ -421,7 +422,13 @@ func isFlatMap(s expr.Relation) bool {
 // row of datums at each step. On an error, good is returned with the
 // rows packed before it, for the caller to drop.
 func packSteps(steps []expr.Relation, n int, row func(i int) []repr.Datum, bufs *[2][]repr.Datum, p *repr.RowPacker, good []arrange.Update, u arrange.Update) ([]arrange.Update, error) {
-	good = slices.Grow(good, n)
+	if cap(good)-len(good) < n {
+		good = slices.Grow(good, n)
+		// An expansion's pieces can be many rows: the new room for
+		// their updates is mapped in at once, not a page fault at a
+		// time.
+		prefault.Slice(good[len(good):])
+	}
 rows:
 	for i := range n {
 		cur, next := row(i), 0

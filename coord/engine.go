@@ -1509,7 +1509,9 @@ func (e *Engine) read(ctx context.Context, plan expr.Relation, deps []uint64, ts
 			acct.Add(int64(len(u.Key)+len(u.Val)) + int64(unsafe.Sizeof(u)))
 			s.mu.Lock()
 			if n := len(s.rows); n == 0 || len(s.rows[n-1]) == cap(s.rows[n-1]) {
-				s.rows = append(s.rows, make([]arrange.Update, 0, nextReadChunk(s.rows)))
+				c := make([]arrange.Update, 0, nextReadChunk(s.rows))
+				prefault.Slice(c)
+				s.rows = append(s.rows, c)
 			}
 			last := &s.rows[len(s.rows)-1]
 			*last = append(*last, u)
@@ -1560,6 +1562,7 @@ func (e *Engine) read(ctx context.Context, plan expr.Relation, deps []uint64, ts
 		s.mu.Unlock()
 	}
 	rows := make([]arrange.Update, 0, n)
+	prefault.Slice(rows)
 	var errs []arrange.Update
 	for i := range sinks {
 		s := &sinks[i]

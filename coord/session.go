@@ -13,6 +13,7 @@ import (
 	"freshet/catalog"
 	"freshet/compute"
 	"freshet/expr"
+	"freshet/internal/prefault"
 	"freshet/pgwire"
 	"freshet/planner"
 	"freshet/repr"
@@ -1080,6 +1081,7 @@ func encodedWrites(t planner.Target, updates []arrange.Update, split int) (int64
 		n *= 2
 	}
 	writes := make([]TableWrite, 0, n)
+	prefault.Slice(writes)
 	var count int64
 	for _, u := range updates {
 		switch {
