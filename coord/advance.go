@@ -45,16 +45,10 @@ import (
 // among deps and those under the dataflows among them. They are fixed
 // for the dataflow's life, whatever is dropped after it.
 func (e *Engine) noteImportsLocked(id uint64, deps []uint64) {
-	src, complete := e.sourcesLocked(deps)
-	if !complete {
-		// What it reads was just planned, so this does not happen; if it
-		// did, every table now is the safe answer.
-		src = slices.Collect(maps.Keys(e.tables))
-	}
 	if e.under == nil {
 		e.under = map[uint64][]uint64{}
 	}
-	e.under[id] = src
+	e.under[id] = e.sourcesLocked(deps)
 	e.companions = nil
 }
 
@@ -67,31 +61,29 @@ func (e *Engine) forgetImportsLocked(id uint64) {
 }
 
 // sourcesLocked returns the tables under ids: the tables among them and
-// those under the dataflows among them. complete is false when one of
-// them is neither (a source that ended meanwhile): the caller then
-// assumes every table.
-func (e *Engine) sourcesLocked(ids []uint64) (tables []uint64, complete bool) {
-	add := func(id uint64) {
-		if !slices.Contains(tables, id) {
-			tables = append(tables, id)
-		}
-	}
-	complete = true
+// those under the dataflows among them. If one of them is neither (a
+// source that ended meanwhile), it returns every table: advancing one
+// too many is safe, leaving one behind is a read that never ends.
+func (e *Engine) sourcesLocked(ids []uint64) []uint64 {
+	var tables []uint64
 	for _, id := range ids {
 		if _, ok := e.tables[id]; ok {
-			add(id)
+			if !slices.Contains(tables, id) {
+				tables = append(tables, id)
+			}
 			continue
 		}
 		under, ok := e.under[id]
 		if !ok {
-			complete = false
-			continue
+			return slices.Collect(maps.Keys(e.tables))
 		}
 		for _, t := range under {
-			add(t)
+			if !slices.Contains(tables, t) {
+				tables = append(tables, t)
+			}
 		}
 	}
-	return tables, complete
+	return tables
 }
 
 // companionsLocked returns the tables a write to table id advances: id,
@@ -125,15 +117,9 @@ func (e *Engine) companionsLocked(id uint64) []*table {
 	return out
 }
 
-// catchUpLocked advances every table under deps to the last fed time + 1,
-// or every table if what is under deps is not known.
+// catchUpLocked advances every table under deps to the last fed time + 1.
 func (e *Engine) catchUpLocked(deps []uint64) {
-	src, complete := e.sourcesLocked(deps)
-	if !complete {
-		e.catchUpAllLocked()
-		return
-	}
-	for _, id := range src {
+	for _, id := range e.sourcesLocked(deps) {
 		e.tables[id].advance(e.fed + 1)
 	}
 }
@@ -149,17 +135,14 @@ func (e *Engine) catchUpAllLocked() {
 // unfollowLocked is given what it returns: a subscription's, whose
 // progress then follows the engine's time.
 func (e *Engine) followLocked(deps []uint64) []uint64 {
-	src, complete := e.sourcesLocked(deps)
-	if !complete {
-		src = slices.Collect(maps.Keys(e.tables))
-	}
+	src := e.sourcesLocked(deps)
 	if e.eager == nil {
 		e.eager = map[uint64]int{}
 	}
 	for _, id := range src {
 		e.eager[id]++
+		e.tables[id].advance(e.fed + 1)
 	}
-	e.catchUpLocked(deps)
 	return src
 }
 
@@ -193,17 +176,13 @@ func (e *Engine) advanceWrittenLocked(p *pendingWrite, written []uint64) {
 // further, and is behind by what it has still to do.
 func (e *Engine) givenLocked(id uint64) uint64 {
 	given := e.fed
-	src, complete := e.sourcesLocked([]uint64{id})
-	if !complete {
-		return given
-	}
-	for _, s := range src {
+	for _, s := range e.sourcesLocked([]uint64{id}) {
 		given = min(given, e.tables[s].advanced-1)
 	}
 	return given
 }
 
-// advance advances the table's inputs to t, if they are not past it.
+// advance advances the table's inputs to to, if they are not past it.
 func (t *table) advance(to uint64) {
 	if to <= t.advanced {
 		return
