@@ -70,7 +70,13 @@ func (s *Session) copyFrom(ctx context.Context, st *planner.Copy, w pgwire.Write
 		parts  writeSet
 		writes []TableWrite
 		n      int
+		split  *splitWrites
 	)
+	defer func() {
+		if split != nil {
+			split.finish()
+		}
+	}()
 	for ; ; rowNumber++ {
 		fields, err := src.next()
 		if err == io.EOF {
@@ -101,6 +107,7 @@ func (s *Session) copyFrom(ctx context.Context, st *planner.Copy, w pgwire.Write
 		if len(writes) == cap(writes) {
 			if len(writes) > 0 {
 				parts = append(parts, writes)
+				split = s.splitCopy(st, split, parts, n)
 			}
 			writes = make([]TableWrite, 0, min(max(2*len(writes), 64), copyChunkRows))
 			prefault.Slice(writes)
@@ -110,6 +117,9 @@ func (s *Session) copyFrom(ctx context.Context, st *planner.Copy, w pgwire.Write
 	}
 	if len(writes) > 0 {
 		parts = append(parts, writes)
+		if split != nil {
+			split.add(writes)
+		}
 	}
 	if s.tx.status == pgwire.TxInBlock {
 		if err := s.engine.checkBlockWrite(&s.tx.keys, s.tx.writes, parts); err != nil {
@@ -123,12 +133,36 @@ func (s *Session) copyFrom(ctx context.Context, st *planner.Copy, w pgwire.Write
 		}
 		s.tx.noteName(uint64(st.Table.ID), st.Table.Name.Name)
 	} else if n > 0 {
-		if _, err := s.engine.write(ctx, parts); err != nil {
+		if split != nil {
+			split.finish()
+		}
+		if _, err := s.engine.writeSplit(ctx, parts, split); err != nil {
 			return result{}, namedTableError(err, map[uint64]string{uint64(st.Table.ID): st.Table.Name.Name})
 		}
 	}
 	return result{tag: fmt.Sprintf("COPY %d", n)}, nil
 }
+
+// splitCopy gives parts' last part, just filled, to split, which it
+// starts once the COPY has read splitCopyRows rows (n) outside a
+// transaction block, with every part before it. It returns split.
+func (s *Session) splitCopy(st *planner.Copy, split *splitWrites, parts writeSet, n int) *splitWrites {
+	switch {
+	case split != nil:
+		split.add(parts[len(parts)-1])
+	case n >= splitCopyRows && s.tx.status != pgwire.TxInBlock:
+		split = newSplitWrites(uint64(st.Table.ID), s.engine.workers)
+		for _, part := range parts {
+			split.add(part)
+		}
+	}
+	return split
+}
+
+// splitCopyRows is how many rows a COPY reads before it splits them
+// by worker as it reads: below it, a goroutine costs more than it
+// saves.
+const splitCopyRows = 8 << 10
 
 // copyChunkRows is the most rows COPY FROM gathers in one chunk.
 const copyChunkRows = 64 << 10

@@ -117,6 +117,8 @@ type Engine struct {
 	fedCond *sync.Cond
 	// lastWrite is the time of the last write fed to each table.
 	lastWrite map[uint64]uint64
+	// splitFed counts the writes fed split ahead (split.go).
+	splitFed int
 	// holds counts the reads holding each time against compaction;
 	// compacted is the time up to which compaction was last allowed.
 	holds     map[uint64]int
@@ -1006,7 +1008,13 @@ func (d durableWrites) Each(fn func(table uint64, row []byte, diff int64)) {
 }
 
 // write is Write for writes in parts.
-func (e *Engine) write(ctx context.Context, writes writeSet) (_ uint64, err error) {
+func (e *Engine) write(ctx context.Context, writes writeSet) (uint64, error) {
+	return e.writeSplit(ctx, writes, nil)
+}
+
+// writeSplit is write for writes that split holds, split by worker,
+// when it is not nil.
+func (e *Engine) writeSplit(ctx context.Context, writes writeSet, split *splitWrites) (_ uint64, err error) {
 	start := time.Now()
 	n := writes.len()
 	defer func() {
@@ -1052,12 +1060,16 @@ func (e *Engine) write(ctx context.Context, writes writeSet) (_ uint64, err erro
 		e.mu.Unlock()
 		return 0, err
 	}
-	p := &pendingWrite{ts: ts, writes: writes, keys: keys}
+	p := &pendingWrite{ts: ts, writes: writes, keys: keys, split: split}
 	e.pending = append(e.pending, p)
 	e.mu.Unlock()
 
 	var werr error
-	if d := newDurableWrites(writes); d.n > 0 {
+	if split != nil {
+		if split.blocks.Len() > 0 {
+			werr = e.store.WriteUpdates(ctx, ts, &split.blocks)
+		}
+	} else if d := newDurableWrites(writes); d.n > 0 {
 		werr = e.store.WriteUpdates(ctx, ts, d)
 	}
 
@@ -1083,7 +1095,10 @@ type pendingWrite struct {
 	writes writeSet
 	// keys are the write's unique key deltas, reserved until it is
 	// settled.
-	keys    []*keyDelta
+	keys []*keyDelta
+	// split, when set, is writes split by worker ahead of the feed
+	// (split.go).
+	split   *splitWrites
 	durable bool
 	fed     bool
 	err     error
@@ -1136,6 +1151,17 @@ func (e *Engine) feedLocked(p *pendingWrite) error {
 		share   int // a bucket's room: an even share of the run
 		written []uint64
 	)
+	if sp := p.split; sp != nil {
+		e.splitFed++
+		if t := e.tables[sp.table]; t != nil && sp.rows > 0 {
+			e.lastWrite[sp.table] = p.ts
+			written = append(written, sp.table)
+			sp.sendLocked(e, t, p.ts)
+		}
+		e.advanceWrittenLocked(p, written)
+		e.fed = p.ts
+		return nil
+	}
 	send := func() {
 		for i, b := range buckets {
 			if len(b) == 0 {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -36,11 +37,20 @@ func countKeys(t *testing.T, s *Store, table uint64) int {
 // at most blockUpdates updates and about blockBytes of rows, a block
 // never spans two tables, and a scan gives back every update in the
 // order written, before and after a reopen; the same whether they come
-// as a []TableWrite or from an Updates.
+// as a []TableWrite, from an Updates, or encoded ahead as Blocks.
 func TestTableLogBlocks(t *testing.T) {
-	for _, source := range []bool{false, true} {
-		t.Run(fmt.Sprintf("source=%v", source), func(t *testing.T) { testTableLogBlocks(t, source) })
+	for _, source := range []string{"writes", "source", "blocks"} {
+		t.Run("from="+source, func(t *testing.T) { testTableLogBlocks(t, source) })
 	}
+}
+
+// blocksOf returns ws encoded as Blocks.
+func blocksOf(ws []TableWrite) *Blocks {
+	b := new(Blocks)
+	for _, w := range ws {
+		b.Add(w.Table, w.Row, w.Diff)
+	}
+	return b
 }
 
 // parted is an Updates over writes in parts, as a caller may hold them.
@@ -62,7 +72,7 @@ func (p parted) Each(fn func(table uint64, row []byte, diff int64)) {
 	}
 }
 
-func testTableLogBlocks(t *testing.T, source bool) {
+func testTableLogBlocks(t *testing.T, source string) {
 	fs := vfs.NewMem()
 	s := openMem(t, fs)
 	defer func() { s.Close() }()
@@ -88,10 +98,13 @@ func testTableLogBlocks(t *testing.T, source bool) {
 		}
 	}
 	var err error
-	if source {
+	switch source {
+	case "source":
 		// Parts that do not line up with the blocks.
 		err = s.WriteUpdates(context.Background(), 5, parted{ws[:300], ws[300:301], ws[301:702], nil, ws[702:]})
-	} else {
+	case "blocks":
+		err = s.WriteUpdates(context.Background(), 5, blocksOf(ws))
+	default:
 		err = s.Write(context.Background(), 5, ws)
 	}
 	if err != nil {
@@ -192,4 +205,96 @@ func TestOpensVersionOneStore(t *testing.T) {
 	if got := scanUpdates(t, s, 1); !slices.Equal(got, want) {
 		t.Fatalf("scan after reopen: got %v, want %v", got, want)
 	}
+}
+
+// TestBlocksEncodeAsCommitDoes: Blocks encode random updates, over
+// several tables, with rows from empty to past blockBytes and enough of
+// them to fill many of its chunks, into the very values the committer
+// makes of the same updates, block for block; Each gives back the
+// updates in order, and Len and the batch size agree.
+func TestBlocksEncodeAsCommitDoes(t *testing.T) {
+	forSeeds(t, 20, func(t *testing.T, seed uint64, rng *rand.Rand) {
+		var ws []TableWrite
+		table := uint64(1)
+		for range 2000 + rng.IntN(2000) {
+			if rng.IntN(300) == 0 {
+				table = 1 + rng.Uint64N(3)
+			}
+			n := rng.IntN(40)
+			switch rng.IntN(50) {
+			case 0:
+				n = rng.IntN(3 * blockBytes)
+			case 1:
+				n = 0
+			}
+			row := make([]byte, n)
+			for i := range row {
+				row[i] = byte(rng.Uint32())
+			}
+			ws = append(ws, TableWrite{Table: table, Row: row, Diff: int64(rng.IntN(7)) - 3 | 1})
+		}
+		b := blocksOf(ws)
+
+		var want []encodedBlockValue
+		var block []byte
+		var tb uint64
+		eachBlock(tableWrites(ws), func(table uint64, row []byte, diff int64) {
+			if len(block) == 0 {
+				tb, block = table, []byte{blockMark}
+			}
+			block = appendBlockUpdate(block, diff, row)
+		}, func() {
+			want = append(want, encodedBlockValue{tb, string(block)})
+			block = nil
+		})
+		var got []encodedBlockValue
+		for _, bl := range b.blocks {
+			got = append(got, encodedBlockValue{bl.table, string(b.value(bl))})
+		}
+		if len(got) != len(want) {
+			t.Fatalf("%d blocks, want %d", len(got), len(want))
+		}
+		for i := range want {
+			if got[i] != want[i] {
+				t.Fatalf("block %d of %d: table %d, %d bytes; want table %d, %d bytes", i, len(want), got[i].table, len(got[i].value), want[i].table, len(want[i].value))
+			}
+		}
+		if len(b.chunks) < 2 {
+			t.Fatalf("%d chunks: the updates should fill more than one", len(b.chunks))
+		}
+
+		i := 0
+		b.Each(func(table uint64, row []byte, diff int64) {
+			if i < len(ws) && (ws[i].Table != table || string(ws[i].Row) != string(row) || ws[i].Diff != diff) {
+				t.Fatalf("update %d from Each differs from the one added", i)
+			}
+			i++
+		})
+		if i != len(ws) || b.Len() != len(ws) {
+			t.Fatalf("Each gave %d updates and Len says %d, want %d", i, b.Len(), len(ws))
+		}
+		// The batch the committer builds fits in the size it reserves.
+		txn := func(u Updates) *request { return &request{txn: &Txn{Time: 1, Updates: u}} }
+		s := openMem(t, vfs.NewMem())
+		defer s.Close()
+		batch := s.db.NewBatch()
+		defer batch.Close()
+		var seq, upper uint64
+		var key, value []byte
+		if err := txn(b).apply(batch, &seq, &upper, &key, &value); err != nil {
+			t.Fatal(err)
+		}
+		if size := batchSize([]*request{txn(b)}); len(batch.Repr()) > size {
+			t.Fatalf("the batch holds %d bytes, more than the %d reserved", len(batch.Repr()), size)
+		}
+		if got, want := txn(b).txn.size(), txn(parted{ws}).txn.size(); got != want {
+			t.Fatalf("Txn size %d from Blocks, %d from the updates", got, want)
+		}
+	})
+}
+
+// encodedBlockValue is a block's table and value, comparable.
+type encodedBlockValue struct {
+	table uint64
+	value string
 }

@@ -148,6 +148,12 @@ func batchSize(group []*request) int {
 		if r.txn == nil {
 			continue
 		}
+		if b, ok := r.txn.Updates.(*Blocks); ok {
+			for _, bl := range b.blocks {
+				n += bl.end - bl.start + 2*binary.MaxVarintLen32 + updateKeyLen + 1
+			}
+			continue
+		}
 		eachBlock(r.txn.updates(), func(_ uint64, row []byte, _ int64) {
 			n += binary.MaxVarintLen64 + binary.MaxVarintLen32 + len(row)
 		}, func() {
@@ -198,6 +204,25 @@ func (r *request) apply(b *pebble.Batch, seq, upper *uint64, key, value *[]byte)
 			return err
 		}
 	}
+	if enc, ok := t.Updates.(*Blocks); ok {
+		for _, bl := range enc.blocks {
+			*key = appendUpdateKey((*key)[:0], bl.table, t.Time, *seq)
+			*seq++
+			if err := b.Set(*key, enc.value(bl), nil); err != nil {
+				return err
+			}
+		}
+	} else if err := applyUpdates(b, t, seq, key, value); err != nil {
+		return err
+	}
+	if t.hasUpdates() && t.Time > *upper {
+		*upper = t.Time
+	}
+	return nil
+}
+
+// applyUpdates adds t's updates to batch b in blocks.
+func applyUpdates(b *pebble.Batch, t *Txn, seq *uint64, key, value *[]byte) error {
 	var (
 		block []byte
 		table uint64
@@ -216,11 +241,5 @@ func (r *request) apply(b *pebble.Batch, seq, upper *uint64, key, value *[]byte)
 		}
 		*value, block = block, nil
 	})
-	if err != nil {
-		return err
-	}
-	if t.hasUpdates() && t.Time > *upper {
-		*upper = t.Time
-	}
-	return nil
+	return err
 }

@@ -114,31 +114,42 @@ const (
 )
 
 // eachBlock splits src's updates into blocks: it calls update for every
-// update and end after the last of each block. A block ends before an
-// update of another table, after blockUpdates updates, or after the
-// update that takes its rows to blockBytes (a block always holds at
-// least one).
+// update and end after the last of each block, where blocking puts the
+// blocks' ends.
 func eachBlock(src Updates, update func(table uint64, row []byte, diff int64), end func()) {
-	var (
-		open   bool
-		table  uint64
-		n, has int
-	)
+	var b blocking
 	src.Each(func(tb uint64, row []byte, diff int64) {
-		if open && (tb != table || n == blockUpdates || has >= blockBytes) {
+		if b.next(tb, row) {
 			end()
-			open = false
-		}
-		if !open {
-			open, table, n, has = true, tb, 0, 0
 		}
 		update(tb, row, diff)
-		n++
-		has += len(row)
 	})
-	if open {
+	if b.open {
 		end()
 	}
+}
+
+// blocking is where blocks end. A block ends before an update of
+// another table, after blockUpdates updates, or after the update that
+// takes its rows to blockBytes (a block always holds at least one).
+type blocking struct {
+	open   bool
+	table  uint64
+	n, has int
+}
+
+// next takes the next update, of table tb with row, and reports whether
+// the block open before it ends there.
+func (b *blocking) next(tb uint64, row []byte) (ended bool) {
+	if b.open && (tb != b.table || b.n == blockUpdates || b.has >= blockBytes) {
+		ended, b.open = true, false
+	}
+	if !b.open {
+		b.open, b.table, b.n, b.has = true, tb, 0, 0
+	}
+	b.n++
+	b.has += len(row)
+	return ended
 }
 
 // appendBlockUpdate appends one update of a block to dst.

@@ -168,6 +168,8 @@ func TestInvalidTxns(t *testing.T) {
 		{"reserved time", Txn{Time: math.MaxUint64, Writes: []TableWrite{{Table: 1, Row: row, Diff: 1}}}},
 		{"zero diff from a source", Txn{Time: 1, Updates: parted{{{Table: 1, Row: row, Diff: 1}}, {{Table: 2, Row: row}}}}},
 		{"reserved time from a source", Txn{Time: math.MaxUint64, Updates: parted{{{Table: 1, Row: row, Diff: 1}}}}},
+		{"zero diff encoded", Txn{Time: 1, Updates: blocksOf([]TableWrite{{Table: 1, Row: row, Diff: 1}, {Table: 2, Row: row}})}},
+		{"reserved time encoded", Txn{Time: math.MaxUint64, Updates: blocksOf([]TableWrite{{Table: 1, Row: row, Diff: 1}})}},
 		{"writes and a source", Txn{Time: 1, Writes: []TableWrite{{Table: 1, Row: row, Diff: 1}}, Updates: parted{{{Table: 1, Row: row, Diff: 1}}}}},
 		{"put twice", Txn{Catalog: []CatalogRecord{{ID: 4}, {ID: 4}}}},
 		{"put and delete", Txn{Catalog: []CatalogRecord{{ID: 4}}, DeleteCatalog: []uint64{4}}},

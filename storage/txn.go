@@ -107,14 +107,20 @@ func (t *Txn) validate() error {
 	if t.hasUpdates() && t.Time == math.MaxUint64 {
 		return invalidf("time %d is reserved and cannot be written", t.Time)
 	}
-	var zero error
-	t.updates().Each(func(table uint64, _ []byte, diff int64) {
-		if diff == 0 && zero == nil {
-			zero = invalidf("update of table %d at time %d has diff 0", table, t.Time)
+	if b, ok := t.Updates.(*Blocks); ok {
+		if b.zero {
+			return invalidf("an update at time %d has diff 0", t.Time)
 		}
-	})
-	if zero != nil {
-		return zero
+	} else {
+		var zero error
+		t.updates().Each(func(table uint64, _ []byte, diff int64) {
+			if diff == 0 && zero == nil {
+				zero = invalidf("update of table %d at time %d has diff 0", table, t.Time)
+			}
+		})
+		if zero != nil {
+			return zero
+		}
 	}
 	seen := make(map[uint64]bool, len(t.Catalog)+len(t.DeleteCatalog))
 	for _, id := range t.DeleteCatalog {
@@ -143,10 +149,14 @@ func (t *Txn) size() int {
 	for _, m := range t.Meta {
 		n += 8 + len(m.Key) + len(m.Value)
 	}
-	t.updates().Each(func(_ uint64, row []byte, _ int64) {
-		// Its diff, length and row; a block's key is shared by many.
-		n += 12 + len(row)
-	})
+	if b, ok := t.Updates.(*Blocks); ok {
+		n += b.size
+	} else {
+		t.updates().Each(func(_ uint64, row []byte, _ int64) {
+			// Its diff, length and row; a block's key is shared by many.
+			n += 12 + len(row)
+		})
+	}
 	return n + 16*(len(t.DropTables)+len(t.DeleteCatalog))
 }
 
