@@ -107,7 +107,7 @@ func (s *Session) copyFrom(ctx context.Context, st *planner.Copy, w pgwire.Write
 		if len(writes) == cap(writes) {
 			if len(writes) > 0 {
 				parts = append(parts, writes)
-				split = s.splitCopy(st, split, parts, n)
+				split = s.splitCopy(split, parts, n)
 			}
 			writes = make([]TableWrite, 0, min(max(2*len(writes), 64), copyChunkRows))
 			prefault.Slice(writes)
@@ -118,7 +118,7 @@ func (s *Session) copyFrom(ctx context.Context, st *planner.Copy, w pgwire.Write
 	if len(writes) > 0 {
 		parts = append(parts, writes)
 		if split != nil {
-			split.add(writes)
+			split.addPart(writes)
 		}
 	}
 	if s.tx.status == pgwire.TxInBlock {
@@ -146,14 +146,14 @@ func (s *Session) copyFrom(ctx context.Context, st *planner.Copy, w pgwire.Write
 // splitCopy gives parts' last part, just filled, to split, which it
 // starts once the COPY has read splitCopyRows rows (n) outside a
 // transaction block, with every part before it. It returns split.
-func (s *Session) splitCopy(st *planner.Copy, split *splitWrites, parts writeSet, n int) *splitWrites {
+func (s *Session) splitCopy(split *splitWrites, parts writeSet, n int) *splitWrites {
 	switch {
 	case split != nil:
-		split.add(parts[len(parts)-1])
+		split.addPart(parts[len(parts)-1])
 	case n >= splitCopyRows && s.tx.status != pgwire.TxInBlock:
-		split = newSplitWrites(uint64(st.Table.ID), s.engine.workers)
+		split = splitWhileRead(s.engine.workers)
 		for _, part := range parts {
-			split.add(part)
+			split.addPart(part)
 		}
 	}
 	return split

@@ -117,8 +117,9 @@ type Engine struct {
 	fedCond *sync.Cond
 	// lastWrite is the time of the last write fed to each table.
 	lastWrite map[uint64]uint64
-	// splitFed counts the writes fed split ahead (split.go).
-	splitFed int
+	// splitReadFed counts the writes fed split while they were read
+	// (split.go).
+	splitReadFed int
 	// holds counts the reads holding each time against compaction;
 	// compacted is the time up to which compaction was last allowed.
 	holds     map[uint64]int
@@ -1060,22 +1061,26 @@ func (e *Engine) writeSplit(ctx context.Context, writes writeSet, split *splitWr
 		e.mu.Unlock()
 		return 0, err
 	}
-	p := &pendingWrite{ts: ts, writes: writes, keys: keys, split: split}
+	p := &pendingWrite{ts: ts, writes: writes, keys: keys}
 	e.pending = append(e.pending, p)
 	e.mu.Unlock()
 
-	var werr error
+	wait := func() error { return nil }
 	if split != nil {
 		if split.blocks.Len() > 0 {
-			werr = e.store.WriteUpdates(ctx, ts, &split.blocks)
+			wait = e.store.StartCommit(ctx, &storage.Txn{Time: ts, Updates: &split.blocks})
 		}
 	} else if d := newDurableWrites(writes); d.n > 0 {
-		werr = e.store.WriteUpdates(ctx, ts, d)
+		wait = e.store.StartCommit(ctx, &storage.Txn{Time: ts, Updates: d})
+		// While the commit builds its batch and syncs, the writes are
+		// split for the feed, which then only sends them.
+		split = splitDuring(writes, e.workers)
 	}
+	werr := wait()
 
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	p.durable, p.err = true, werr
+	p.durable, p.err, p.split = true, werr, split
 	e.feedDurableLocked()
 	if werr == nil {
 		e.noteLogLocked(writes)
@@ -1096,8 +1101,8 @@ type pendingWrite struct {
 	// keys are the write's unique key deltas, reserved until it is
 	// settled.
 	keys []*keyDelta
-	// split, when set, is writes split by worker ahead of the feed
-	// (split.go).
+	// split, set once it is durable, is writes split by worker ahead
+	// of the feed (split.go).
 	split   *splitWrites
 	durable bool
 	fed     bool
@@ -1152,11 +1157,20 @@ func (e *Engine) feedLocked(p *pendingWrite) error {
 		written []uint64
 	)
 	if sp := p.split; sp != nil {
-		e.splitFed++
-		if t := e.tables[sp.table]; t != nil && sp.rows > 0 {
-			e.lastWrite[sp.table] = p.ts
-			written = append(written, sp.table)
-			sp.sendLocked(e, t, p.ts)
+		if sp.read {
+			e.splitReadFed++
+		}
+		for i := range sp.runs {
+			r := &sp.runs[i]
+			t := e.tables[r.table]
+			if t == nil {
+				continue
+			}
+			e.lastWrite[r.table] = p.ts
+			if !slices.Contains(written, r.table) {
+				written = append(written, r.table)
+			}
+			r.sendLocked(e, t, p.ts)
 		}
 		e.advanceWrittenLocked(p, written)
 		e.fed = p.ts

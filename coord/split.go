@@ -8,31 +8,39 @@ import (
 	"freshet/storage"
 )
 
-// splitWrites splits a bulk write to one table by worker, and encodes
-// it as the table's log stores it, while the write is still being read,
-// on a goroutine of its own: its commit then only copies the encoded
-// blocks, and its feed only sends what is ready. A COPY of a million
-// rows otherwise spent a third of its time after its commit, doing this
-// on the session's goroutine while the other core waited.
+// splitWrites is a write split by worker ahead of its feed: per run of
+// writes to one table, per worker, the messages its input is sent, so
+// that feeding the write under the engine's lock only stamps them with
+// its time and sends them. A write is split while its commit builds its
+// batch and syncs (splitDuring), which the session would otherwise wait
+// on idle; a bulk COPY is split while it is still being read, on a
+// goroutine of its own (splitWhileRead), which also encodes its rows as
+// the table's log stores them, so that the commit only copies them.
 //
-// The parts given to add must be the write's writes, all to table, in
-// order; the split is a pure function of their rows, which must not
-// change after add. feedLocked uses it only for a write that is exactly
-// those parts.
+// The split is a pure function of the writes' rows, which must not
+// change after they are split; feedLocked uses it only for the write it
+// was made from.
 type splitWrites struct {
-	table   uint64
 	workers int
-	in      chan []TableWrite
-	done    chan struct{}
-	once    sync.Once
+	runs    []splitRun
+	rows    int
 
-	// Written by the goroutine, read after done.
-	rows int
-	// msgs are, per worker, the messages its input is sent, each of at
-	// most splitMessage updates; their times are set when they are sent.
-	msgs [][][]arrange.Update
-	// blocks are the rows as the table's log stores them.
+	// Set when the write is split while it is read.
+	read   bool
 	blocks storage.Blocks
+	in     chan []TableWrite
+	done   chan struct{}
+	once   sync.Once
+}
+
+// splitRun is a run of writes to one table: per worker, the messages
+// its input is sent, each of at most splitMessage updates. Their times
+// are set when they are sent.
+type splitRun struct {
+	table uint64
+	msgs  [][][]arrange.Update
+	open  [][]arrange.Update // per worker, the message being filled
+	room  int                // a new message's capacity
 }
 
 // splitMessage bounds a message's updates: a worker takes one apart
@@ -40,72 +48,124 @@ type splitWrites struct {
 // megabytes that the collector scans whole.
 const splitMessage = 16 << 10
 
-func newSplitWrites(table uint64, workers int) *splitWrites {
-	s := &splitWrites{
-		table:   table,
-		workers: workers,
-		in:      make(chan []TableWrite, 8),
-		done:    make(chan struct{}),
-		msgs:    make([][][]arrange.Update, workers),
+// splitDuring splits writes by worker; the caller does so while the
+// write's commit is under way.
+func splitDuring(writes writeSet, workers int) *splitWrites {
+	s := &splitWrites{workers: workers}
+	var (
+		table uint64
+		run   int
+	)
+	for pi, part := range writes {
+		for k := range part {
+			w := &part[k]
+			if w.Diff != 0 && (run == 0 || w.Table != table) {
+				table, run = w.Table, writes.run(pi, k)
+			}
+			s.add(w, run)
+		}
 	}
-	go s.run()
+	s.close()
 	return s
 }
 
-func (s *splitWrites) run() {
-	defer close(s.done)
-	open := make([][]arrange.Update, s.workers)
-	for part := range s.in {
-		for i := range part {
-			w := &part[i]
-			if w.Diff == 0 {
-				continue
-			}
-			// The hash the table's arrangement exchanges its input by,
-			// as in feedLocked: each worker's rows stay where they are.
-			k := int(arrange.KeyHash(w.Row) % uint64(s.workers))
-			if len(open[k]) == cap(open[k]) {
-				if open[k] != nil {
-					s.msgs[k] = append(s.msgs[k], open[k])
+// splitWhileRead starts a goroutine that splits the parts given to
+// addPart, and encodes them into blocks, until finish.
+func splitWhileRead(workers int) *splitWrites {
+	s := &splitWrites{
+		workers: workers,
+		read:    true,
+		in:      make(chan []TableWrite, 8),
+		done:    make(chan struct{}),
+	}
+	go func() {
+		defer close(s.done)
+		for part := range s.in {
+			for i := range part {
+				if w := &part[i]; w.Diff != 0 {
+					s.add(w, splitMessage*workers)
+					s.blocks.Add(w.Table, w.Row, w.Diff)
 				}
-				open[k] = make([]arrange.Update, 0, splitMessage)
-				prefault.Slice(open[k])
 			}
-			open[k] = append(open[k], arrange.Update{Key: w.Row, Diff: w.Diff})
-			s.blocks.Add(s.table, w.Row, w.Diff)
-			s.rows++
 		}
-	}
-	for k, m := range open {
-		if len(m) > 0 {
-			s.msgs[k] = append(s.msgs[k], m)
-		}
-	}
+		s.close()
+	}()
+	return s
 }
 
-// add gives the goroutine the next part of the write.
-func (s *splitWrites) add(part []TableWrite) { s.in <- part }
+// add splits one write; run is how many writes the run of writes to its
+// table holds, or a guess, which sizes the run's messages.
+func (s *splitWrites) add(w *TableWrite, run int) {
+	if w.Diff == 0 {
+		return
+	}
+	if len(s.runs) == 0 || s.runs[len(s.runs)-1].table != w.Table {
+		s.closeRun()
+		n := run
+		s.runs = append(s.runs, splitRun{
+			table: w.Table,
+			msgs:  make([][][]arrange.Update, s.workers),
+			open:  make([][]arrange.Update, s.workers),
+			// An even share of the run and some, as feedLocked's.
+			room: min(splitMessage, n/s.workers+n/8+1),
+		})
+	}
+	r := &s.runs[len(s.runs)-1]
+	// The hash the table's arrangement exchanges its input by: each
+	// worker's rows stay where they are.
+	k := int(arrange.KeyHash(w.Row) % uint64(s.workers))
+	if len(r.open[k]) == cap(r.open[k]) {
+		if r.open[k] != nil {
+			r.msgs[k] = append(r.msgs[k], r.open[k])
+		}
+		r.open[k] = make([]arrange.Update, 0, r.room)
+		prefault.Slice(r.open[k])
+	}
+	r.open[k] = append(r.open[k], arrange.Update{Key: w.Row, Diff: w.Diff})
+	s.rows++
+}
+
+// closeRun ends the last run: its open messages join its messages.
+func (s *splitWrites) closeRun() {
+	if len(s.runs) == 0 {
+		return
+	}
+	r := &s.runs[len(s.runs)-1]
+	for k, m := range r.open {
+		if len(m) > 0 {
+			r.msgs[k] = append(r.msgs[k], m)
+		}
+	}
+	r.open = nil
+}
+
+// close ends the split.
+func (s *splitWrites) close() { s.closeRun() }
+
+// addPart gives the goroutine the next part of the write.
+func (s *splitWrites) addPart(part []TableWrite) { s.in <- part }
 
 // finish waits until every part given is split, and returns s. It may
-// be called more than once; add may not be called after it.
+// be called more than once; addPart may not be called after it.
 func (s *splitWrites) finish() *splitWrites {
 	s.once.Do(func() { close(s.in) })
 	<-s.done
 	return s
 }
 
-// sendLocked sends the split write to t's inputs at time ts.
-func (s *splitWrites) sendLocked(e *Engine, t *table, ts uint64) {
-	for k, msgs := range s.msgs {
+// sendLocked sends run r to t's inputs at time ts.
+func (r *splitRun) sendLocked(e *Engine, t *table, ts uint64) {
+	for k, msgs := range r.msgs {
 		for _, m := range msgs {
 			for i := range m {
 				m[i].Time = ts
 			}
 			if err := t.inputs[k].Send(ts, m...); err != nil {
 				// As in feedLocked: the table's dataflow ended.
-				e.log.Warn("write to an ended table", "table", s.table, "error", err)
+				e.log.Warn("write to an ended table", "table", r.table, "error", err)
 			}
 		}
-		s.msgs[k] = nil
+		// The messages now belong to the dataflow.
+		r.msgs[k] = nil
 	}
 }

@@ -61,7 +61,7 @@ func TestCopySplitByWorker(t *testing.T) {
 	if err := env.copyIn(s, "COPY big FROM STDIN", data(0, rows)); err != nil {
 		t.Fatal(err)
 	}
-	if n := env.splitFed(); n != 1 {
+	if n := env.splitReadFed(); n != 1 {
 		t.Fatalf("%d writes fed split, want the COPY's", n)
 	}
 	got := out.changesThrough(t, 2)
@@ -125,7 +125,7 @@ func TestCopySplitByWorker(t *testing.T) {
 		t.Fatal(err)
 	}
 	env.exec(s, "COMMIT")
-	if n := env.splitFed(); n != 1 {
+	if n := env.splitReadFed(); n != 1 {
 		t.Fatalf("%d writes fed split, want only the first COPY's", n)
 	}
 	check("after the deletes")
@@ -139,14 +139,61 @@ func TestCopySplitByWorker(t *testing.T) {
 	check("after a restart")
 }
 
-// splitFed returns how many writes were fed split ahead.
-func (env *sqlEnv) splitFed() int {
+// splitReadFed returns how many writes were fed split while they were
+// read.
+func (env *sqlEnv) splitReadFed() int {
 	env.e.mu.Lock()
 	defer env.e.mu.Unlock()
-	return env.e.splitFed
+	return env.e.splitReadFed
 }
 
 // later reports whether timestamp a is after b, both in decimal.
 func later(a, b string) bool {
 	return len(a) > len(b) || (len(a) == len(b) && a > b)
+}
+
+// TestWriteSplitAcrossTables commits one write whose runs of rows
+// alternate between two tables (a transaction block's statements), so
+// that its split for the feed holds several runs, some of one table:
+// each table, and a join over both, read the rows written to it and to
+// no other, then after a second write that retracts some of each and
+// adds to one again.
+func TestWriteSplitAcrossTables(t *testing.T) {
+	env := openSQL(t, t.TempDir())
+	defer func() { env.e.Close() }()
+	s := env.session()
+	env.exec(s, "CREATE TABLE a (k int, v int)")
+	env.exec(s, "CREATE TABLE b (k int, w int)")
+	env.exec(s, "CREATE MATERIALIZED VIEW ab AS SELECT count(*) AS n, sum(v + w) AS s FROM a JOIN b USING (k)")
+	env.exec(s, "BEGIN")
+	env.exec(s, "INSERT INTO a SELECT g, 1 FROM generate_series(1, 300) g")
+	env.exec(s, "INSERT INTO b SELECT g, 10 FROM generate_series(201, 500) g")
+	env.exec(s, "INSERT INTO a SELECT g, 2 FROM generate_series(301, 600) g")
+	env.exec(s, "INSERT INTO b VALUES (1, 20), (2, 20)")
+	env.exec(s, "COMMIT")
+	for q, want := range map[string]string{
+		"SELECT count(*), sum(v) FROM a": "600,900",
+		"SELECT count(*), sum(w) FROM b": "302,3040",
+		// Keys 1, 2 (1 + 20 each), 201-300 (1 + 10), 301-500 (2 + 10).
+		"SELECT * FROM ab": "302,3542",
+	} {
+		if got := env.query(s, q); got != want {
+			t.Fatalf("%s: %s, want %s", q, got, want)
+		}
+	}
+	env.exec(s, "BEGIN")
+	env.exec(s, "DELETE FROM b WHERE k <= 250")
+	env.exec(s, "DELETE FROM a WHERE k > 450")
+	env.exec(s, "INSERT INTO b VALUES (1000, 5)")
+	env.exec(s, "COMMIT")
+	for q, want := range map[string]string{
+		"SELECT count(*), sum(v) FROM a": "450,600",
+		"SELECT count(*), sum(w) FROM b": "251,2505",
+		// Keys 251-300 (1 + 10) and 301-450 (2 + 10).
+		"SELECT * FROM ab": "200,2350",
+	} {
+		if got := env.query(s, q); got != want {
+			t.Fatalf("after the deletes, %s: %s, want %s", q, got, want)
+		}
+	}
 }

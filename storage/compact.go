@@ -72,7 +72,7 @@ func (s *Store) CompactTable(ctx context.Context, id, since uint64) (int, error)
 	for i, row := range rows {
 		writes[i] = TableWrite{Table: id, Row: []byte(row), Diff: net[row]}
 	}
-	if err := s.submit(ctx, &request{txn: &Txn{Time: since, Writes: writes}, deletes: deletes}); err != nil {
+	if err := s.submit(ctx, &request{txn: &Txn{Time: since, Writes: writes}, deletes: deletes})(); err != nil {
 		return 0, err
 	}
 	return len(writes), nil

@@ -514,3 +514,52 @@ func TestScanTableParts(t *testing.T) {
 		t.Fatalf("a part's panic ended the scan with %v", err)
 	}
 }
+
+// TestStartCommit: a commit started and waited for later is Commit: two
+// started before either is waited for both become durable, in one
+// batch or two, and their updates scan back; a Txn that breaks an
+// invariant or whose context is done before it is queued gives Commit's
+// error from wait and changes nothing; and once every wait has
+// returned, Close finds nothing in flight.
+func TestStartCommit(t *testing.T) {
+	fs := vfs.NewMem()
+	s := openMem(t, fs)
+	ctx := context.Background()
+	first := s.StartCommit(ctx, &Txn{Time: 1, Writes: []TableWrite{{Table: 1, Row: []byte("a"), Diff: 1}}})
+	second := s.StartCommit(ctx, &Txn{Time: 2, Updates: blocksOf([]TableWrite{{Table: 1, Row: []byte("b"), Diff: 2}})})
+	if err := second(); err != nil {
+		t.Fatal(err)
+	}
+	if err := first(); err != nil {
+		t.Fatal(err)
+	}
+	bad := s.StartCommit(ctx, &Txn{Time: 3, Writes: []TableWrite{{Table: 1, Row: []byte("c")}}})
+	wantCode(t, "a zero diff", bad(), sqlerr.InvalidParameterValue)
+	done, cancel := context.WithCancel(ctx)
+	cancel()
+	late := s.StartCommit(done, &Txn{Time: 4, Writes: []TableWrite{{Table: 1, Row: []byte("d"), Diff: 1}}})
+	wantCode(t, "a canceled context", late(), sqlerr.QueryCanceled)
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s = openMem(t, fs)
+	defer s.Close()
+	want := []update{{"a", 1, 1}, {"b", 2, 2}}
+	if got := scanUpdates(t, s, 1); !slices.Equal(got, want) {
+		t.Fatalf("after a reopen: %v, want %v", got, want)
+	}
+}
+
+// TestStartCommitWaitsForSync: wait returns a started commit's outcome
+// only once its sync has: a sync that fails gives wait its 58030.
+func TestStartCommitWaitsForSync(t *testing.T) {
+	fs := newFaultFS()
+	s := openMem(t, fs)
+	defer s.Close()
+	fs.hold()
+	wait := s.StartCommit(context.Background(), &Txn{Time: 1, Writes: txnWrites(1)})
+	waitFor(t, "the commit to reach its sync", func() bool { return fs.heldSyncs() == 1 })
+	fs.fail.Store(true)
+	fs.release()
+	wantCode(t, "wait after a failed sync", wait(), sqlerr.IOError)
+}

@@ -17,7 +17,7 @@ func (s *Store) AllocateTimestamps(ctx context.Context, upTo uint64) error {
 		s.exit()
 		return nil
 	}
-	return s.submit(ctx, &request{upper: upTo})
+	return s.submit(ctx, &request{upper: upTo})()
 }
 
 // LoadTimestampUpper returns the persisted timestamp upper: at least

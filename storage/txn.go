@@ -170,17 +170,30 @@ func (t *Txn) size() int {
 // error never hides a change that was made. A failed sync fails with
 // 58030 and poisons the store: then txn may or may not be durable.
 func (s *Store) Commit(ctx context.Context, txn *Txn) error {
+	return s.StartCommit(ctx, txn)()
+}
+
+// StartCommit is Commit in two steps, so that a caller may work on while
+// its batch is built and synced: it queues txn, and wait, called once,
+// returns Commit's outcome when the batch holding txn is synced (at once
+// if txn was not queued). txn must not change until wait returns.
+func (s *Store) StartCommit(ctx context.Context, txn *Txn) (wait func() error) {
 	if txn == nil {
 		txn = &Txn{}
 	}
 	if err := txn.validate(); err != nil {
-		return err
+		return func() error { return err }
 	}
+	unlock := func() {}
 	if len(txn.DropTables) > 0 {
 		s.maintMu.Lock()
-		defer s.maintMu.Unlock()
+		unlock = s.maintMu.Unlock
 	}
-	return s.submit(ctx, &request{txn: txn})
+	queued := s.submit(ctx, &request{txn: txn})
+	return func() error {
+		defer unlock()
+		return queued()
+	}
 }
 
 // Write makes durable every update of one write transaction at time ts.
@@ -215,26 +228,33 @@ func (s *Store) PutMeta(ctx context.Context, key string, value []byte) error {
 	return s.Commit(ctx, &Txn{Meta: []MetaRecord{{Key: key, Value: value}}})
 }
 
-// submit hands r to the committer and waits for its group's outcome. A
-// request that changes nothing returns at once.
-func (s *Store) submit(ctx context.Context, r *request) error {
+// submit hands r to the committer and returns wait, which waits for its
+// group's outcome. A request that changes nothing, or that is not queued,
+// has its outcome at once.
+func (s *Store) submit(ctx context.Context, r *request) (wait func() error) {
+	now := func(err error) func() error { return func() error { return err } }
 	if err := s.enter(); err != nil {
-		return err
+		return now(err)
 	}
-	defer s.exit()
 	if r.empty() {
-		return nil
+		s.exit()
+		return now(nil)
 	}
 	if err := ctx.Err(); err != nil {
-		return canceled(err)
+		s.exit()
+		return now(canceled(err))
 	}
 	r.done = make(chan error, 1)
 	select {
 	case s.queue <- r:
 	case <-ctx.Done():
-		return canceled(ctx.Err())
+		s.exit()
+		return now(canceled(ctx.Err()))
 	}
-	return <-r.done
+	return func() error {
+		defer s.exit()
+		return <-r.done
+	}
 }
 
 func canceled(err error) error {
