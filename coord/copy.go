@@ -134,7 +134,9 @@ func (s *Session) copyFrom(ctx context.Context, st *planner.Copy, w pgwire.Write
 		s.tx.noteName(uint64(st.Table.ID), st.Table.Name.Name)
 	} else if n > 0 {
 		if split != nil {
-			split.finish()
+			if err := split.finish(); err != nil {
+				return result{}, err
+			}
 		}
 		if _, err := s.engine.writeSplit(ctx, parts, split); err != nil {
 			return result{}, namedTableError(err, map[uint64]string{uint64(st.Table.ID): st.Table.Name.Name})
@@ -143,9 +145,10 @@ func (s *Session) copyFrom(ctx context.Context, st *planner.Copy, w pgwire.Write
 	return result{tag: fmt.Sprintf("COPY %d", n)}, nil
 }
 
-// splitCopy gives parts' last part, just filled, to split, which it
-// starts once the COPY has read splitCopyRows rows (n) outside a
-// transaction block, with every part before it. It returns split.
+// splitCopy gives parts' last part, just filled, to split. Outside a
+// transaction block, it starts split at the first part that fills once
+// the COPY has read splitCopyRows rows (n), and gives it every part so
+// far. It returns split.
 func (s *Session) splitCopy(split *splitWrites, parts writeSet, n int) *splitWrites {
 	switch {
 	case split != nil:
@@ -241,12 +244,28 @@ func (t *textCopySource) next() ([][]byte, error) {
 	}
 	t.line++
 	t.fields = t.fields[:0]
+	// A line with no backslash has no escapes to undo in any field.
+	escaped := bytes.IndexByte(text, '\\') >= 0
 	for {
-		p, rest, more := bytes.Cut(text, []byte(t.delim))
+		var (
+			p, rest []byte
+			more    bool
+		)
+		if len(t.delim) == 1 {
+			// The usual one-byte delimiter, found without bytes.Index's
+			// general search.
+			if i := bytes.IndexByte(text, t.delim[0]); i >= 0 {
+				p, rest, more = text[:i], text[i+1:], true
+			} else {
+				p = text
+			}
+		} else {
+			p, rest, more = bytes.Cut(text, []byte(t.delim))
+		}
 		switch {
 		case string(p) == t.null:
 			t.fields = append(t.fields, nil)
-		case bytes.IndexByte(p, '\\') >= 0:
+		case escaped && bytes.IndexByte(p, '\\') >= 0:
 			t.fields = append(t.fields, []byte(unescapeCopy(string(p))))
 		case p == nil:
 			// Never nil, which would read as NULL, even when empty.

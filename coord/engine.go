@@ -118,7 +118,7 @@ type Engine struct {
 	// lastWrite is the time of the last write fed to each table.
 	lastWrite map[uint64]uint64
 	// splitReadFed counts the writes fed split while they were read
-	// (split.go).
+	// (split.go). Guarded by mu.
 	splitReadFed int
 	// holds counts the reads holding each time against compaction;
 	// compacted is the time up to which compaction was last allowed.
@@ -1013,11 +1013,16 @@ func (e *Engine) write(ctx context.Context, writes writeSet) (uint64, error) {
 	return e.writeSplit(ctx, writes, nil)
 }
 
-// writeSplit is write for writes that split holds, split by worker,
-// when it is not nil.
-func (e *Engine) writeSplit(ctx context.Context, writes writeSet, split *splitWrites) (_ uint64, err error) {
+// writeSplit is write for writes that read, when it is not nil, split
+// while they were read (splitWhileRead, finished): their commit writes
+// its blocks, and their feed sends its messages.
+func (e *Engine) writeSplit(ctx context.Context, writes writeSet, read *splitWrites) (_ uint64, err error) {
 	start := time.Now()
 	n := writes.len()
+	d := newDurableWrites(writes)
+	if read != nil && (!read.read || read.rows != d.n || read.blocks.Len() != d.n) {
+		return 0, sqlerr.AssertionFailedf("a write of %d rows split while read as %d", d.n, read.rows)
+	}
 	defer func() {
 		if err == nil {
 			e.metrics.observeWrite(n, time.Since(start))
@@ -1065,18 +1070,18 @@ func (e *Engine) writeSplit(ctx context.Context, writes writeSet, split *splitWr
 	e.pending = append(e.pending, p)
 	e.mu.Unlock()
 
-	wait := func() error { return nil }
-	if split != nil {
-		if split.blocks.Len() > 0 {
-			wait = e.store.StartCommit(ctx, &storage.Txn{Time: ts, Updates: &split.blocks})
-		}
-	} else if d := newDurableWrites(writes); d.n > 0 {
-		wait = e.store.StartCommit(ctx, &storage.Txn{Time: ts, Updates: d})
-		// While the commit builds its batch and syncs, the writes are
-		// split for the feed, which then only sends them.
-		split = splitDuring(writes, e.workers)
+	split := read
+	var werr error
+	switch {
+	case d.n == 0:
+	case read != nil:
+		werr = e.store.Commit(ctx, &storage.Txn{Time: ts, Updates: &read.blocks})
+		// The blocks are in storage now; the rows are held by the
+		// writes and the messages.
+		read.blocks = storage.Blocks{}
+	default:
+		split, werr = e.commitSplitting(ctx, ts, d, writes)
 	}
-	werr := wait()
 
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -1092,6 +1097,23 @@ func (e *Engine) writeSplit(ctx context.Context, writes writeSet, split *splitWr
 		return 0, p.err
 	}
 	return ts, nil
+}
+
+// commitSplitting commits d, writes' durable updates, at ts, and while
+// the commit builds its batch and syncs splits writes for the feed
+// (split.go), which then only sends them. A fault in the split leaves
+// the write to be fed unsplit; the commit is waited for whatever
+// happens.
+func (e *Engine) commitSplitting(ctx context.Context, ts uint64, d durableWrites, writes writeSet) (split *splitWrites, err error) {
+	wait := e.store.StartCommit(ctx, &storage.Txn{Time: ts, Updates: d})
+	defer func() {
+		if r := recover(); r != nil {
+			e.log.Error("splitting a write for its feed failed; it is fed unsplit", "panic", r)
+			split = nil
+		}
+		err = wait()
+	}()
+	return splitDuring(writes, e.workers), nil
 }
 
 // pendingWrite is a write between its timestamp and its feeding.
@@ -1144,10 +1166,12 @@ func (e *Engine) pendingWriteTo(objs []*catalog.Object) bool {
 // feedLocked sends a durable write to its tables' inputs and advances
 // every input past it.
 //
-// The rows go to an input in one slice per run of writes to one table,
-// not one send per row: a send takes the input's lock and queues an
-// operation that the worker takes apart again, which for a bulk load of
-// a million rows cost more than the rows' arrangement.
+// A write split ahead (split.go) is sent as split. Otherwise, as for
+// the writes ALTER TABLE and the system tables feed, the rows go to an
+// input in one slice per run of writes to one table, not one send per
+// row: a send takes the input's lock and queues an operation that the
+// worker takes apart again, which for a bulk load of a million rows
+// cost more than the rows' arrangement.
 func (e *Engine) feedLocked(p *pendingWrite) error {
 	var (
 		id      uint64
@@ -1172,6 +1196,7 @@ func (e *Engine) feedLocked(p *pendingWrite) error {
 			}
 			r.sendLocked(e, t, p.ts)
 		}
+		p.split = nil
 		e.advanceWrittenLocked(p, written)
 		e.fed = p.ts
 		return nil

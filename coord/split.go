@@ -5,6 +5,7 @@ import (
 
 	"freshet/arrange"
 	"freshet/internal/prefault"
+	"freshet/sqlerr"
 	"freshet/storage"
 )
 
@@ -19,11 +20,13 @@ import (
 //
 // The split is a pure function of the writes' rows, which must not
 // change after they are split; feedLocked uses it only for the write it
-// was made from.
+// was made from. Invariant: for a split made while read, the goroutine
+// alone touches runs, rows, blocks and err until done is closed.
 type splitWrites struct {
 	workers int
 	runs    []splitRun
-	rows    int
+	// rows counts the updates split: the writes whose diff is not 0.
+	rows int
 
 	// Set when the write is split while it is read.
 	read   bool
@@ -31,6 +34,7 @@ type splitWrites struct {
 	in     chan []TableWrite
 	done   chan struct{}
 	once   sync.Once
+	err    error // the goroutine's panic, as an error
 }
 
 // splitRun is a run of writes to one table: per worker, the messages
@@ -40,12 +44,12 @@ type splitRun struct {
 	table uint64
 	msgs  [][][]arrange.Update
 	open  [][]arrange.Update // per worker, the message being filled
-	room  int                // a new message's capacity
+	room  int                // the first message's capacity
 }
 
-// splitMessage bounds a message's updates: a worker takes one apart
-// while the next is filled, and no message is a slice of tens of
-// megabytes that the collector scans whole.
+// splitMessage bounds a message's updates, so that no message is a
+// slice of tens of megabytes that the collector scans whole and a
+// worker holds until it has taken all of it apart.
 const splitMessage = 16 << 10
 
 // splitDuring splits writes by worker; the caller does so while the
@@ -65,7 +69,7 @@ func splitDuring(writes writeSet, workers int) *splitWrites {
 			s.add(w, run)
 		}
 	}
-	s.close()
+	s.closeRun()
 	return s
 }
 
@@ -80,45 +84,58 @@ func splitWhileRead(workers int) *splitWrites {
 	}
 	go func() {
 		defer close(s.done)
+		defer func() {
+			// A fault here fails the COPY, as it would on the session's
+			// goroutine, and not the server.
+			if r := recover(); r != nil {
+				s.err = sqlerr.AssertionFailedf("splitting the COPY's rows: %v", r)
+				for range s.in {
+				}
+			}
+		}()
 		for part := range s.in {
 			for i := range part {
 				if w := &part[i]; w.Diff != 0 {
-					s.add(w, splitMessage*workers)
+					// A part's size guesses the run's, for the first
+					// messages; they grow from there.
+					s.add(w, len(part))
 					s.blocks.Add(w.Table, w.Row, w.Diff)
 				}
 			}
 		}
-		s.close()
+		s.closeRun()
 	}()
 	return s
 }
 
 // add splits one write; run is how many writes the run of writes to its
-// table holds, or a guess, which sizes the run's messages.
+// table holds, or a guess, which sizes the run's first messages.
 func (s *splitWrites) add(w *TableWrite, run int) {
 	if w.Diff == 0 {
 		return
 	}
 	if len(s.runs) == 0 || s.runs[len(s.runs)-1].table != w.Table {
 		s.closeRun()
-		n := run
 		s.runs = append(s.runs, splitRun{
 			table: w.Table,
 			msgs:  make([][][]arrange.Update, s.workers),
 			open:  make([][]arrange.Update, s.workers),
-			// An even share of the run and some, as feedLocked's.
-			room: min(splitMessage, n/s.workers+n/8+1),
+			// An even share of the run and some, as feedLocked's
+			// buckets.
+			room: min(splitMessage, run/s.workers+run/8+1),
 		})
 	}
 	r := &s.runs[len(s.runs)-1]
 	// The hash the table's arrangement exchanges its input by: each
 	// worker's rows stay where they are.
 	k := int(arrange.KeyHash(w.Row) % uint64(s.workers))
-	if len(r.open[k]) == cap(r.open[k]) {
-		if r.open[k] != nil {
-			r.msgs[k] = append(r.msgs[k], r.open[k])
+	if m := r.open[k]; len(m) == cap(m) {
+		size := r.room
+		if m != nil {
+			r.msgs[k] = append(r.msgs[k], m)
+			size = min(splitMessage, max(size, 2*cap(m)))
 		}
-		r.open[k] = make([]arrange.Update, 0, r.room)
+		r.open[k] = make([]arrange.Update, 0, size)
 		prefault.Slice(r.open[k])
 	}
 	r.open[k] = append(r.open[k], arrange.Update{Key: w.Row, Diff: w.Diff})
@@ -139,18 +156,16 @@ func (s *splitWrites) closeRun() {
 	r.open = nil
 }
 
-// close ends the split.
-func (s *splitWrites) close() { s.closeRun() }
-
 // addPart gives the goroutine the next part of the write.
 func (s *splitWrites) addPart(part []TableWrite) { s.in <- part }
 
-// finish waits until every part given is split, and returns s. It may
-// be called more than once; addPart may not be called after it.
-func (s *splitWrites) finish() *splitWrites {
+// finish waits until every part given to a split made while read is
+// split, and returns the goroutine's fault, if any. It may be called
+// more than once; addPart may not be called after it.
+func (s *splitWrites) finish() error {
 	s.once.Do(func() { close(s.in) })
 	<-s.done
-	return s
+	return s.err
 }
 
 // sendLocked sends run r to t's inputs at time ts.

@@ -3,9 +3,12 @@ package coord
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
+	"freshet/arrange"
 	"freshet/sqlerr"
 )
 
@@ -29,7 +32,9 @@ func TestCopySplitByWorker(t *testing.T) {
 	env.exec(s, "CREATE TABLE blocked (id int PRIMARY KEY, v int)")
 	env.exec(s, "CREATE INDEX big_v ON big (v)")
 	env.exec(s, "CREATE MATERIALIZED VIEW big_sum AS SELECT count(*) AS n, sum(v) AS s FROM big")
-	rows := 3 * splitCopyRows
+	// Enough rows that the split starts mid-COPY and takes chunks after
+	// it, and each worker's rows fill more than one message.
+	rows := 5 * splitCopyRows
 	data := func(from, to int) string {
 		var b strings.Builder
 		for i := from; i < to; i++ {
@@ -195,5 +200,108 @@ func TestWriteSplitAcrossTables(t *testing.T) {
 		if got := env.query(s, q); got != want {
 			t.Fatalf("after the deletes, %s: %s, want %s", q, got, want)
 		}
+	}
+}
+
+// TestSplitPlacesRows: for seeded random writes over three tables, with
+// diffs of 0 among them, parts of every size and runs of one table long
+// enough to fill several messages per worker, the split made during
+// a commit and the one made while the parts are read agree, and each
+// holds, per run of writes to one table, per worker, exactly the rows
+// (diff not 0) that hash to that worker, in the order written, in
+// messages of at most splitMessage updates; the one made while read
+// also holds them as log blocks, in the order written.
+func TestSplitPlacesRows(t *testing.T) {
+	for seed := uint64(1); seed <= 5; seed++ {
+		t.Run(fmt.Sprint("seed=", seed), func(t *testing.T) {
+			t.Logf("seed %d", seed)
+			rng := rand.New(rand.NewPCG(seed, 0x5b1))
+			const workers = 2
+			var writes writeSet
+			var all []TableWrite
+			table := uint64(1)
+			for len(all) < 120000 {
+				part := make([]TableWrite, rng.IntN(3000))
+				if rng.IntN(4) == 0 {
+					part = make([]TableWrite, 20000+rng.IntN(20000))
+				}
+				if rng.IntN(3) == 0 {
+					table = 1 + rng.Uint64N(3)
+				}
+				for i := range part {
+					if rng.IntN(20000) == 0 {
+						table = 1 + rng.Uint64N(3)
+					}
+					part[i] = TableWrite{Table: table, Row: fmt.Appendf(nil, "row %d", rng.IntN(1000)), Diff: int64(rng.IntN(5)) - 2}
+				}
+				writes = append(writes, part)
+				all = append(all, part...)
+			}
+
+			// What each run should hold, per worker.
+			type run struct {
+				table uint64
+				rows  [workers][]arrange.Update
+			}
+			var want []run
+			n := 0
+			for _, w := range all {
+				if w.Diff == 0 {
+					continue
+				}
+				if len(want) == 0 || want[len(want)-1].table != w.Table {
+					want = append(want, run{table: w.Table})
+				}
+				k := arrange.KeyHash(w.Row) % workers
+				r := &want[len(want)-1]
+				r.rows[k] = append(r.rows[k], arrange.Update{Key: w.Row, Diff: w.Diff})
+				n++
+			}
+
+			read := splitWhileRead(workers)
+			for _, part := range writes {
+				read.addPart(part)
+			}
+			if err := read.finish(); err != nil {
+				t.Fatal(err)
+			}
+			for name, sp := range map[string]*splitWrites{"during": splitDuring(writes, workers), "read": read} {
+				if sp.rows != n || len(sp.runs) != len(want) {
+					t.Fatalf("%s: %d rows in %d runs, want %d in %d", name, sp.rows, len(sp.runs), n, len(want))
+				}
+				for i, r := range sp.runs {
+					if r.table != want[i].table {
+						t.Fatalf("%s: run %d is of table %d, want %d", name, i, r.table, want[i].table)
+					}
+					for k, msgs := range r.msgs {
+						var got []arrange.Update
+						for _, m := range msgs {
+							if len(m) == 0 || len(m) > splitMessage {
+								t.Fatalf("%s: run %d, worker %d: a message of %d updates", name, i, k, len(m))
+							}
+							got = append(got, m...)
+						}
+						if !slices.EqualFunc(got, want[i].rows[k], func(a, b arrange.Update) bool {
+							return string(a.Key) == string(b.Key) && a.Diff == b.Diff && a.Time == 0 && len(a.Val) == 0
+						}) {
+							t.Fatalf("%s: run %d, worker %d: %d updates, not the %d rows that hash there, in order", name, i, k, len(got), len(want[i].rows[k]))
+						}
+					}
+				}
+			}
+			i := 0
+			read.blocks.Each(func(table uint64, row []byte, diff int64) {
+				for all[i].Diff == 0 {
+					i++
+				}
+				if w := all[i]; w.Table != table || string(w.Row) != string(row) || w.Diff != diff {
+					t.Fatalf("a block's update is not write %d", i)
+				}
+				i++
+			})
+			if read.blocks.Len() != n {
+				t.Fatalf("%d updates in blocks, want %d", read.blocks.Len(), n)
+			}
+		})
 	}
 }

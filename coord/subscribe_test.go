@@ -55,7 +55,7 @@ func (l *lines) changesThrough(t *testing.T, n int) []string {
 			got, last = append(got, line), ts
 			continue
 		}
-		if len(got) >= n && (len(ts) > len(last) || (len(ts) == len(last) && ts > last)) {
+		if len(got) >= n && later(ts, last) {
 			return got
 		}
 	}

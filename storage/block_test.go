@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"fmt"
@@ -209,10 +210,13 @@ func TestOpensVersionOneStore(t *testing.T) {
 
 // TestBlocksEncodeAsCommitDoes: Blocks encode random updates, over
 // several tables, with rows from empty to past blockBytes and enough of
-// them to fill many of its chunks, into the very values the committer
-// makes of the same updates, block for block; Each gives back the
-// updates in order, and Len and the batch size agree.
+// them to fill many of its chunks (so that open blocks move to the
+// next), into the very batch the committer builds from the same updates
+// given as writes, byte for byte, keys and seqs too; Each gives back the
+// updates in order, and Len, the Txn's size and the batch size agree.
 func TestBlocksEncodeAsCommitDoes(t *testing.T) {
+	s := openMem(t, vfs.NewMem())
+	defer s.Close()
 	forSeeds(t, 20, func(t *testing.T, seed uint64, rng *rand.Rand) {
 		var ws []TableWrite
 		table := uint64(1)
@@ -234,33 +238,26 @@ func TestBlocksEncodeAsCommitDoes(t *testing.T) {
 			ws = append(ws, TableWrite{Table: table, Row: row, Diff: int64(rng.IntN(7)) - 3 | 1})
 		}
 		b := blocksOf(ws)
-
-		var want []encodedBlockValue
-		var block []byte
-		var tb uint64
-		eachBlock(tableWrites(ws), func(table uint64, row []byte, diff int64) {
-			if len(block) == 0 {
-				tb, block = table, []byte{blockMark}
-			}
-			block = appendBlockUpdate(block, diff, row)
-		}, func() {
-			want = append(want, encodedBlockValue{tb, string(block)})
-			block = nil
-		})
-		var got []encodedBlockValue
-		for _, bl := range b.blocks {
-			got = append(got, encodedBlockValue{bl.table, string(b.value(bl))})
-		}
-		if len(got) != len(want) {
-			t.Fatalf("%d blocks, want %d", len(got), len(want))
-		}
-		for i := range want {
-			if got[i] != want[i] {
-				t.Fatalf("block %d of %d: table %d, %d bytes; want table %d, %d bytes", i, len(want), got[i].table, len(got[i].value), want[i].table, len(want[i].value))
-			}
-		}
 		if len(b.chunks) < 2 {
 			t.Fatalf("%d chunks: the updates should fill more than one", len(b.chunks))
+		}
+
+		batch := func(txn *Txn) []byte {
+			bt := s.db.NewBatch()
+			defer bt.Close()
+			seq, upper := uint64(100), uint64(0)
+			var key, value []byte
+			r := &request{txn: txn}
+			if err := r.apply(bt, &seq, &upper, &key, &value); err != nil {
+				t.Fatal(err)
+			}
+			if size := batchSize([]*request{r}); len(bt.Repr()) > size {
+				t.Fatalf("the batch holds %d bytes, more than the %d reserved", len(bt.Repr()), size)
+			}
+			return slices.Clone(bt.Repr())
+		}
+		if got, want := batch(&Txn{Time: 7, Updates: b}), batch(&Txn{Time: 7, Writes: ws}); !bytes.Equal(got, want) {
+			t.Fatalf("the batch from Blocks (%d bytes) differs from the one from writes (%d bytes)", len(got), len(want))
 		}
 
 		i := 0
@@ -273,28 +270,8 @@ func TestBlocksEncodeAsCommitDoes(t *testing.T) {
 		if i != len(ws) || b.Len() != len(ws) {
 			t.Fatalf("Each gave %d updates and Len says %d, want %d", i, b.Len(), len(ws))
 		}
-		// The batch the committer builds fits in the size it reserves.
-		txn := func(u Updates) *request { return &request{txn: &Txn{Time: 1, Updates: u}} }
-		s := openMem(t, vfs.NewMem())
-		defer s.Close()
-		batch := s.db.NewBatch()
-		defer batch.Close()
-		var seq, upper uint64
-		var key, value []byte
-		if err := txn(b).apply(batch, &seq, &upper, &key, &value); err != nil {
-			t.Fatal(err)
-		}
-		if size := batchSize([]*request{txn(b)}); len(batch.Repr()) > size {
-			t.Fatalf("the batch holds %d bytes, more than the %d reserved", len(batch.Repr()), size)
-		}
-		if got, want := txn(b).txn.size(), txn(parted{ws}).txn.size(); got != want {
-			t.Fatalf("Txn size %d from Blocks, %d from the updates", got, want)
+		if got, want := (&Txn{Time: 1, Updates: b}).size(), (&Txn{Time: 1, Writes: ws}).size(); got != want {
+			t.Fatalf("Txn size %d from Blocks, %d from the writes", got, want)
 		}
 	})
-}
-
-// encodedBlockValue is a block's table and value, comparable.
-type encodedBlockValue struct {
-	table uint64
-	value string
 }

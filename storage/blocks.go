@@ -9,8 +9,9 @@ import (
 // Blocks are a transaction's updates encoded ahead of its commit, as the
 // tables' logs store them, by a caller that can do so while it reads
 // them: the committer then copies the blocks into its batch, with no
-// pass over the updates of its own. A bulk load gives its rows to Add as
-// it parses them. The zero value holds no updates.
+// pass over the updates of its own. A bulk COPY's rows are added on a
+// goroutine beside the one parsing them, a chunk at a time. The zero
+// value holds no updates.
 //
 // Blocks is an Updates; a Txn takes it as its Updates.
 type Blocks struct {
@@ -21,7 +22,10 @@ type Blocks struct {
 	n      int
 	// size is what Txn.size counts for the updates.
 	size int
-	zero bool // some update's diff is 0, which validate refuses
+	// zero is whether some update's diff is 0, which validate refuses;
+	// zeroTable is the first such update's table.
+	zero      bool
+	zeroTable uint64
 }
 
 // encodedBlock is one table log value, chunks[chunk][start:end], and the
@@ -50,7 +54,9 @@ func (b *Blocks) Add(table uint64, row []byte, diff int64) {
 	b.blocks[len(b.blocks)-1].end = len(b.chunks[c])
 	b.n++
 	b.size += 12 + len(row)
-	b.zero = b.zero || diff == 0
+	if diff == 0 && !b.zero {
+		b.zero, b.zeroTable = true, table
+	}
 }
 
 // newChunk starts a chunk with room for need bytes more than the block

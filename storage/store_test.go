@@ -519,8 +519,9 @@ func TestScanTableParts(t *testing.T) {
 // started before either is waited for both become durable, in one
 // batch or two, and their updates scan back; a Txn that breaks an
 // invariant or whose context is done before it is queued gives Commit's
-// error from wait and changes nothing; and once every wait has
-// returned, Close finds nothing in flight.
+// error from wait, every time it is asked, and changes nothing; a drop
+// lets the next one run once waited for; once every wait has returned,
+// Close finds nothing in flight; and a closed store refuses.
 func TestStartCommit(t *testing.T) {
 	fs := vfs.NewMem()
 	s := openMem(t, fs)
@@ -539,9 +540,19 @@ func TestStartCommit(t *testing.T) {
 	cancel()
 	late := s.StartCommit(done, &Txn{Time: 4, Writes: []TableWrite{{Table: 1, Row: []byte("d"), Diff: 1}}})
 	wantCode(t, "a canceled context", late(), sqlerr.QueryCanceled)
+	wantCode(t, "a canceled context, asked again", late(), sqlerr.QueryCanceled)
+	// A drop holds the store's maintenance lock until its wait: a
+	// second drop after it completes.
+	if err := s.StartCommit(ctx, &Txn{DropTables: []uint64{2}})(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.DropTable(ctx, 3); err != nil {
+		t.Fatal(err)
+	}
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
+	wantCode(t, "a closed store", s.StartCommit(ctx, &Txn{Time: 5, Writes: txnWrites(5)})(), sqlerr.AdminShutdown)
 	s = openMem(t, fs)
 	defer s.Close()
 	want := []update{{"a", 1, 1}, {"b", 2, 2}}
@@ -559,7 +570,14 @@ func TestStartCommitWaitsForSync(t *testing.T) {
 	fs.hold()
 	wait := s.StartCommit(context.Background(), &Txn{Time: 1, Writes: txnWrites(1)})
 	waitFor(t, "the commit to reach its sync", func() bool { return fs.heldSyncs() == 1 })
+	outcome := make(chan error, 1)
+	go func() { outcome <- wait() }()
+	select {
+	case err := <-outcome:
+		t.Fatalf("wait returned %v while the sync was held", err)
+	default:
+	}
 	fs.fail.Store(true)
 	fs.release()
-	wantCode(t, "wait after a failed sync", wait(), sqlerr.IOError)
+	wantCode(t, "wait after a failed sync", <-outcome, sqlerr.IOError)
 }

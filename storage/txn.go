@@ -3,6 +3,7 @@ package storage
 import (
 	"context"
 	"math"
+	"sync"
 
 	"freshet/sqlerr"
 )
@@ -109,7 +110,7 @@ func (t *Txn) validate() error {
 	}
 	if b, ok := t.Updates.(*Blocks); ok {
 		if b.zero {
-			return invalidf("an update at time %d has diff 0", t.Time)
+			return invalidf("update of table %d at time %d has diff 0", b.zeroTable, t.Time)
 		}
 	} else {
 		var zero error
@@ -174,9 +175,12 @@ func (s *Store) Commit(ctx context.Context, txn *Txn) error {
 }
 
 // StartCommit is Commit in two steps, so that a caller may work on while
-// its batch is built and synced: it queues txn, and wait, called once,
-// returns Commit's outcome when the batch holding txn is synced (at once
-// if txn was not queued). txn must not change until wait returns.
+// its batch is built and synced: it queues txn, and wait returns
+// Commit's outcome when the batch holding txn is synced (at once if txn
+// was not queued). The caller must call wait: until it does, the store
+// counts the commit as in flight, and Close waits for it. Calls after
+// the first return the same outcome. txn must not change until wait
+// returns.
 func (s *Store) StartCommit(ctx context.Context, txn *Txn) (wait func() error) {
 	if txn == nil {
 		txn = &Txn{}
@@ -190,10 +194,10 @@ func (s *Store) StartCommit(ctx context.Context, txn *Txn) (wait func() error) {
 		unlock = s.maintMu.Unlock
 	}
 	queued := s.submit(ctx, &request{txn: txn})
-	return func() error {
+	return sync.OnceValue(func() error {
 		defer unlock()
 		return queued()
-	}
+	})
 }
 
 // Write makes durable every update of one write transaction at time ts.
