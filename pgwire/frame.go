@@ -6,14 +6,18 @@ import (
 	"encoding/binary"
 	"errors"
 	"io"
+	"sync"
 )
 
 // frame is one message from the client as it came off the wire: its type
-// byte and its body. The body is a buffer of its own, never reused, so a
-// message decoded from it (whose strings and byte slices may alias the
-// body) can be kept as long as needed. This is why pgwire reads frames
-// itself instead of using pgproto3.Backend.Receive, whose messages are
-// overwritten by the next Receive.
+// byte and its body. The body is a buffer of its own, so a message
+// decoded from it (whose strings and byte slices may alias the body) can
+// be kept as long as needed. This is why pgwire reads frames itself
+// instead of using pgproto3.Backend.Receive, whose messages are
+// overwritten by the next Receive. The one exception is CopyData: the
+// copy reader copies each body out whole and then hands it back
+// (recycleCopyData) for a later CopyData to be read into, so that a bulk
+// COPY does not allocate its data a second time.
 type frame struct {
 	typ  byte
 	body []byte
@@ -37,11 +41,42 @@ func readFrame(r *bufio.Reader, maxBody int) (frame, error) {
 	if n < 4 || n-4 > int64(maxBody) {
 		return frame{}, protocolViolation("invalid message length")
 	}
-	body, err := readBody(r, int(n-4))
+	var (
+		body []byte
+		err  error
+	)
+	if hdr[0] == 'd' && n-4 >= eagerBody/2 && n-4 <= eagerBody {
+		body = copyDataBody(int(n - 4))
+		_, err = io.ReadFull(r, body)
+	} else {
+		body, err = readBody(r, int(n-4))
+	}
 	if err != nil {
 		return frame{}, noEOF(err)
 	}
 	return frame{typ: hdr[0], body: body}, nil
+}
+
+// copyDataBodies are CopyData bodies the copy reader is done with, each
+// eagerBody bytes of room, for the next CopyData to be read into. Only a
+// body of at least half that is read into one, so that the inbox's bound
+// on the bytes waiting in it (inboxLimit) also bounds the room they hold
+// to twice as much; a client sending a row a message (psql) gets buffers
+// of their size.
+var copyDataBodies = sync.Pool{New: func() any { return new([eagerBody]byte) }}
+
+// copyDataBody returns a buffer of n bytes, n at most eagerBody, for a
+// CopyData body.
+func copyDataBody(n int) []byte {
+	return copyDataBodies.Get().(*[eagerBody]byte)[:n]
+}
+
+// recycleCopyData hands back a CopyData body that nothing refers to any
+// more.
+func recycleCopyData(body []byte) {
+	if cap(body) == eagerBody {
+		copyDataBodies.Put((*[eagerBody]byte)(body[:eagerBody]))
+	}
 }
 
 // readBody reads exactly n bytes into a new buffer.

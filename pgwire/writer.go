@@ -163,8 +163,8 @@ func (cw copyWriter) Write(p []byte) (int, error) {
 // copyReader reads the client's side of COPY FROM STDIN.
 type copyReader struct {
 	c *conn
-	// data is what is left of the last CopyData.
-	data []byte
+	// data is what is left of the last CopyData, whose body is body.
+	data, body []byte
 	// err ends the stream: io.EOF after CopyDone, or the error of a
 	// CopyFail, a protocol violation or a lost connection.
 	err error
@@ -194,9 +194,15 @@ func (r *copyReader) receive() {
 		r.err = err
 		return
 	}
+	// Every byte of the last CopyData was read: its body goes back for
+	// another to be read into.
+	if r.body != nil {
+		recycleCopyData(r.body)
+		r.data, r.body = nil, nil
+	}
 	switch f.typ {
 	case 'd':
-		r.data = f.body
+		r.data, r.body = f.body, f.body
 	case 'c':
 		r.err = io.EOF
 	case 'f':
