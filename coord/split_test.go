@@ -170,35 +170,47 @@ func TestWriteSplitAcrossTables(t *testing.T) {
 	env.exec(s, "CREATE TABLE a (k int, v int)")
 	env.exec(s, "CREATE TABLE b (k int, w int)")
 	env.exec(s, "CREATE MATERIALIZED VIEW ab AS SELECT count(*) AS n, sum(v + w) AS s FROM a JOIN b USING (k)")
-	env.exec(s, "BEGIN")
-	env.exec(s, "INSERT INTO a SELECT g, 1 FROM generate_series(1, 300) g")
-	env.exec(s, "INSERT INTO b SELECT g, 10 FROM generate_series(201, 500) g")
-	env.exec(s, "INSERT INTO a SELECT g, 2 FROM generate_series(301, 600) g")
-	env.exec(s, "INSERT INTO b VALUES (1, 20), (2, 20)")
-	env.exec(s, "COMMIT")
-	for q, want := range map[string]string{
-		"SELECT count(*), sum(v) FROM a": "600,900",
-		"SELECT count(*), sum(w) FROM b": "302,3040",
-		// Keys 1, 2 (1 + 20 each), 201-300 (1 + 10), 301-500 (2 + 10).
-		"SELECT * FROM ab": "302,3542",
-	} {
-		if got := env.query(s, q); got != want {
-			t.Fatalf("%s: %s, want %s", q, got, want)
+	for _, step := range []struct {
+		name  string
+		stmts []string
+		want  map[string]string
+	}{{
+		name: "the first write",
+		stmts: []string{
+			"INSERT INTO a SELECT g, 1 FROM generate_series(1, 300) g",
+			"INSERT INTO b SELECT g, 10 FROM generate_series(201, 500) g",
+			"INSERT INTO a SELECT g, 2 FROM generate_series(301, 600) g",
+			"INSERT INTO b VALUES (1, 20), (2, 20)",
+		},
+		want: map[string]string{
+			"SELECT count(*), sum(v) FROM a": "600,900",
+			"SELECT count(*), sum(w) FROM b": "302,3040",
+			// Keys 1, 2 (1 + 20 each), 201-300 (1 + 10), 301-500 (2 + 10).
+			"SELECT * FROM ab": "302,3542",
+		},
+	}, {
+		name: "the deletes",
+		stmts: []string{
+			"DELETE FROM b WHERE k <= 250",
+			"DELETE FROM a WHERE k > 450",
+			"INSERT INTO b VALUES (1000, 5)",
+		},
+		want: map[string]string{
+			"SELECT count(*), sum(v) FROM a": "450,600",
+			"SELECT count(*), sum(w) FROM b": "251,2505",
+			// Keys 251-300 (1 + 10) and 301-450 (2 + 10).
+			"SELECT * FROM ab": "200,2350",
+		},
+	}} {
+		env.exec(s, "BEGIN")
+		for _, stmt := range step.stmts {
+			env.exec(s, stmt)
 		}
-	}
-	env.exec(s, "BEGIN")
-	env.exec(s, "DELETE FROM b WHERE k <= 250")
-	env.exec(s, "DELETE FROM a WHERE k > 450")
-	env.exec(s, "INSERT INTO b VALUES (1000, 5)")
-	env.exec(s, "COMMIT")
-	for q, want := range map[string]string{
-		"SELECT count(*), sum(v) FROM a": "450,600",
-		"SELECT count(*), sum(w) FROM b": "251,2505",
-		// Keys 251-300 (1 + 10) and 301-450 (2 + 10).
-		"SELECT * FROM ab": "200,2350",
-	} {
-		if got := env.query(s, q); got != want {
-			t.Fatalf("after the deletes, %s: %s, want %s", q, got, want)
+		env.exec(s, "COMMIT")
+		for q, want := range step.want {
+			if got := env.query(s, q); got != want {
+				t.Fatalf("after %s, %s: %s, want %s", step.name, q, got, want)
+			}
 		}
 	}
 }
