@@ -1102,13 +1102,13 @@ func (e *Engine) writeSplit(ctx context.Context, writes writeSet, read *splitWri
 // commitSplitting commits d, writes' durable updates, at ts, and while
 // the commit builds its batch and syncs splits writes for the feed
 // (split.go), which then only sends them. A fault in the split leaves
-// the write to be fed unsplit; the commit is waited for whatever
-// happens.
+// the write to be split as it is fed; the commit is waited for whatever
+// happens, so that storage never counts it in flight for ever.
 func (e *Engine) commitSplitting(ctx context.Context, ts uint64, d durableWrites, writes writeSet) (split *splitWrites, err error) {
 	wait := e.store.StartCommit(ctx, &storage.Txn{Time: ts, Updates: d})
 	defer func() {
 		if r := recover(); r != nil {
-			e.log.Error("splitting a write for its feed failed; it is fed unsplit", "panic", r)
+			e.log.Error("splitting a write for its feed failed; it is split as it is fed", "panic", r)
 			split = nil
 		}
 		err = wait()
@@ -1164,90 +1164,32 @@ func (e *Engine) pendingWriteTo(objs []*catalog.Object) bool {
 }
 
 // feedLocked sends a durable write to its tables' inputs and advances
-// every input past it.
-//
-// A write split ahead (split.go) is sent as split. Otherwise, as for
-// the writes ALTER TABLE and the system tables feed, the rows go to an
-// input in one slice per run of writes to one table, not one send per
-// row: a send takes the input's lock and queues an operation that the
-// worker takes apart again, which for a bulk load of a million rows
-// cost more than the rows' arrangement.
+// every input past it. The write goes as split ahead (split.go), or,
+// for the writes ALTER TABLE and the system tables feed, as split now:
+// in one slice per run of writes to one table and worker, not one send
+// per row, since a send takes the input's lock and queues an operation
+// that the worker takes apart again, which for a bulk load of a million
+// rows cost more than the rows' arrangement.
 func (e *Engine) feedLocked(p *pendingWrite) error {
-	var (
-		id      uint64
-		t       *table
-		buckets [][]arrange.Update
-		share   int // a bucket's room: an even share of the run
-		written []uint64
-	)
-	if sp := p.split; sp != nil {
-		if sp.read {
-			e.splitReadFed++
-		}
-		for i := range sp.runs {
-			r := &sp.runs[i]
-			t := e.tables[r.table]
-			if t == nil {
-				continue
-			}
-			e.lastWrite[r.table] = p.ts
-			if !slices.Contains(written, r.table) {
-				written = append(written, r.table)
-			}
-			r.sendLocked(e, t, p.ts)
-		}
-		p.split = nil
-		e.advanceWrittenLocked(p, written)
-		e.fed = p.ts
-		return nil
+	sp := p.split
+	if sp == nil {
+		sp = splitDuring(p.writes, e.workers)
+	} else if sp.read {
+		e.splitReadFed++
 	}
-	send := func() {
-		for i, b := range buckets {
-			if len(b) == 0 {
-				continue
-			}
-			if err := t.inputs[i].Send(p.ts, b...); err != nil {
-				// The table's dataflow ended (it was dropped meanwhile): the
-				// write has nowhere to go, and nothing reads it any more.
-				e.log.Warn("write to an ended table", "table", id, "error", err)
-			}
-			// The slice now belongs to the dataflow.
-			buckets[i] = nil
+	p.split = nil
+	var written []uint64
+	for i := range sp.runs {
+		r := &sp.runs[i]
+		t := e.tables[r.table]
+		if t == nil {
+			continue
 		}
-	}
-	for pi, part := range p.writes {
-		for k, w := range part {
-			if w.Diff == 0 || e.tables[w.Table] == nil {
-				continue
-			}
-			if t == nil || w.Table != id {
-				if t != nil {
-					send()
-				}
-				id, t = w.Table, e.tables[w.Table]
-				e.lastWrite[id] = p.ts
-				if !slices.Contains(written, id) {
-					written = append(written, id)
-				}
-				if buckets == nil {
-					buckets = make([][]arrange.Update, len(t.inputs))
-				}
-				run := p.writes.run(pi, k)
-				share = run/e.workers + run/8 + 1
-			}
-			// The table's arrangement exchanges its input by this hash:
-			// the rows each worker's input is given stay on that worker,
-			// and its messages leave as they are (Output.flushBuffers).
-			i := int(arrange.KeyHash(w.Row) % uint64(e.workers))
-			if buckets[i] == nil {
-				buckets[i] = make([]arrange.Update, 0, share)
-				prefault.Slice(buckets[i])
-			}
-			buckets[i] = append(buckets[i], arrange.Update{Key: w.Row, Time: p.ts, Diff: w.Diff})
+		e.lastWrite[r.table] = p.ts
+		if !slices.Contains(written, r.table) {
+			written = append(written, r.table)
 		}
-	}
-	if t != nil {
-		send()
+		r.sendLocked(e, t, p.ts)
 	}
 	// The write's tables, and those a view over them also reads, move
 	// past it (advance.go).

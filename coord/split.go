@@ -52,8 +52,8 @@ type splitRun struct {
 // worker holds until it has taken all of it apart.
 const splitMessage = 16 << 10
 
-// splitDuring splits writes by worker; the caller does so while the
-// write's commit is under way.
+// splitDuring splits writes by worker: while the write's commit is under
+// way (commitSplitting), or, for a write fed unsplit, as it is fed.
 func splitDuring(writes writeSet, workers int) *splitWrites {
 	s := &splitWrites{workers: workers}
 	var (
@@ -120,8 +120,8 @@ func (s *splitWrites) add(w *TableWrite, run int) {
 			table: w.Table,
 			msgs:  make([][][]arrange.Update, s.workers),
 			open:  make([][]arrange.Update, s.workers),
-			// An even share of the run and some, as feedLocked's
-			// buckets.
+			// An even share of the run and some, so that most
+			// workers' rows fill one message.
 			room: min(splitMessage, run/s.workers+run/8+1),
 		})
 	}
@@ -176,7 +176,9 @@ func (r *splitRun) sendLocked(e *Engine, t *table, ts uint64) {
 				m[i].Time = ts
 			}
 			if err := t.inputs[k].Send(ts, m...); err != nil {
-				// As in feedLocked: the table's dataflow ended.
+				// The table's dataflow ended (it was dropped meanwhile):
+				// the write has nowhere to go, and nothing reads it any
+				// more.
 				e.log.Warn("write to an ended table", "table", r.table, "error", err)
 			}
 		}
