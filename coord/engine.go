@@ -1663,8 +1663,8 @@ func consolidateUpdates(us []arrange.Update) []arrange.Update {
 // without building a dataflow. Each worker waits (between its steps) until
 // its shard has passed ts, then reads it in one go.
 func (e *Engine) peek(ctx context.Context, p compute.Peek, ts uint64) (expr.Collection, error) {
+	prefix, keyed := e.peekPrefix(p)
 	id := uint64(p.Get.ID)
-	_, keyed := e.indexedRelation(id)
 	var mu sync.Mutex
 	var rows []expr.Row
 	var firstErr error
@@ -1698,7 +1698,7 @@ func (e *Engine) peek(ctx context.Context, p compute.Peek, ts uint64) (expr.Coll
 		}
 		if errs != nil {
 			var rowErr error
-			if err := readTrace(errs, ts, func(key, _ []byte, _ int64) error {
+			if err := readTrace(errs, ts, nil, func(key, _ []byte, _ int64) error {
 				rowErr = compute.DecodeError(key)
 				return rowErr
 			}); err != nil {
@@ -1707,7 +1707,7 @@ func (e *Engine) peek(ctx context.Context, p compute.Peek, ts uint64) (expr.Coll
 		}
 		var local []expr.Row
 		var outs [][]repr.Datum
-		if err := readTrace(tr, ts, func(key, val []byte, n int64) error {
+		if err := readTrace(tr, ts, prefix, func(key, val []byte, n int64) error {
 			row := key
 			if keyed {
 				row = val
@@ -1737,9 +1737,27 @@ func (e *Engine) peek(ctx context.Context, p compute.Peek, ts uint64) (expr.Coll
 	return expr.Consolidate(rows), nil
 }
 
+// peekPrefix returns the key prefix a peek of p's arrangement reads
+// (compute.Peek.KeyPrefix: nil for all of it), and whether the
+// arrangement is an index's, whose vals are the rows.
+func (e *Engine) peekPrefix(p compute.Peek) (prefix []byte, keyed bool) {
+	id := uint64(p.Get.ID)
+	e.idxMu.Lock()
+	defer e.idxMu.Unlock()
+	if _, keyed := e.indexes[id]; keyed {
+		// Only an index keyed by plain columns is joinable: the key of
+		// any other is not made of its rows' encodings.
+		if ix, ok := e.joinable[id]; ok {
+			return p.KeyPrefix(ix.Keys), true
+		}
+		return nil, true
+	}
+	return p.KeyPrefix(nil), false
+}
+
 // readTrace calls f for every (key, val) of tr with a nonzero count at
-// ts, holding a lease at ts while it reads.
-func readTrace(tr *arrange.Trace, ts uint64, f func(key, val []byte, count int64) error) error {
+// ts whose key begins with prefix, holding a lease at ts while it reads.
+func readTrace(tr *arrange.Trace, ts uint64, prefix []byte, f func(key, val []byte, count int64) error) error {
 	h, err := tr.NewHandle(ts)
 	if err != nil {
 		return err
@@ -1749,7 +1767,10 @@ func readTrace(tr *arrange.Trace, ts uint64, f func(key, val []byte, count int64
 	if err != nil {
 		return err
 	}
-	for ; c.KeyValid(); c.StepKey() {
+	if prefix != nil {
+		c.SeekKey(prefix)
+	}
+	for ; c.KeyValid() && bytes.HasPrefix(c.Key(), prefix); c.StepKey() {
 		for ; c.ValValid(); c.StepVal() {
 			if n := c.Count(ts); n != 0 {
 				if err := f(c.Key(), c.Val(), n); err != nil {

@@ -1,6 +1,7 @@
 package coord
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"time"
@@ -77,7 +78,7 @@ func (e *Engine) streamPeek(ctx context.Context, p compute.Peek, deps []uint64, 
 	}
 	defer endRead()
 	id := uint64(p.Get.ID)
-	_, keyed := e.indexedRelation(id)
+	prefix, keyed := e.peekPrefix(p)
 
 	// Per worker, touched only on that worker's goroutine: the lease and
 	// cursor the opening Exec takes, and whether the closing Exec has
@@ -130,7 +131,7 @@ func (e *Engine) streamPeek(ctx context.Context, p compute.Peek, deps []uint64, 
 			return false // not yet complete at ts: try after the next step
 		}
 		if errs != nil {
-			if err := readTrace(errs, ts, func(key, _ []byte, _ int64) error {
+			if err := readTrace(errs, ts, nil, func(key, _ []byte, _ int64) error {
 				return compute.DecodeError(key)
 			}); err != nil {
 				sh.err = err
@@ -166,7 +167,10 @@ func (e *Engine) streamPeek(ctx context.Context, p compute.Peek, deps []uint64, 
 	defer func() { e.streamedRows.Add(taken) }()
 	for i := range shards {
 		c := shards[i].cursor
-		for ; c.KeyValid(); c.StepKey() {
+		if prefix != nil {
+			c.SeekKey(prefix)
+		}
+		for ; c.KeyValid() && bytes.HasPrefix(c.Key(), prefix); c.StepKey() {
 			for ; c.ValValid(); c.StepVal() {
 				n := c.Count(ts)
 				if n <= 0 {
