@@ -17,6 +17,11 @@ type Peek struct {
 	steps []expr.Relation
 	// types are the arrangement's column types, as Get's.
 	types []repr.Type
+	// first are the predicates of the Filters at the bottom of steps, in
+	// the order the steps evaluate them, and firstRead decodes the
+	// columns they read (Rejects).
+	first     []expr.Scalar
+	firstRead columnReader
 }
 
 // PeekOf returns plan as a Peek, if it is one.
@@ -27,7 +32,41 @@ func PeekOf(plan expr.Relation) (Peek, bool) {
 		// dataflow's mfp makes them); a peek reads it once.
 		return Peek{}, false
 	}
-	return Peek{Get: get, steps: steps, types: reprTypes(get.Types)}, true
+	p := Peek{Get: get, steps: steps, types: reprTypes(get.Types)}
+	for _, s := range steps {
+		f, ok := s.(expr.Filter)
+		if !ok {
+			break
+		}
+		p.first = append(p.first, f.Predicates...)
+	}
+	if len(p.first) > 0 {
+		p.firstRead = newColumnReader(p.types, p.first)
+	}
+	return p, true
+}
+
+// Rejects reports whether the Filters at the bottom of the peek's steps
+// reject row, decoding only the columns they read, where Rows decodes
+// every column and runs every step: a read that keeps few of the rows it
+// reads spends little on the others. A predicate that fails leaves the
+// row to Rows, which raises the error where the steps do. scratch is the
+// caller's, returned for the next row.
+func (p Peek) Rejects(row []byte, scratch []repr.Datum) (bool, []repr.Datum) {
+	if len(p.first) == 0 {
+		return false, scratch
+	}
+	scratch = p.firstRead.decode(row, scratch)
+	for _, pr := range p.first {
+		v, err := pr.Eval(scratch)
+		if err != nil {
+			return false, scratch
+		}
+		if v.IsNull() || !v.Bool() {
+			return true, scratch
+		}
+	}
+	return false, scratch
 }
 
 // stepsOverGet returns the Get under plan and the Map, Filter and

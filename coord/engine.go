@@ -1663,8 +1663,21 @@ func consolidateUpdates(us []arrange.Update) []arrange.Update {
 // without building a dataflow. Each worker waits (between its steps) until
 // its shard has passed ts, then reads it in one go.
 func (e *Engine) peek(ctx context.Context, p compute.Peek, ts uint64) (expr.Collection, error) {
-	prefix, keyed := e.peekPrefix(p)
-	id := uint64(p.Get.ID)
+	return e.peekVia(ctx, p, e.peekSource(p), ts)
+}
+
+// peekVia is peek from src, or, if src is an index that went before the
+// read took its cursors, from the relation's own arrangement.
+func (e *Engine) peekVia(ctx context.Context, p compute.Peek, src peekSource, ts uint64) (expr.Collection, error) {
+	rows, err := e.peekFrom(ctx, p, src, ts)
+	if src.index && sourceGone(err) {
+		rows, err = e.peekFrom(ctx, p, ownPeekSource(p), ts)
+	}
+	return rows, err
+}
+
+// peekFrom is peek of arrangement src.
+func (e *Engine) peekFrom(ctx context.Context, p compute.Peek, src peekSource, ts uint64) (expr.Collection, error) {
 	var mu sync.Mutex
 	var rows []expr.Row
 	var firstErr error
@@ -1685,7 +1698,7 @@ func (e *Engine) peek(ctx context.Context, p compute.Peek, ts uint64) (expr.Coll
 		if ctx.Err() != nil {
 			return fail(readError(ctx, ctx.Err()))
 		}
-		tr, err := e.reg.Trace(arrange.GlobalID(id), w)
+		tr, err := e.reg.Trace(arrange.GlobalID(src.id), w)
 		if err != nil {
 			return fail(err)
 		}
@@ -1705,12 +1718,19 @@ func (e *Engine) peek(ctx context.Context, p compute.Peek, ts uint64) (expr.Coll
 				return fail(err)
 			}
 		}
-		var local []expr.Row
-		var outs [][]repr.Datum
-		if err := readTrace(tr, ts, prefix, func(key, val []byte, n int64) error {
+		var (
+			local   []expr.Row
+			outs    [][]repr.Datum
+			scratch []repr.Datum
+		)
+		if err := readTrace(tr, ts, src.prefix, func(key, val []byte, n int64) error {
 			row := key
-			if keyed {
+			if src.keyed {
 				row = val
+			}
+			var rejected bool
+			if rejected, scratch = p.Rejects(row, scratch); rejected {
+				return nil
 			}
 			var err error
 			if outs, err = p.Rows(row, outs[:0]); err != nil {
@@ -1737,22 +1757,75 @@ func (e *Engine) peek(ctx context.Context, p compute.Peek, ts uint64) (expr.Coll
 	return expr.Consolidate(rows), nil
 }
 
-// peekPrefix returns the key prefix a peek of p's arrangement reads
-// (compute.Peek.KeyPrefix: nil for all of it), and whether the
-// arrangement is an index's, whose vals are the rows.
-func (e *Engine) peekPrefix(p compute.Peek) (prefix []byte, keyed bool) {
+// peekSource is the arrangement a peek reads: its id, the key prefix
+// the read seeks to (compute.Peek.KeyPrefix; nil: all of it), whether
+// its vals are the rows (an index's), and whether it is an index read in
+// place of the relation the peek gets.
+type peekSource struct {
+	id     uint64
+	prefix []byte
+	keyed  bool
+	index  bool
+}
+
+// peekSource returns the arrangement peek p reads. A Get of an index
+// reads the index. A Get of a table or view reads its own arrangement,
+// whose key is the row, unless an index on it keyed by plain columns
+// (one that holds every row) has more of its leading key pinned by the
+// peek: `WHERE customer = 5` over an index on (customer) seeks in the
+// index. Indexes still hydrating or being dropped are passed over, and
+// of two alike the older one is read.
+func (e *Engine) peekSource(p compute.Peek) peekSource {
 	id := uint64(p.Get.ID)
 	e.idxMu.Lock()
-	defer e.idxMu.Unlock()
 	if _, keyed := e.indexes[id]; keyed {
 		// Only an index keyed by plain columns is joinable: the key of
 		// any other is not made of its rows' encodings.
+		var prefix []byte
 		if ix, ok := e.joinable[id]; ok {
-			return p.KeyPrefix(ix.Keys), true
+			prefix = p.KeyPrefix(ix.Keys)
 		}
-		return nil, true
+		e.idxMu.Unlock()
+		return peekSource{id: id, prefix: prefix, keyed: true}
 	}
-	return p.KeyPrefix(nil), false
+	own := ownPeekSource(p)
+	var better []peekSource
+	for _, ix := range e.joinable {
+		if uint64(ix.On) != id || ix.Width < len(p.Get.Types) {
+			continue
+		}
+		if prefix := p.KeyPrefix(ix.Keys); len(prefix) > len(own.prefix) {
+			better = append(better, peekSource{id: uint64(ix.ID), prefix: prefix, keyed: true, index: true})
+		}
+	}
+	e.idxMu.Unlock()
+	best := own
+	e.readsMu.Lock()
+	defer e.readsMu.Unlock()
+	for _, c := range better {
+		_, creating := e.creating[c.id]
+		_, dropping := e.dropping[c.id]
+		if creating || dropping {
+			continue
+		}
+		if len(c.prefix) > len(best.prefix) || len(c.prefix) == len(best.prefix) && c.id < best.id {
+			best = c
+		}
+	}
+	return best
+}
+
+// ownPeekSource is the arrangement of the relation peek p gets, which
+// is not an index: its key is the row.
+func ownPeekSource(p compute.Peek) peekSource {
+	return peekSource{id: uint64(p.Get.ID), prefix: p.KeyPrefix(nil)}
+}
+
+// sourceGone reports whether err is a read's arrangement gone from the
+// registry: for an index read in place of its relation, a DROP INDEX
+// before the read took its cursors, and the relation itself is read.
+func sourceGone(err error) bool {
+	return errors.Is(err, arrange.ErrNoExport) || errors.Is(err, arrange.ErrSourceGone)
 }
 
 // readTrace calls f for every (key, val) of tr with a nonzero count at

@@ -6,6 +6,10 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"freshet/compute"
+	"freshet/expr"
+	"freshet/repr"
 )
 
 // TestPeekSeeksPinnedColumns: a read that pins the leading columns of
@@ -127,5 +131,99 @@ func TestPeekSeeksIndexKey(t *testing.T) {
 		if taken != c.read {
 			t.Errorf("%s: read %d rows of the index, want %d", c.where, taken, c.read)
 		}
+	}
+}
+
+// TestPeekReadsIndexOfRelation: a read of a table or materialized view
+// that pins the leading key columns of an index on it seeks in the index
+// (the one whose key it pins most of), and one
+// that pins more of the relation's own key, or of no index, reads the
+// relation. An index that holds fewer columns than the relation (after
+// ADD COLUMN) or is gone is not read. The answers are those of the
+// predicate evaluated on every row.
+func TestPeekReadsIndexOfRelation(t *testing.T) {
+	env := openSQL(t, t.TempDir())
+	defer func() { env.e.Close() }()
+	s := env.session()
+	env.exec(s, "CREATE TABLE t (a int, b text, c int)")
+	env.exec(s, "INSERT INTO t SELECT g % 10, 'b' || (g % 7), g FROM generate_series(1, 700) g")
+	env.exec(s, "CREATE INDEX t_b ON t (b)")
+	env.exec(s, "CREATE INDEX t_ba ON t (b, a)")
+	env.exec(s, "CREATE MATERIALIZED VIEW m AS SELECT a, b, count(*) AS n FROM t GROUP BY a, b")
+	env.exec(s, "CREATE INDEX m_n ON m (n, b)")
+	check := func(from, cols, where string, read int64) {
+		t.Helper()
+		before := env.e.streamedRows.Load()
+		got := env.query(s, "SELECT "+cols+" FROM "+from+" WHERE "+where)
+		taken := env.e.streamedRows.Load() - before
+		var want []string
+		for _, row := range strings.Split(env.query(s, "SELECT "+cols+", ("+where+")::text FROM "+from), " ") {
+			if cut, ok := strings.CutSuffix(row, ",true"); ok {
+				want = append(want, cut)
+			}
+		}
+		slices.Sort(want)
+		if got != strings.Join(want, " ") {
+			t.Errorf("%s WHERE %s: got %q, want %q", from, where, got, strings.Join(want, " "))
+		}
+		if taken != read {
+			t.Errorf("%s WHERE %s: read %d rows, want %d", from, where, taken, read)
+		}
+	}
+	check("t", "a, b, c", "b = 'b3'", 100)          // t_b or t_ba
+	check("t", "a, b, c", "b = 'b3' AND a = 3", 10) // t_ba: g % 70 = 3
+	check("t", "a, b, c", "a = 3 AND b = 'b3'", 10)
+	check("t", "a, b, c", "a = 4", 70)                 // the table's own key leads with a
+	check("t", "a, b, c", "c = 5", 700)                // no index on c
+	check("t", "a, b, c", "b = 'b3' AND c > 600", 100) // a filter besides the key
+	check("m", "a, b, n", "n = 10 AND b = 'b1'", 10)   // m_n: 70 groups of 10
+	env.exec(s, "ALTER TABLE t ADD COLUMN d int")
+	check("t", "a, b, c, d", "b = 'b3'", 700) // the indexes hold three columns of four
+	env.exec(s, "DROP INDEX t_b")
+	env.exec(s, "DROP INDEX t_ba")
+	env.exec(s, "DROP INDEX m_n")
+	check("m", "a, b, n", "n = 10 AND b = 'b1'", 70)
+}
+
+// TestPeekOfDroppedIndexReadsRelation: an index chosen for a read and
+// dropped before the read takes its cursors leaves the read to the
+// relation itself, streamed or whole, with the same rows.
+func TestPeekOfDroppedIndexReadsRelation(t *testing.T) {
+	env := openSQL(t, t.TempDir())
+	defer func() { env.e.Close() }()
+	s := env.session()
+	env.exec(s, "CREATE TABLE t (a int, b text)")
+	env.exec(s, "INSERT INTO t SELECT g, 'b' || (g % 7) FROM generate_series(1, 700) g")
+	env.exec(s, "CREATE INDEX t_b ON t (b)")
+	id := env.objectID("t")
+	get := expr.Get{ID: expr.GlobalID(id), Name: "t", Types: []expr.ColumnType{{Type: repr.Int4, Nullable: true}, {Type: repr.Text, Nullable: true}}}
+	p, ok := compute.PeekOf(expr.Filter{Input: get, Predicates: []expr.Scalar{
+		expr.CallBinary{Func: expr.Eq, Left: expr.Column{Index: 1}, Right: expr.Literal{Value: repr.NewText("b3"), Type: repr.Text}},
+	}})
+	if !ok {
+		t.Fatal("not a peek")
+	}
+	src := env.e.peekSource(p)
+	if !src.index || src.id != env.objectID("t_b") {
+		t.Fatalf("the read would not seek in t_b: %+v", src)
+	}
+	env.exec(s, "DROP INDEX t_b")
+	env.e.mu.Lock()
+	ts := env.e.oracle.read()
+	env.e.mu.Unlock()
+	ctx := context.Background()
+	streamed := 0
+	if err := env.e.streamPeekVia(ctx, p, src, []uint64{id}, ts, func(ds []repr.Datum) error {
+		streamed++
+		return nil
+	}); err != nil {
+		t.Fatalf("streamed: %v", err)
+	}
+	rows, err := env.e.peekVia(ctx, p, src, ts)
+	if err != nil {
+		t.Fatalf("read whole: %v", err)
+	}
+	if streamed != 100 || len(rows) != 100 {
+		t.Errorf("after the index went: %d rows streamed and %d read whole, want 100", streamed, len(rows))
 	}
 }

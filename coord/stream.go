@@ -50,14 +50,25 @@ func (e *Engine) StreamRows(ctx context.Context, plan expr.Relation, ts uint64, 
 	if err != nil {
 		return true, err
 	}
-	err = e.streamPeek(ctx, p, deps, ts, emit)
-	if errors.Is(err, arrange.ErrNoExport) || errors.Is(err, arrange.ErrSourceGone) {
+	err = e.streamPeekVia(ctx, p, e.peekSource(p), deps, ts, emit)
+	if sourceGone(err) {
 		return true, e.awaitFailure(ctx, deps, err)
 	}
 	return true, err
 }
 
-func (e *Engine) streamPeek(ctx context.Context, p compute.Peek, deps []uint64, ts uint64, emit func([]repr.Datum) error) error {
+// streamPeekVia streams peek p from src, or, if src is an index that
+// went before the read took its cursors (no row was emitted then), from
+// the relation's own arrangement.
+func (e *Engine) streamPeekVia(ctx context.Context, p compute.Peek, src peekSource, deps []uint64, ts uint64, emit func([]repr.Datum) error) error {
+	err := e.streamPeek(ctx, p, src, deps, ts, emit)
+	if src.index && sourceGone(err) {
+		err = e.streamPeek(ctx, p, ownPeekSource(p), deps, ts, emit)
+	}
+	return err
+}
+
+func (e *Engine) streamPeek(ctx context.Context, p compute.Peek, src peekSource, deps []uint64, ts uint64, emit func([]repr.Datum) error) error {
 	// Until the cursors are taken the read is in flight (a DROP of what
 	// it reads, a failure or the memory governor ends it). After that it
 	// needs nothing of the engine: the cursors' batches stay valid
@@ -77,8 +88,6 @@ func (e *Engine) streamPeek(ctx context.Context, p compute.Peek, deps []uint64, 
 		}
 	}
 	defer endRead()
-	id := uint64(p.Get.ID)
-	prefix, keyed := e.peekPrefix(p)
 
 	// Per worker, touched only on that worker's goroutine: the lease and
 	// cursor the opening Exec takes, and whether the closing Exec has
@@ -118,7 +127,7 @@ func (e *Engine) streamPeek(ctx context.Context, p compute.Peek, deps []uint64, 
 			sh.err = readError(ctx, ctx.Err())
 			return true
 		}
-		tr, err := e.reg.Trace(arrange.GlobalID(id), w)
+		tr, err := e.reg.Trace(arrange.GlobalID(src.id), w)
 		if err != nil {
 			sh.err = err
 			return true
@@ -162,15 +171,18 @@ func (e *Engine) streamPeek(ctx context.Context, p compute.Peek, deps []uint64, 
 	}
 	endRead()
 	ctx = stmtCtx
-	var outs [][]repr.Datum
+	var (
+		outs    [][]repr.Datum
+		scratch []repr.Datum
+	)
 	steps, taken := 0, int64(0)
 	defer func() { e.streamedRows.Add(taken) }()
 	for i := range shards {
 		c := shards[i].cursor
-		if prefix != nil {
-			c.SeekKey(prefix)
+		if src.prefix != nil {
+			c.SeekKey(src.prefix)
 		}
-		for ; c.KeyValid() && bytes.HasPrefix(c.Key(), prefix); c.StepKey() {
+		for ; c.KeyValid() && bytes.HasPrefix(c.Key(), src.prefix); c.StepKey() {
 			for ; c.ValValid(); c.StepVal() {
 				n := c.Count(ts)
 				if n <= 0 {
@@ -178,8 +190,12 @@ func (e *Engine) streamPeek(ctx context.Context, p compute.Peek, deps []uint64, 
 				}
 				taken++
 				row := c.Key()
-				if keyed {
+				if src.keyed {
 					row = c.Val()
+				}
+				var rejected bool
+				if rejected, scratch = p.Rejects(row, scratch); rejected {
+					continue
 				}
 				if outs, err = p.Rows(row, outs[:0]); err != nil {
 					return err
