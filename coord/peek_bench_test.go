@@ -1,0 +1,32 @@
+package coord
+
+import (
+	"fmt"
+	"testing"
+)
+
+// BenchmarkPointLookup reads one order of 200,000 in orders (id int,
+// customer int, amount numeric(10,2)), loaded in id order, three ways:
+// by id, the table's leading column, which the read seeks to; by
+// customer, which it must scan for, testing each row's customer alone;
+// and by customer again with an index on (customer), which the read
+// seeks in.
+func BenchmarkPointLookup(b *testing.B) {
+	env := openSQL(b, b.TempDir())
+	defer func() { env.e.Close() }()
+	s := env.session()
+	env.exec(s, "CREATE TABLE orders (id int, customer int, amount numeric(10,2))")
+	env.exec(s, "INSERT INTO orders SELECT g, g, (g % 1000) / 10.0 FROM generate_series(1, 200000) g")
+	lookup := func(b *testing.B, col string) {
+		for i := 0; i < b.N; i++ {
+			k := 1 + (i*7919)%200_000
+			if got := env.query(s, fmt.Sprintf("SELECT id FROM orders WHERE %s = %d", col, k)); got != fmt.Sprint(k) {
+				b.Fatalf("%s = %d: %q", col, k, got)
+			}
+		}
+	}
+	b.Run("leading column", func(b *testing.B) { lookup(b, "id") })
+	b.Run("scan", func(b *testing.B) { lookup(b, "customer") })
+	env.exec(s, "CREATE INDEX orders_customer ON orders (customer)")
+	b.Run("index", func(b *testing.B) { lookup(b, "customer") })
+}
