@@ -1,6 +1,7 @@
 package compute
 
 import (
+	"bytes"
 	"slices"
 
 	"freshet/expr"
@@ -18,10 +19,21 @@ type Peek struct {
 	// types are the arrangement's column types, as Get's.
 	types []repr.Type
 	// first are the predicates of the Filters at the bottom of steps, in
-	// the order the steps evaluate them, and firstRead decodes the
-	// columns they read (Rejects).
+	// the order the steps evaluate them (Rejects). firstPins[i] is the
+	// encoding of the constant predicate i pins its column to (pins),
+	// which the column's encoding is compared with, or nil; firstRead
+	// decodes the columns the other predicates read, and firstEnd is one
+	// past the last column a pin compares.
 	first     []expr.Scalar
+	firstPins []pinned
 	firstRead columnReader
+	firstEnd  int
+}
+
+// pinned is a column and the encoding of the constant it must equal.
+type pinned struct {
+	col int
+	enc []byte
 }
 
 // PeekOf returns plan as a Peek, if it is one.
@@ -40,33 +52,66 @@ func PeekOf(plan expr.Relation) (Peek, bool) {
 		}
 		p.first = append(p.first, f.Predicates...)
 	}
-	if len(p.first) > 0 {
-		p.firstRead = newColumnReader(p.types, p.first)
+	var decoded []expr.Scalar
+	for _, pr := range p.first {
+		var pin pinned
+		if c, v, ok := p.pins(pr); ok {
+			pin = pinned{col: c, enc: repr.AppendDatum(nil, v)}
+			p.firstEnd = max(p.firstEnd, c+1)
+		} else {
+			decoded = append(decoded, pr)
+		}
+		p.firstPins = append(p.firstPins, pin)
+	}
+	if len(decoded) > 0 {
+		p.firstRead = newColumnReader(p.types, decoded)
 	}
 	return p, true
 }
 
+// PeekScratch is the memory Peek.Rejects reuses from row to row: a
+// reader's own, as a Peek may be read on several workers at once.
+type PeekScratch struct {
+	datums []repr.Datum
+	raw    [][]byte
+}
+
 // Rejects reports whether the Filters at the bottom of the peek's steps
-// reject row, decoding only the columns they read, where Rows decodes
-// every column and runs every step: a read that keeps few of the rows it
-// reads spends little on the others. A predicate that fails leaves the
-// row to Rows, which raises the error where the steps do. scratch is the
-// caller's, returned for the next row.
-func (p Peek) Rejects(row []byte, scratch []repr.Datum) (bool, []repr.Datum) {
+// reject row, where Rows decodes every column and runs every step: a
+// predicate that pins a column to a constant compares the column's
+// encoding with the constant's (equal values have equal encodings), and
+// the others are evaluated with only the columns they read decoded. A
+// read that keeps few of the rows it reads spends little on the others.
+// A predicate that fails leaves the row to Rows, which raises the error
+// where the steps do.
+func (p Peek) Rejects(row []byte, scratch *PeekScratch) bool {
 	if len(p.first) == 0 {
-		return false, scratch
+		return false
 	}
-	scratch = p.firstRead.decode(row, scratch)
-	for _, pr := range p.first {
-		v, err := pr.Eval(scratch)
+	if p.firstEnd > 0 {
+		scratch.raw = rawColumns(row, p.firstEnd, scratch.raw)
+	}
+	decoded := false
+	for i, pr := range p.first {
+		if pin := p.firstPins[i]; pin.enc != nil {
+			if !bytes.Equal(scratch.raw[pin.col], pin.enc) {
+				return true
+			}
+			continue
+		}
+		if !decoded {
+			scratch.datums = p.firstRead.decode(row, scratch.datums)
+			decoded = true
+		}
+		v, err := pr.Eval(scratch.datums)
 		if err != nil {
-			return false, scratch
+			return false
 		}
 		if v.IsNull() || !v.Bool() {
-			return true, scratch
+			return true
 		}
 	}
-	return false, scratch
+	return false
 }
 
 // stepsOverGet returns the Get under plan and the Map, Filter and
@@ -126,8 +171,9 @@ func (p Peek) Rows(row []byte, dst [][]repr.Datum) ([][]repr.Datum, error) {
 // has a key that begins with the constants' encodings in key order, up
 // to the first column not pinned; and rows are sorted by their bytes,
 // so those keys are next to each other. The steps still run on every row
-// read: the prefix only skips rows that cannot pass them.
-func (p Peek) KeyPrefix(keys []int) []byte {
+// read: the prefix only skips rows that cannot pass them. It also
+// returns how many key columns the prefix pins.
+func (p Peek) KeyPrefix(keys []int) ([]byte, int) {
 	pinned := map[int]repr.Datum{}
 steps:
 	for _, s := range p.steps {
@@ -153,14 +199,16 @@ steps:
 		}
 	}
 	var prefix []byte
+	n := 0
 	for _, c := range keys {
 		v, ok := pinned[c]
 		if !ok {
 			break
 		}
 		prefix = repr.AppendDatum(prefix, v)
+		n++
 	}
-	return prefix
+	return prefix, n
 }
 
 // pins returns the column and the value a predicate `column = constant`

@@ -176,6 +176,10 @@ type Engine struct {
 	// the dataflows of views and indexes built later read instead of
 	// arranging their inputs again (compute.Indexes); guarded by idxMu.
 	joinable map[uint64]compute.Index
+	// indexSince is the time each index's dataflow was built at: its
+	// arrangement holds no time before it (peekSourceLocked); guarded
+	// by idxMu.
+	indexSince map[uint64]uint64
 	// defaults holds the DEFAULT scalars of table columns, by table id
 	// and column; nil where the default is NULL.
 	defaults map[uint64][]expr.Scalar
@@ -266,6 +270,7 @@ func Open(ctx context.Context, cfg Config, rebuild func(e *Engine, o *catalog.Ob
 		indexes:        map[uint64]uint64{},
 		viewIndex:      map[uint64]uint64{},
 		joinable:       map[uint64]compute.Index{},
+		indexSince:     map[uint64]uint64{},
 		reads:          map[*inflightRead]struct{}{},
 		creating:       map[uint64]*hydration{},
 		metrics:        cfg.Metrics,
@@ -626,6 +631,7 @@ func (e *Engine) forgetIndex(o *catalog.Object) {
 	defer e.idxMu.Unlock()
 	delete(e.indexes, o.ID)
 	delete(e.joinable, o.ID)
+	delete(e.indexSince, o.ID)
 	if e.viewIndex[o.On] == o.ID {
 		delete(e.viewIndex, o.On)
 	}
@@ -811,6 +817,7 @@ func (e *Engine) buildIndexLocked(ctx context.Context, o *catalog.Object, on exp
 	}
 	e.idxMu.Lock()
 	e.indexes[o.ID] = o.On
+	e.indexSince[o.ID] = e.fed
 	if cols, ok := columnKeys(keys); ok {
 		e.joinable[o.ID] = compute.Index{ID: expr.GlobalID(o.ID), On: expr.GlobalID(o.On), Keys: cols, Width: len(on.Typ())}
 	}
@@ -1663,15 +1670,16 @@ func consolidateUpdates(us []arrange.Update) []arrange.Update {
 // without building a dataflow. Each worker waits (between its steps) until
 // its shard has passed ts, then reads it in one go.
 func (e *Engine) peek(ctx context.Context, p compute.Peek, ts uint64) (expr.Collection, error) {
-	return e.peekVia(ctx, p, e.peekSource(p), ts)
+	src, own := e.peekSource(p, ts)
+	return e.peekVia(ctx, p, src, own, ts)
 }
 
-// peekVia is peek from src, or, if src is an index that went before the
-// read took its cursors, from the relation's own arrangement.
-func (e *Engine) peekVia(ctx context.Context, p compute.Peek, src peekSource, ts uint64) (expr.Collection, error) {
+// peekVia is peek from src, or from own, the arrangement the peek gets,
+// if src is an index that cannot be read (fallBack).
+func (e *Engine) peekVia(ctx context.Context, p compute.Peek, src, own peekSource, ts uint64) (expr.Collection, error) {
 	rows, err := e.peekFrom(ctx, p, src, ts)
-	if src.index && sourceGone(err) {
-		rows, err = e.peekFrom(ctx, p, ownPeekSource(p), ts)
+	if fallBack(src, err) {
+		rows, err = e.peekFrom(ctx, p, own, ts)
 	}
 	return rows, err
 }
@@ -1721,15 +1729,14 @@ func (e *Engine) peekFrom(ctx context.Context, p compute.Peek, src peekSource, t
 		var (
 			local   []expr.Row
 			outs    [][]repr.Datum
-			scratch []repr.Datum
+			scratch compute.PeekScratch
 		)
 		if err := readTrace(tr, ts, src.prefix, func(key, val []byte, n int64) error {
 			row := key
 			if src.keyed {
 				row = val
 			}
-			var rejected bool
-			if rejected, scratch = p.Rejects(row, scratch); rejected {
+			if p.Rejects(row, &scratch) {
 				return nil
 			}
 			var err error
@@ -1758,48 +1765,55 @@ func (e *Engine) peekFrom(ctx context.Context, p compute.Peek, src peekSource, t
 }
 
 // peekSource is the arrangement a peek reads: its id, the key prefix
-// the read seeks to (compute.Peek.KeyPrefix; nil: all of it), whether
-// its vals are the rows (an index's), and whether it is an index read in
-// place of the relation the peek gets.
+// the read seeks to (compute.Peek.KeyPrefix; nil: all of it) and how
+// many key columns that pins, whether its vals are the rows (an
+// index's), and whether it is an index read in place of the arrangement
+// the peek gets.
 type peekSource struct {
 	id     uint64
 	prefix []byte
+	pinned int
 	keyed  bool
 	index  bool
 }
 
-// peekSource returns the arrangement peek p reads. A Get of an index
-// reads the index. A Get of a table or view reads its own arrangement,
-// whose key is the row, unless an index on it keyed by plain columns
-// (one that holds every row) has more of its leading key pinned by the
-// peek: `WHERE customer = 5` over an index on (customer) seeks in the
-// index. Indexes still hydrating or being dropped are passed over, and
-// of two alike the older one is read.
-func (e *Engine) peekSource(p compute.Peek) peekSource {
+// peekSourceLocked returns the arrangement peek p reads at ts, and the
+// arrangement p gets, which the read falls back to if the first is an
+// index gone or too new by the time the read takes its cursors. The
+// caller holds mu, under which an index is built and marked hydrating.
+//
+// A Get reads its own arrangement (a table's or view's, keyed by the
+// row, or an index's), unless another index on the same relation, keyed
+// by plain columns (one that holds every row) and as wide as the read,
+// has more of its leading key columns pinned by the peek: `WHERE
+// customer = 5` over an index on (customer) seeks in the index. An index
+// built after ts, still hydrating or being dropped is passed over; of
+// two indexes alike, the older is read, and the Get's own arrangement
+// over either.
+func (e *Engine) peekSourceLocked(p compute.Peek, ts uint64) (src, own peekSource) {
 	id := uint64(p.Get.ID)
 	e.idxMu.Lock()
-	if _, keyed := e.indexes[id]; keyed {
-		// Only an index keyed by plain columns is joinable: the key of
-		// any other is not made of its rows' encodings.
-		var prefix []byte
-		if ix, ok := e.joinable[id]; ok {
-			prefix = p.KeyPrefix(ix.Keys)
-		}
-		e.idxMu.Unlock()
-		return peekSource{id: id, prefix: prefix, keyed: true}
+	rel, keyed := e.indexes[id]
+	own = peekSource{id: id, keyed: keyed}
+	switch ix, joinable := e.joinable[id]; {
+	case !keyed:
+		rel = id
+		own.prefix, own.pinned = p.KeyPrefix(nil)
+	case joinable:
+		// The key of any other index is not made of its rows' encodings.
+		own.prefix, own.pinned = p.KeyPrefix(ix.Keys)
 	}
-	own := ownPeekSource(p)
 	var better []peekSource
 	for _, ix := range e.joinable {
-		if uint64(ix.On) != id || ix.Width < len(p.Get.Types) {
+		if uint64(ix.On) != rel || uint64(ix.ID) == id || ix.Width < len(p.Get.Types) || e.indexSince[uint64(ix.ID)] > ts {
 			continue
 		}
-		if prefix := p.KeyPrefix(ix.Keys); len(prefix) > len(own.prefix) {
-			better = append(better, peekSource{id: uint64(ix.ID), prefix: prefix, keyed: true, index: true})
+		if prefix, n := p.KeyPrefix(ix.Keys); n > own.pinned {
+			better = append(better, peekSource{id: uint64(ix.ID), prefix: prefix, pinned: n, keyed: true, index: true})
 		}
 	}
 	e.idxMu.Unlock()
-	best := own
+	src = own
 	e.readsMu.Lock()
 	defer e.readsMu.Unlock()
 	for _, c := range better {
@@ -1808,24 +1822,34 @@ func (e *Engine) peekSource(p compute.Peek) peekSource {
 		if creating || dropping {
 			continue
 		}
-		if len(c.prefix) > len(best.prefix) || len(c.prefix) == len(best.prefix) && c.id < best.id {
-			best = c
+		if c.pinned > src.pinned || c.pinned == src.pinned && c.id < src.id {
+			src = c
 		}
 	}
-	return best
+	return src, own
 }
 
-// ownPeekSource is the arrangement of the relation peek p gets, which
-// is not an index: its key is the row.
-func ownPeekSource(p compute.Peek) peekSource {
-	return peekSource{id: uint64(p.Get.ID), prefix: p.KeyPrefix(nil)}
+// peekSource is peekSourceLocked for a caller that does not hold mu.
+func (e *Engine) peekSource(p compute.Peek, ts uint64) (src, own peekSource) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.peekSourceLocked(p, ts)
 }
 
 // sourceGone reports whether err is a read's arrangement gone from the
-// registry: for an index read in place of its relation, a DROP INDEX
-// before the read took its cursors, and the relation itself is read.
+// registry.
 func sourceGone(err error) bool {
 	return errors.Is(err, arrange.ErrNoExport) || errors.Is(err, arrange.ErrSourceGone)
+}
+
+// fallBack reports whether a peek of src that ended with err is read
+// again from the arrangement the peek gets: src is an index read in its
+// place, and gone (a DROP INDEX before the read took its cursors) or
+// built after the read's time (peekSourceLocked passes those over; this
+// is the net under it). No row was read then: each error comes before
+// the cursors are taken.
+func fallBack(src peekSource, err error) bool {
+	return src.index && (sourceGone(err) || errors.Is(err, arrange.ErrCompacted))
 }
 
 // readTrace calls f for every (key, val) of tr with a nonzero count at

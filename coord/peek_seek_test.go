@@ -20,7 +20,8 @@ import (
 // other zones, text with trailing spaces. Kinds whose `=` is looser than
 // their encoding (bpchar, interval) are read whole, with the same
 // answers, streamed or read whole (ORDER BY). The oracle is `k = constant` as a column of the whole read,
-// which no seek can shorten.
+// which no seek can shorten. A column that does not lead is compared by
+// its encoding, with the same answers.
 func TestPeekSeeksPinnedColumns(t *testing.T) {
 	env := openSQL(t, t.TempDir())
 	defer func() { env.e.Close() }()
@@ -54,15 +55,21 @@ func TestPeekSeeksPinnedColumns(t *testing.T) {
 		{"char(3)", []string{"a", "a  ", "ab"}, []string{"a", "a ", "ab "}, false},
 		{"interval", []string{"1 day", "24 hours", "1 mon", "30 days"}, []string{"1 day", "30 days"}, false},
 	} {
-		name := fmt.Sprintf("k%d", i)
+		// k leads in name's rows and follows v in second's: a read of
+		// name seeks, and one of second compares each row's k with the
+		// constant's encoding (Peek.Rejects).
+		name, second := fmt.Sprintf("k%d", i), fmt.Sprintf("k%db", i)
 		env.exec(s, fmt.Sprintf("CREATE TABLE %s (k %s, v int)", name, c.typ))
+		env.exec(s, fmt.Sprintf("CREATE TABLE %s (v int, k %s)", second, c.typ))
 		total := 0
 		for j, v := range c.values {
 			// Each value in three rows, one of them twice.
 			env.exec(s, fmt.Sprintf("INSERT INTO %s VALUES ('%s', %d), ('%s', %d), ('%s', %d), ('%s', %d)", name, v, j, v, j+100, v, j+200, v, j+200))
+			env.exec(s, fmt.Sprintf("INSERT INTO %s SELECT v, k FROM %s WHERE v %% 100 = %d", second, name, j))
 			total += 4
 		}
 		env.exec(s, fmt.Sprintf("INSERT INTO %s VALUES (NULL, -1)", name))
+		env.exec(s, fmt.Sprintf("INSERT INTO %s VALUES (-1, NULL)", second))
 		total++
 		for _, probe := range c.probes {
 			q := fmt.Sprintf("SELECT k::text, v FROM %s WHERE k = '%s'", name, probe)
@@ -82,6 +89,9 @@ func TestPeekSeeksPinnedColumns(t *testing.T) {
 			// ORDER BY reads the same seek whole, then sorts (Engine.peek).
 			if sorted := rows(q + " ORDER BY 2"); !slices.Equal(sorted, want) {
 				t.Errorf("%s: %s = %q with ORDER BY: got %q, want %q", c.typ, name, probe, sorted, want)
+			}
+			if scanned := rows(fmt.Sprintf("SELECT k::text, v FROM %s WHERE k = '%s'", second, probe)); !slices.Equal(scanned, want) {
+				t.Errorf("%s: %s = %q: got %q, want %q", c.typ, second, probe, scanned, want)
 			}
 			// A row read twice is one entry with a count of two.
 			entries := 0
@@ -185,16 +195,17 @@ func TestPeekReadsIndexOfRelation(t *testing.T) {
 	check("m", "a, b, n", "n = 10 AND b = 'b1'", 70)
 }
 
-// TestPeekOfDroppedIndexReadsRelation: an index chosen for a read and
-// dropped before the read takes its cursors leaves the read to the
-// relation itself, streamed or whole, with the same rows.
-func TestPeekOfDroppedIndexReadsRelation(t *testing.T) {
+// TestPeekOfIndexThatCannotBeRead: an index chosen for a read that
+// cannot be read when the read takes its cursors, dropped meanwhile or
+// built after the read's time, leaves the read to the arrangement the
+// peek gets, streamed or whole, with the same rows; and an index built
+// after a read's time is not chosen for it.
+func TestPeekOfIndexThatCannotBeRead(t *testing.T) {
 	env := openSQL(t, t.TempDir())
 	defer func() { env.e.Close() }()
 	s := env.session()
 	env.exec(s, "CREATE TABLE t (a int, b text)")
 	env.exec(s, "INSERT INTO t SELECT g, 'b' || (g % 7) FROM generate_series(1, 700) g")
-	env.exec(s, "CREATE INDEX t_b ON t (b)")
 	id := env.objectID("t")
 	get := expr.Get{ID: expr.GlobalID(id), Name: "t", Types: []expr.ColumnType{{Type: repr.Int4, Nullable: true}, {Type: repr.Text, Nullable: true}}}
 	p, ok := compute.PeekOf(expr.Filter{Input: get, Predicates: []expr.Scalar{
@@ -203,27 +214,113 @@ func TestPeekOfDroppedIndexReadsRelation(t *testing.T) {
 	if !ok {
 		t.Fatal("not a peek")
 	}
-	src := env.e.peekSource(p)
-	if !src.index || src.id != env.objectID("t_b") {
-		t.Fatalf("the read would not seek in t_b: %+v", src)
-	}
-	env.exec(s, "DROP INDEX t_b")
-	env.e.mu.Lock()
-	ts := env.e.oracle.read()
-	env.e.mu.Unlock()
 	ctx := context.Background()
-	streamed := 0
-	if err := env.e.streamPeekVia(ctx, p, src, []uint64{id}, ts, func(ds []repr.Datum) error {
-		streamed++
-		return nil
-	}); err != nil {
-		t.Fatalf("streamed: %v", err)
+	read := func(what string, src, own peekSource, ts uint64, want int) {
+		t.Helper()
+		streamed := 0
+		if err := env.e.streamPeekVia(ctx, p, src, own, []uint64{id}, ts, func([]repr.Datum) error {
+			streamed++
+			return nil
+		}); err != nil {
+			t.Fatalf("%s, streamed: %v", what, err)
+		}
+		rows, err := env.e.peekVia(ctx, p, src, own, ts)
+		if err != nil {
+			t.Fatalf("%s, read whole: %v", what, err)
+		}
+		n := 0
+		for _, r := range rows {
+			n += int(r.Diff)
+		}
+		if streamed != want || n != want {
+			t.Errorf("%s: %d rows streamed and %d read whole, want %d", what, streamed, n, want)
+		}
 	}
-	rows, err := env.e.peekVia(ctx, p, src, ts)
-	if err != nil {
-		t.Fatalf("read whole: %v", err)
+
+	// A read's time, held, before the index and 70 more rows of b3.
+	old, release := env.e.AcquireRead()
+	defer release()
+	env.exec(s, "INSERT INTO t SELECT g, 'b3' FROM generate_series(701, 770) g")
+	env.exec(s, "CREATE INDEX t_b ON t (b)")
+	now, releaseNow := env.e.AcquireRead()
+	defer releaseNow()
+	src, own := env.e.peekSource(p, now)
+	if !src.index || src.id != env.objectID("t_b") || own.id != id {
+		t.Fatalf("a read now would not seek in t_b: %+v, %+v", src, own)
 	}
-	if streamed != 100 || len(rows) != 100 {
-		t.Errorf("after the index went: %d rows streamed and %d read whole, want 100", streamed, len(rows))
+	if early, _ := env.e.peekSource(p, old); early.index {
+		t.Errorf("a read before the index was built would read it: %+v", early)
+	}
+	// Forced: the net under the choice.
+	read("an index built after the read's time", src, own, old, 100)
+	read("the index", src, own, now, 170)
+	env.exec(s, "DROP INDEX t_b")
+	read("a dropped index", src, own, now, 170)
+}
+
+// TestPeekIndexInATransaction: a transaction block reads at its first
+// statement's time; an index built after it, and rows written, do not
+// change what a later read of the block sees or make it fail.
+func TestPeekIndexInATransaction(t *testing.T) {
+	env := openSQL(t, t.TempDir())
+	defer func() { env.e.Close() }()
+	s, other := env.session(), env.session()
+	env.exec(s, "CREATE TABLE t (a int, b text)")
+	env.exec(s, "INSERT INTO t SELECT g, 'b' || (g % 7) FROM generate_series(1, 700) g")
+	env.exec(s, "BEGIN")
+	if got := env.query(s, "SELECT count(*) FROM t"); got != "700" {
+		t.Fatalf("count: %s", got)
+	}
+	env.exec(other, "INSERT INTO t SELECT g, 'b3' FROM generate_series(701, 770) g")
+	env.exec(other, "CREATE INDEX t_b ON t (b)")
+	for _, q := range []string{"SELECT count(*) FROM (SELECT a FROM t WHERE b = 'b3') x", "SELECT a FROM t WHERE b = 'b3'", "SELECT a FROM t WHERE b = 'b3' ORDER BY a"} {
+		r := &recorder{}
+		if err := s.Query(context.Background(), q, r); err != nil {
+			t.Fatalf("%s in the block: %v", q, err)
+		}
+		if n := len(r.rows); n != 100 && !(n == 1 && r.rows[0] == "100") {
+			t.Errorf("%s in the block: %d rows (%v), want 100", q, n, r.rows[:min(n, 3)])
+		}
+	}
+	env.exec(s, "COMMIT")
+	if got := env.query(s, "SELECT count(*) FROM (SELECT a FROM t WHERE b = 'b3') x"); got != "170" {
+		t.Errorf("after the block: %s rows of b3, want 170", got)
+	}
+}
+
+// TestPeekChoosesByColumnsPinned: a read is served by the arrangement
+// whose leading key columns it pins the most of, counted in columns, not
+// in bytes (a text constant encodes longer than an integer), the one it
+// gets on a tie; a read of a view through its first index may seek in
+// another index on the view.
+func TestPeekChoosesByColumnsPinned(t *testing.T) {
+	env := openSQL(t, t.TempDir())
+	defer func() { env.e.Close() }()
+	s := env.session()
+	env.exec(s, "CREATE TABLE o (id int, amount int, status text)")
+	env.exec(s, "INSERT INTO o SELECT g, g % 100, CASE WHEN g % 2 = 0 THEN 'delivered' ELSE 'open' END FROM generate_series(1, 1000) g")
+	env.exec(s, "CREATE INDEX o_status ON o (status)")
+	env.exec(s, "CREATE VIEW w AS SELECT id, amount, status FROM o WHERE amount >= 0")
+	env.exec(s, "CREATE INDEX w_id ON w (id)")
+	env.exec(s, "CREATE INDEX w_status ON w (status, amount)")
+	for _, c := range []struct {
+		q    string
+		rows int
+		read int64
+	}{
+		{"SELECT id FROM o WHERE id = 500 AND status = 'delivered'", 1, 1},
+		{"SELECT id FROM o WHERE status = 'open'", 500, 500},
+		{"SELECT id FROM w WHERE id = 500", 1, 1},
+		{"SELECT id FROM w WHERE status = 'open' AND amount = 7", 10, 10},
+	} {
+		before := env.e.streamedRows.Load()
+		r := &recorder{}
+		if err := s.Query(context.Background(), c.q, r); err != nil {
+			t.Fatalf("%s: %v", c.q, err)
+		}
+		taken := env.e.streamedRows.Load() - before
+		if len(r.rows) != c.rows || taken != c.read {
+			t.Errorf("%s: %d rows, reading %d; want %d, reading %d", c.q, len(r.rows), taken, c.rows, c.read)
+		}
 	}
 }

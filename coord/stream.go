@@ -50,20 +50,21 @@ func (e *Engine) StreamRows(ctx context.Context, plan expr.Relation, ts uint64, 
 	if err != nil {
 		return true, err
 	}
-	err = e.streamPeekVia(ctx, p, e.peekSource(p), deps, ts, emit)
+	src, own := e.peekSource(p, ts)
+	err = e.streamPeekVia(ctx, p, src, own, deps, ts, emit)
 	if sourceGone(err) {
 		return true, e.awaitFailure(ctx, deps, err)
 	}
 	return true, err
 }
 
-// streamPeekVia streams peek p from src, or, if src is an index that
-// went before the read took its cursors (no row was emitted then), from
-// the relation's own arrangement.
-func (e *Engine) streamPeekVia(ctx context.Context, p compute.Peek, src peekSource, deps []uint64, ts uint64, emit func([]repr.Datum) error) error {
+// streamPeekVia streams peek p from src, or from own, the arrangement
+// the peek gets, if src is an index that cannot be read (fallBack; no
+// row was emitted then).
+func (e *Engine) streamPeekVia(ctx context.Context, p compute.Peek, src, own peekSource, deps []uint64, ts uint64, emit func([]repr.Datum) error) error {
 	err := e.streamPeek(ctx, p, src, deps, ts, emit)
-	if src.index && sourceGone(err) {
-		err = e.streamPeek(ctx, p, ownPeekSource(p), deps, ts, emit)
+	if fallBack(src, err) {
+		err = e.streamPeek(ctx, p, own, deps, ts, emit)
 	}
 	return err
 }
@@ -173,7 +174,7 @@ func (e *Engine) streamPeek(ctx context.Context, p compute.Peek, src peekSource,
 	ctx = stmtCtx
 	var (
 		outs    [][]repr.Datum
-		scratch []repr.Datum
+		scratch compute.PeekScratch
 	)
 	steps, taken := 0, int64(0)
 	defer func() { e.streamedRows.Add(taken) }()
@@ -193,8 +194,7 @@ func (e *Engine) streamPeek(ctx context.Context, p compute.Peek, src peekSource,
 				if src.keyed {
 					row = c.Val()
 				}
-				var rejected bool
-				if rejected, scratch = p.Rejects(row, scratch); rejected {
+				if p.Rejects(row, &scratch) {
 					continue
 				}
 				if outs, err = p.Rows(row, outs[:0]); err != nil {
