@@ -41,16 +41,17 @@ func (e *Engine) StreamRows(ctx context.Context, plan expr.Relation, ts uint64, 
 		return false, nil
 	}
 	deps := dependencies(plan)
+	var src, own peekSource
 	e.mu.Lock()
 	err := e.checkReadShapesLocked(plan, ts)
 	if err == nil {
 		e.catchUpLocked(deps)
+		src, own = e.peekSourceLocked(p, ts)
 	}
 	e.mu.Unlock()
 	if err != nil {
 		return true, err
 	}
-	src, own := e.peekSource(p, ts)
 	err = e.streamPeekVia(ctx, p, src, own, deps, ts, emit)
 	if sourceGone(err) {
 		return true, e.awaitFailure(ctx, deps, err)
