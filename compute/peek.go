@@ -157,60 +157,6 @@ func (p Peek) Rows(row []byte, dst [][]repr.Datum) ([][]repr.Datum, error) {
 	return append(dst, out...), nil
 }
 
-// KeyPrefix returns the bytes that the key of every arrangement entry
-// holding a row the peek keeps begins with, so that a read can seek to
-// them and stop where keys no longer begin with them, rather than read
-// the whole arrangement; nil when the peek pins no leading key column.
-// keys are the arrangement's key columns, in the order its key packs
-// them; nil for an arrangement of whole rows, whose key is the row.
-//
-// A column is pinned by a predicate `column = constant` of a Filter
-// over the Get's columns (below any Project). A key packs its columns'
-// encodings back to back, and equal values have equal encodings
-// (repr.Row), so every row equal to the constant in each pinned column
-// has a key that begins with the constants' encodings in key order, up
-// to the first column not pinned; and rows are sorted by their bytes,
-// so those keys are next to each other. The steps still run on every row
-// read: the prefix only skips rows that cannot pass them. It also
-// returns how many key columns the prefix pins.
-func (p Peek) KeyPrefix(keys []int) ([]byte, int) {
-	pinned := map[int]repr.Datum{}
-steps:
-	for _, s := range p.steps {
-		switch n := s.(type) {
-		case expr.Filter:
-			for _, pr := range n.Predicates {
-				if c, v, ok := p.pins(pr); ok {
-					if _, seen := pinned[c]; !seen {
-						pinned[c] = v
-					}
-				}
-			}
-		case expr.Map:
-			// A Map appends columns: the Get's keep their places.
-		default:
-			break steps
-		}
-	}
-	if keys == nil {
-		keys = make([]int, len(p.types))
-		for i := range keys {
-			keys[i] = i
-		}
-	}
-	var prefix []byte
-	n := 0
-	for _, c := range keys {
-		v, ok := pinned[c]
-		if !ok {
-			break
-		}
-		prefix = repr.AppendDatum(prefix, v)
-		n++
-	}
-	return prefix, n
-}
-
 // pins returns the column and the value a predicate `column = constant`
 // pins, if pr is one whose constant is not NULL and has the column's
 // kind, of a kind whose equal values have equal encodings under the
@@ -220,25 +166,16 @@ func (p Peek) pins(pr expr.Scalar) (int, repr.Datum, bool) {
 	if !ok || call.Func != expr.Eq {
 		return 0, repr.Datum{}, false
 	}
-	col, okc := call.Left.(expr.Column)
-	lit, okl := call.Right.(expr.Literal)
-	if !okc || !okl {
-		col, okc = call.Right.(expr.Column)
-		lit, okl = call.Left.(expr.Literal)
+	if c, v, ok := p.columnAndConstant(call.Left, call.Right); ok {
+		return c, v, true
 	}
-	if !okc || !okl || col.Index < 0 || col.Index >= len(p.types) || lit.Value.IsNull() {
-		return 0, repr.Datum{}, false
-	}
-	k := p.types[col.Index].Kind()
-	if lit.Type.Kind() != k || lit.Value.Kind() != k || !seekKinds[k] {
-		return 0, repr.Datum{}, false
-	}
-	return col.Index, lit.Value, true
+	return p.columnAndConstant(call.Right, call.Left)
 }
 
-// seekKinds are the kinds whose `=` is equality of their encodings:
-// integers, numerics (1.0 = 1.00), floats (-0 = 0, NaN = NaN, as in
-// PostgreSQL), text in the C collation, and the fixed binary forms.
+// seekKinds are the kinds whose `=` is equality of their encodings and
+// whose `<` is their encodings' order: integers, numerics (1.0 = 1.00),
+// floats (-0 = 0, NaN = NaN and above all else, as in PostgreSQL), text
+// in the C collation, and the fixed binary forms.
 // Left out: kinds whose `=` is looser than their values (bpchar's
 // trailing spaces, interval's units, json) or that are not plain
 // values (arrays, records, enums).

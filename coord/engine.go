@@ -1731,7 +1731,7 @@ func (e *Engine) peekFrom(ctx context.Context, p compute.Peek, src peekSource, t
 			outs    [][]repr.Datum
 			scratch compute.PeekScratch
 		)
-		if err := readTrace(tr, ts, src.prefix, func(key, val []byte, n int64) error {
+		if err := readTrace(tr, ts, src.ranges, func(key, val []byte, n int64) error {
 			row := key
 			if src.keyed {
 				row = val
@@ -1764,15 +1764,15 @@ func (e *Engine) peekFrom(ctx context.Context, p compute.Peek, src peekSource, t
 	return expr.Consolidate(rows), nil
 }
 
-// peekSource is the arrangement a peek reads: its id, the key prefix
-// the read seeks to (compute.Peek.KeyPrefix; nil: all of it) and how
-// many key columns that pins, whether its vals are the rows (an
+// peekSource is the arrangement a peek reads: its id, the runs of keys
+// the read seeks to (compute.Peek.KeyRanges; nil: all of it) and how
+// much of the key they bound, whether its vals are the rows (an
 // index's), and whether it is an index read in place of the arrangement
 // the peek gets.
 type peekSource struct {
 	id     uint64
-	prefix []byte
-	pinned int
+	ranges []compute.KeyRange
+	score  int
 	keyed  bool
 	index  bool
 }
@@ -1785,8 +1785,9 @@ type peekSource struct {
 // A Get reads its own arrangement (a table's or view's, keyed by the
 // row, or an index's), unless another index on the same relation, keyed
 // by plain columns (one that holds every row) and as wide as the read,
-// has more of its leading key columns pinned by the peek: `WHERE
-// customer = 5` over an index on (customer) seeks in the index. An index
+// has more of its leading key columns bounded by the peek (KeyRanges'
+// score): `WHERE customer = 5` over an index on (customer) seeks in the
+// index. An index
 // built after ts, still hydrating or being dropped is passed over; of
 // two indexes alike, the older is read, and the Get's own arrangement
 // over either.
@@ -1798,18 +1799,18 @@ func (e *Engine) peekSourceLocked(p compute.Peek, ts uint64) (src, own peekSourc
 	switch ix, joinable := e.joinable[id]; {
 	case !keyed:
 		rel = id
-		own.prefix, own.pinned = p.KeyPrefix(nil)
+		own.ranges, own.score = p.KeyRanges(nil)
 	case joinable:
 		// The key of any other index is not made of its rows' encodings.
-		own.prefix, own.pinned = p.KeyPrefix(ix.Keys)
+		own.ranges, own.score = p.KeyRanges(ix.Keys)
 	}
 	var better []peekSource
 	for _, ix := range e.joinable {
 		if uint64(ix.On) != rel || uint64(ix.ID) == id || ix.Width < len(p.Get.Types) || e.indexSince[uint64(ix.ID)] > ts {
 			continue
 		}
-		if prefix, n := p.KeyPrefix(ix.Keys); n > own.pinned {
-			better = append(better, peekSource{id: uint64(ix.ID), prefix: prefix, pinned: n, keyed: true, index: true})
+		if ranges, score := p.KeyRanges(ix.Keys); score > own.score {
+			better = append(better, peekSource{id: uint64(ix.ID), ranges: ranges, score: score, keyed: true, index: true})
 		}
 	}
 	e.idxMu.Unlock()
@@ -1822,7 +1823,7 @@ func (e *Engine) peekSourceLocked(p compute.Peek, ts uint64) (src, own peekSourc
 		if creating || dropping {
 			continue
 		}
-		if c.pinned > src.pinned || c.pinned == src.pinned && c.id < src.id {
+		if c.score > src.score || c.score == src.score && c.id < src.id {
 			src = c
 		}
 	}
@@ -1853,8 +1854,9 @@ func fallBack(src peekSource, err error) bool {
 }
 
 // readTrace calls f for every (key, val) of tr with a nonzero count at
-// ts whose key begins with prefix, holding a lease at ts while it reads.
-func readTrace(tr *arrange.Trace, ts uint64, prefix []byte, f func(key, val []byte, count int64) error) error {
+// ts whose key lies in ranges (nil: every key), holding a lease at ts
+// while it reads.
+func readTrace(tr *arrange.Trace, ts uint64, ranges []compute.KeyRange, f func(key, val []byte, count int64) error) error {
 	h, err := tr.NewHandle(ts)
 	if err != nil {
 		return err
@@ -1864,10 +1866,7 @@ func readTrace(tr *arrange.Trace, ts uint64, prefix []byte, f func(key, val []by
 	if err != nil {
 		return err
 	}
-	if prefix != nil {
-		c.SeekKey(prefix)
-	}
-	for ; c.KeyValid() && bytes.HasPrefix(c.Key(), prefix); c.StepKey() {
+	for w := walkRanges(c, ranges); w.valid(); w.step() {
 		for ; c.ValValid(); c.StepVal() {
 			if n := c.Count(ts); n != 0 {
 				if err := f(c.Key(), c.Val(), n); err != nil {

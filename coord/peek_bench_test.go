@@ -2,6 +2,7 @@ package coord
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -10,7 +11,7 @@ import (
 // by id, the table's leading column, which the read seeks to; by
 // customer, which it must scan for, testing each row's customer alone;
 // and by customer again with an index on (customer), which the read
-// seeks in.
+// seeks in. And it reads a range of 100 ids.
 func BenchmarkPointLookup(b *testing.B) {
 	env := openSQL(b, b.TempDir())
 	defer func() { env.e.Close() }()
@@ -26,6 +27,14 @@ func BenchmarkPointLookup(b *testing.B) {
 		}
 	}
 	b.Run("leading column", func(b *testing.B) { lookup(b, "id") })
+	b.Run("range of 100", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			k := 1 + (i*7919)%199_900
+			if got := strings.Fields(env.query(s, fmt.Sprintf("SELECT id FROM orders WHERE id >= %d AND id < %d", k, k+100))); len(got) != 100 {
+				b.Fatalf("ids from %d: %d rows", k, len(got))
+			}
+		}
+	})
 	b.Run("scan", func(b *testing.B) { lookup(b, "customer") })
 	env.exec(s, "CREATE INDEX orders_customer ON orders (customer)")
 	b.Run("index", func(b *testing.B) { lookup(b, "customer") })
