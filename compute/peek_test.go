@@ -82,6 +82,13 @@ func TestPeekKeyRanges(t *testing.T) {
 			[]KeyRange{{Prefix: enc(repr.NewInt4(1)), Lo: five}}, 3},
 		{"a range of a kind that orders otherwise", filter(get, bin(expr.Gt, col(2), day)), []int{2}, nil, 0},
 		{"not a comparison", filter(get, bin(expr.NotEq, col(0), i4(5))), nil, nil, 0},
+		{"pinned and bounded: the pin", filter(get, bin(expr.Lt, col(0), i4(9)), eq(col(0), i4(5))), nil, prefix(five), 2},
+		{"a list and bounds: the list", filter(get, bin(expr.Lt, col(0), i4(6)), or(eq(col(0), i4(5)), eq(col(0), i4(7)))), nil,
+			[]KeyRange{{Prefix: five}, {Prefix: enc(repr.NewInt4(7))}}, 1},
+		{"constants on the left", filter(get, bin(expr.Lte, i4(5), col(0)), bin(expr.Gte, i4(9), col(0))), nil,
+			[]KeyRange{{Lo: five, Hi: enc(repr.NewInt4(9)), HiIncl: true}}, 1},
+		{"a strict bound at the lower: nothing, read", filter(get, bin(expr.Gte, col(0), i4(5)), bin(expr.Lt, col(0), i4(5))), nil,
+			[]KeyRange{{Lo: five, Hi: five}}, 1},
 	} {
 		p, ok := PeekOf(c.plan)
 		if !ok {
@@ -149,5 +156,26 @@ func TestKeyRangePast(t *testing.T) {
 	}
 	if s := r.Start(); string(s) != string(enc(1, 3)) {
 		t.Errorf("start %x", s)
+	}
+	// Text: 'a' is not a prefix of 'ab' in their encodings, nor is an
+	// empty bytea of one holding a zero byte.
+	text := func(v string) []byte { return repr.AppendDatum(nil, repr.NewText(v)) }
+	bytea := func(v string) []byte { return repr.AppendDatum(nil, repr.NewBytea(v)) }
+	for _, c := range []struct {
+		r    KeyRange
+		key  []byte
+		past bool
+	}{
+		{KeyRange{Hi: text("a"), HiIncl: true}, text("a"), false},
+		{KeyRange{Hi: text("a"), HiIncl: true}, text("ab"), true},
+		{KeyRange{Hi: text("a")}, text("a"), true},
+		{KeyRange{Hi: text("a")}, text(""), false},
+		{KeyRange{Prefix: text("a")}, text("ab"), true},
+		{KeyRange{Hi: bytea("")}, bytea("\x00"), true},
+		{KeyRange{Hi: bytea("\x00"), HiIncl: true}, bytea(""), false},
+	} {
+		if got := c.r.Past(c.key); got != c.past {
+			t.Errorf("%+v: key %x past %v, want %v", c.r, c.key, got, c.past)
+		}
 	}
 }

@@ -228,7 +228,7 @@ type rangeWalk struct {
 
 func walkRanges(c *arrange.CursorList, ranges []compute.KeyRange) *rangeWalk {
 	w := &rangeWalk{c: c, ranges: ranges}
-	if ranges != nil && len(ranges) > 0 {
+	if len(ranges) > 0 {
 		c.SeekKey(ranges[0].Start())
 	}
 	w.settle()
