@@ -92,12 +92,7 @@ func TestPeekSeeksPinnedColumns(t *testing.T) {
 				got := rows(q)
 				taken := env.e.streamedRows.Load() - before
 				// The oracle: every row read, the predicate a column.
-				var want []string
-				for _, row := range rows(fmt.Sprintf("SELECT k::text, v, (%s)::text FROM %s", w.where, name)) {
-					if cut, ok := strings.CutSuffix(row, ",true"); ok {
-						want = append(want, cut)
-					}
-				}
+				want := kept(rows(fmt.Sprintf("SELECT k::text, v, (%s)::text FROM %s", w.where, name)))
 				if !slices.Equal(got, want) {
 					t.Errorf("%s: %s WHERE %s: got %q, want %q", c.typ, name, w.where, got, want)
 				}
@@ -120,13 +115,7 @@ func TestPeekSeeksPinnedColumns(t *testing.T) {
 				}
 				read := entries(want)
 				if w.reads != "" {
-					var reads []string
-					for _, row := range rows(fmt.Sprintf("SELECT k::text, v, (%s)::text FROM %s", w.reads, name)) {
-						if cut, ok := strings.CutSuffix(row, ",true"); ok {
-							reads = append(reads, cut)
-						}
-					}
-					read = entries(reads)
+					read = entries(kept(rows(fmt.Sprintf("SELECT k::text, v, (%s)::text FROM %s", w.reads, name))))
 				}
 				switch {
 				case c.seeks && taken != read:
@@ -137,6 +126,19 @@ func TestPeekSeeksPinnedColumns(t *testing.T) {
 			}
 		}
 	}
+}
+
+// kept returns the rows whose last column is true, without it, sorted:
+// the rows of `SELECT …, (predicate)::text` the predicate keeps.
+func kept(rows []string) []string {
+	var out []string
+	for _, row := range rows {
+		if cut, ok := strings.CutSuffix(row, ",true"); ok {
+			out = append(out, cut)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // TestPeekSeeksIndexKey: through an index on a view, a read that pins
@@ -195,13 +197,7 @@ func TestPeekReadsIndexOfRelation(t *testing.T) {
 		before := env.e.streamedRows.Load()
 		got := env.query(s, "SELECT "+cols+" FROM "+from+" WHERE "+where)
 		taken := env.e.streamedRows.Load() - before
-		var want []string
-		for _, row := range strings.Split(env.query(s, "SELECT "+cols+", ("+where+")::text FROM "+from), " ") {
-			if cut, ok := strings.CutSuffix(row, ",true"); ok {
-				want = append(want, cut)
-			}
-		}
-		slices.Sort(want)
+		want := kept(strings.Split(env.query(s, "SELECT "+cols+", ("+where+")::text FROM "+from), " "))
 		if got != strings.Join(want, " ") {
 			t.Errorf("%s WHERE %s: got %q, want %q", from, where, got, strings.Join(want, " "))
 		}
