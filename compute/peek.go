@@ -28,6 +28,8 @@ type Peek struct {
 	firstPins []pinned
 	firstRead columnReader
 	firstEnd  int
+	// bounds are what the Filters say of the Get's columns (KeyRanges).
+	bounds keyBounds
 }
 
 // pinned is a column and the encoding of the constant it must equal.
@@ -66,6 +68,7 @@ func PeekOf(plan expr.Relation) (Peek, bool) {
 	if len(decoded) > 0 {
 		p.firstRead = newColumnReader(p.types, decoded)
 	}
+	p.bounds = p.boundsOf()
 	return p, true
 }
 

@@ -63,20 +63,7 @@ func (r KeyRange) Past(key []byte) bool {
 // within its list or range. The steps still run on every row read: the
 // runs only skip rows that cannot pass them.
 func (p Peek) KeyRanges(keys []int) (ranges []KeyRange, score int) {
-	b := keyBounds{pinned: map[int][]byte{}, lists: map[int][][]byte{}, lo: map[int][]byte{}, hi: map[int]bound{}}
-steps:
-	for _, s := range p.steps {
-		switch n := s.(type) {
-		case expr.Filter:
-			for _, pr := range n.Predicates {
-				b.add(p, pr)
-			}
-		case expr.Map:
-			// A Map appends columns: the Get's keep their places.
-		default:
-			break steps
-		}
-	}
+	b := p.bounds
 	if keys == nil {
 		keys = make([]int, len(p.types))
 		for i := range keys {
@@ -96,8 +83,6 @@ steps:
 	if k < len(keys) {
 		c := keys[k]
 		if list, ok := b.lists[c]; ok {
-			slices.SortFunc(list, bytes.Compare)
-			list = slices.CompactFunc(list, bytes.Equal)
 			for _, enc := range list {
 				ranges = append(ranges, KeyRange{Prefix: append(slices.Clip(prefix), enc...)})
 			}
@@ -118,9 +103,11 @@ steps:
 	return []KeyRange{{Prefix: prefix}}, 2 * k
 }
 
-// keyBounds gathers what a peek's predicates say of its columns, each as
-// an encoding: the constant a column is pinned to, the constants of a
-// list it is in, and its tightest lower and upper bounds.
+// keyBounds is what a peek's predicates say of its columns, each as an
+// encoding: the constant a column is pinned to, the constants of a list
+// it is in (sorted, once each), and its tightest lower and upper bounds.
+// PeekOf gathers it once; KeyRanges only reads it, for every
+// arrangement a read may choose.
 type keyBounds struct {
 	pinned map[int][]byte
 	lists  map[int][][]byte
@@ -132,6 +119,30 @@ type keyBounds struct {
 type bound struct {
 	enc  []byte
 	incl bool
+}
+
+// boundsOf gathers the bounds that the Filters over the Get's columns
+// (below any Project) put on them.
+func (p Peek) boundsOf() keyBounds {
+	b := keyBounds{pinned: map[int][]byte{}, lists: map[int][][]byte{}, lo: map[int][]byte{}, hi: map[int]bound{}}
+steps:
+	for _, s := range p.steps {
+		switch n := s.(type) {
+		case expr.Filter:
+			for _, pr := range n.Predicates {
+				b.add(p, pr)
+			}
+		case expr.Map:
+			// A Map appends columns: the Get's keep their places.
+		default:
+			break steps
+		}
+	}
+	for c, list := range b.lists {
+		slices.SortFunc(list, bytes.Compare)
+		b.lists[c] = slices.CompactFunc(list, bytes.Equal)
+	}
+	return b
 }
 
 func (b *keyBounds) add(p Peek, pr expr.Scalar) {
