@@ -71,6 +71,18 @@ func (env *sqlEnv) settled() {
 	}
 }
 
+// awaitFailed waits until object id is marked failed.
+func (env *sqlEnv) awaitFailed(id uint64) {
+	env.t.Helper()
+	deadline := time.Now().Add(hangLimit)
+	for env.e.failedErr([]uint64{id}) == nil {
+		if time.Now().After(deadline) {
+			env.t.Fatalf("object %d was never marked failed", id)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
 // TestFailedExportEndsItsImporters is gap 1: a materialized view that
 // fails while another imports it is ended on every worker together with
 // its importer; reads of either return a clear error naming the view and
@@ -142,9 +154,13 @@ func TestFailedIndexOnAViewIsForgotten(t *testing.T) {
 	env.exec(s, "INSERT INTO t VALUES (1), (2)")
 	env.exec(s, "CREATE VIEW v AS SELECT k FROM t WHERE k > 1")
 	env.exec(s, "CREATE INDEX v_k ON v (k)")
+	id := env.objectID("v_k")
 	if err := env.e.InjectFault(context.Background(), "v_k", 0); err != nil {
 		t.Fatal(err)
 	}
+	// The failure is handled when it is reported: until then a read
+	// may choose the index, and end with its failure.
+	env.awaitFailed(id)
 	env.settled()
 	if got := env.query(s, "SELECT * FROM v"); got != "2" {
 		t.Fatalf("v after its index failed: %s", got)
