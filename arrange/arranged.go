@@ -37,32 +37,44 @@ func ArrangeLocal(s dataflow.Stream[Update], name string) *Arranged {
 	return arrange(s, name, dataflow.Pipeline[Update]())
 }
 
-// ArrangeSeeded is Arrange of a collection whose updates before the
-// seed's upper are the seed's, a batch of this worker's shard built
-// outside the dataflow (a table's log read at a restart): the seed is the
-// operator's first batch, inserted and sent before any update of s is
-// read, and s must hold no update before the seed's upper. Its lower
-// must be 0.
-func ArrangeSeeded(s dataflow.Stream[Update], name string, seed *Batch) *Arranged {
-	if d := seed.Description(); d.Lower != 0 {
-		panic(assertionFailedf("arrange: seed %v does not start at 0", d))
-	}
-	return arrangeFrom(s, name, dataflow.Exchange(UpdateHash), seed)
-}
-
 func arrange(s dataflow.Stream[Update], name string, pact dataflow.Pact[Update]) *Arranged {
-	return arrangeFrom(s, name, pact, nil)
+	return buildArrange(s.Builder(), name, nil, func(ob *dataflow.OperatorBuilder) stagedInput {
+		return updatesIn{dataflow.NewInput(ob, s, pact)}
+	})
 }
 
-func arrangeFrom(s dataflow.Stream[Update], name string, pact dataflow.Pact[Update], seed *Batch) *Arranged {
+// ArrangeChunks arranges a stream of chunks of updates (Chunk) that is
+// already sharded: each chunk is sent to the worker its keys hash to
+// (KeyHash), and stays there. A table's writes come so, split by worker
+// ahead of their feed.
+//
+// If seed is not nil, the collection's updates before the seed's upper
+// are the seed's, a batch of this worker's shard built outside the
+// dataflow (a table's log read at a restart): the seed is the
+// operator's first batch, inserted and sent before any chunk is read,
+// and no chunk may be sent before the seed's upper. Its lower must be
+// 0.
+func ArrangeChunks(s dataflow.Stream[Chunk], name string, seed *Batch) *Arranged {
+	if seed != nil {
+		if d := seed.Description(); d.Lower != 0 {
+			panic(assertionFailedf("arrange: seed %v does not start at 0", d))
+		}
+	}
 	b := s.Builder()
+	return buildArrange(b, name, seed, func(ob *dataflow.OperatorBuilder) stagedInput {
+		return chunksIn{in: dataflow.NewInput(ob, s, dataflow.Pipeline[Chunk]()), worker: b.Index(), peers: b.Workers()}
+	})
+}
+
+// buildArrange builds the arrange operator over the input that in adds to it.
+func buildArrange(b *dataflow.Builder, name string, seed *Batch, in func(*dataflow.OperatorBuilder) stagedInput) *Arranged {
 	ob := b.NewOperator(name)
-	in := dataflow.NewInput(ob, s, pact)
+	input := in(ob)
 	out, batches := dataflow.NewOutput[*Batch](ob)
 	a := &Arranged{Batches: batches, Trace: newAccountedTrace(b)}
 	ob.Build(func(op *dataflow.Operator, caps []*dataflow.Capability) dataflow.Logic {
 		a.op = op
-		l := &arrangeLogic{a: a, in: in, out: out, cap: caps[0], batcher: newAccountedBatcher(b, 0)}
+		l := &arrangeLogic{a: a, in: input, out: out, cap: caps[0], batcher: newAccountedBatcher(b, 0)}
 		if seed != nil {
 			l.seed = seed
 			l.batcher = newAccountedBatcher(b, seed.Description().Upper)
@@ -72,9 +84,60 @@ func arrangeFrom(s dataflow.Stream[Update], name string, pact dataflow.Pact[Upda
 	return a
 }
 
+// stagedInput is the arrange operator's input: stage stages the next
+// message's updates in the batcher, and reports whether there was one.
+type stagedInput interface {
+	stage(b *Batcher) bool
+	Frontier() dataflow.Frontier
+}
+
+// updatesIn is an input of updates, each at its own time.
+type updatesIn struct{ *dataflow.Input[Update] }
+
+func (in updatesIn) stage(b *Batcher) bool {
+	_, data, ok := in.Next()
+	for _, u := range data {
+		b.Stage(u.Key, u.Val, u.Time, u.Diff)
+	}
+	return ok
+}
+
+// chunksIn is an input of chunks, each chunk's updates at the time it
+// was sent at.
+type chunksIn struct {
+	in            *dataflow.Input[Chunk]
+	worker, peers int
+}
+
+func (in chunksIn) stage(b *Batcher) bool {
+	t, data, ok := in.in.Next()
+	for i := range data {
+		c := &data[i]
+		for _, u := range c.Updates {
+			in.check(u.Key)
+			b.Stage(u.Key, u.Val, t, u.Diff)
+		}
+		for _, k := range c.Pick {
+			row := c.Rows.Row(int(k))
+			in.check(row)
+			b.Stage(row, nil, t, 1)
+		}
+	}
+	return ok
+}
+
+func (in chunksIn) Frontier() dataflow.Frontier { return in.in.Frontier() }
+
+// check, with the invariants on, asserts that key is on its worker.
+func (in chunksIn) check(key []byte) {
+	if invariants && int(KeyHash(key)%uint64(in.peers)) != in.worker {
+		panic(assertionFailedf("arrange: a chunk's key on worker %d, not its own", in.worker))
+	}
+}
+
 type arrangeLogic struct {
 	a   *Arranged
-	in  *dataflow.Input[Update]
+	in  stagedInput
 	out *dataflow.Output[*Batch]
 	// cap is at the batcher's lower while no seal is in progress, and
 	// at the seal's lower while one is: a batch goes out at its lower.
@@ -114,11 +177,7 @@ func (l *arrangeLogic) Schedule() {
 				return
 			}
 		}
-		_, data, ok := l.in.Next()
-		if ok {
-			for _, u := range data {
-				l.batcher.Stage(u.Key, u.Val, u.Time, u.Diff)
-			}
+		if l.in.stage(l.batcher) {
 			if op.OutOfTime() {
 				op.Activate()
 				return

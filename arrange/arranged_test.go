@@ -170,23 +170,24 @@ func TestArrangeFinishesMergesWhenIdle(t *testing.T) {
 	}
 }
 
-// TestArrangeSeeded: an arrangement seeded with a batch built outside
-// the dataflow (a table's log at a restart) sends the seed first, at
-// the dataflow's start, and then goes on from the seed's upper as an
-// arrangement of the seed's updates and the input's would: updates that
-// retract the seed's rows cancel them in the trace.
-func TestArrangeSeeded(t *testing.T) {
+// TestArrangeChunksSeeded: an arrangement of chunks seeded with a batch
+// built outside the dataflow (a table's log at a restart) sends the
+// seed first, at the dataflow's start, and then goes on from the seed's
+// upper as an arrangement of the seed's updates and the input's would,
+// each chunk's updates and picked rows at the time it is sent at:
+// updates that retract the seed's rows cancel them in the trace.
+func TestArrangeChunksSeeded(t *testing.T) {
 	const start = 4
 	seed := []update{{"a", "", start, 1}, {"b", "", start, 2}, {"c", "", start, 1}}
-	input := []update{{"b", "", start + 1, -2}, {"d", "", start + 1, 1}, {"a", "", start + 2, -1}}
+	input := []update{{"b", "", start + 1, -2}, {"d", "", start + 1, 1}, {"e", "", start + 1, 1}, {"a", "", start + 2, -1}}
 	w := dataflow.NewWorker(0, dataflow.NewProcessAllocator(1, nil), func(f dataflow.Failure) { t.Fatal(f) })
-	var in *dataflow.InputHandle[Update]
+	var in *dataflow.InputHandle[Chunk]
 	var h *Handle
 	var sent []sealedBatch
 	w.Enqueue(dataflow.Command{ID: 1, Start: start, Build: func(b *dataflow.Builder) {
-		ih, s := dataflow.NewInputHandle[Update](b, "input")
+		ih, s := dataflow.NewInputHandle[Chunk](b, "input")
 		in = ih
-		a := ArrangeSeeded(s, "arrange", build(Description{Lower: 0, Upper: start + 1}, seed...))
+		a := ArrangeChunks(s, "arrange", build(Description{Lower: 0, Upper: start + 1}, seed...))
 		var err error
 		if h, err = a.Trace.NewHandle(0); err != nil {
 			t.Fatal(err)
@@ -197,8 +198,18 @@ func TestArrangeSeeded(t *testing.T) {
 	}})
 	for w.Step() {
 	}
-	for _, u := range input {
-		if err := in.Send(u.time, Update{Key: []byte(u.key), Time: u.time, Diff: u.diff}); err != nil {
+	// Rows "x", "e", "d" packed; the chunk picks "d" and "e". The
+	// updates' own times are not read.
+	rows := Rows{Data: []byte("xed"), Ends: []uint32{1, 2, 3}}
+	for _, c := range []struct {
+		time  uint64
+		chunk Chunk
+	}{
+		{start + 1, Chunk{Updates: []Update{{Key: []byte("b"), Time: 99, Diff: -2}}}},
+		{start + 1, Chunk{Rows: rows, Pick: []uint32{2, 1}}},
+		{start + 2, Chunk{Updates: []Update{{Key: []byte("a"), Diff: -1}}}},
+	} {
+		if err := in.Send(c.time, c.chunk); err != nil {
 			t.Fatal(err)
 		}
 	}

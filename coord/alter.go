@@ -136,7 +136,7 @@ func (e *Engine) AlterTable(ctx context.Context, plan PlanAlter) error {
 	}
 	// The rewrite goes through the queue of writes (empty, as waited
 	// for above), so that it is fed as any write is.
-	p := &pendingWrite{ts: ts, writes: writeSet{retract, add}}
+	p := &pendingWrite{ts: ts, writes: writeSet{{writes: retract}, {writes: add}}}
 	e.pending = append(e.pending, p)
 	txn := &storage.Txn{DropTables: []uint64{a.old.ID}, Time: ts}
 	for _, o := range objs {

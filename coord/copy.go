@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"freshet/expr"
-	"freshet/internal/prefault"
 	"freshet/pgwire"
 	"freshet/planner"
 	"freshet/sqlerr"
@@ -63,14 +62,14 @@ func (s *Session) copyFrom(ctx context.Context, st *planner.Copy, w pgwire.Write
 		return result{}, err
 	}
 	rows := newCopyRowBuilder(st, defaults)
-	// The writes gather in parts, which go to the write as they are:
-	// growing one slice of a million writes, or joining the parts,
+	// The rows gather packed in parts, which go to the write as they
+	// are: growing one buffer of a million rows, or joining the parts,
 	// copies them over and over.
 	var (
-		parts  writeSet
-		writes []TableWrite
-		n      int
-		split  *splitWrites
+		parts writeSet
+		part  *packedInserts
+		n     int
+		split *splitWrites
 	)
 	defer func() {
 		if split != nil {
@@ -97,28 +96,28 @@ func (s *Session) copyFrom(ctx context.Context, st *planner.Copy, w pgwire.Write
 				WithDetail("COPY %s, line %d", st.Table.Name.Name, line)
 		}
 		forceNulls(st.Options, fields)
-		row, fi, err := rows.row(fields, zone)
+		size, fi, err := rows.encode(fields, zone)
 		if err != nil {
 			if fi >= 0 {
 				return result{}, copyError(err, "COPY %s, line %d, column %s", st.Table.Name.Name, line, st.Table.Columns[st.Columns[fi]].Name)
 			}
 			return result{}, err
 		}
-		if len(writes) == cap(writes) {
-			if len(writes) > 0 {
-				parts = append(parts, writes)
+		if part == nil || part.full(size) {
+			if part != nil {
+				parts = append(parts, writePart{packed: part})
 				split = s.splitCopy(split, parts, n)
 			}
-			writes = make([]TableWrite, 0, min(max(2*len(writes), 64), copyChunkRows))
-			prefault.Slice(writes)
+			part = nextCopyPart(st, part, size)
 		}
-		writes = append(writes, TableWrite{Table: uint64(st.Table.ID), Row: row, Diff: 1, Shape: st.Table.Shape})
+		part.Data = rows.appendRow(part.Data)
+		part.Ends = append(part.Ends, uint32(len(part.Data)))
 		n++
 	}
-	if len(writes) > 0 {
-		parts = append(parts, writes)
+	if part != nil && len(part.Ends) > 0 {
+		parts = append(parts, writePart{packed: part})
 		if split != nil {
-			split.addPart(writes)
+			split.addPart(parts[len(parts)-1])
 		}
 	}
 	if s.tx.status == pgwire.TxInBlock {
@@ -128,8 +127,8 @@ func (s *Session) copyFrom(ctx context.Context, st *planner.Copy, w pgwire.Write
 		// A block's writes are one slice, which grows with its
 		// statements.
 		s.tx.writes = slices.Grow(s.tx.writes, n)
-		for _, part := range parts {
-			s.tx.writes = append(s.tx.writes, part...)
+		for w := range parts.all() {
+			s.tx.writes = append(s.tx.writes, *w)
 		}
 		s.tx.noteName(uint64(st.Table.ID), st.Table.Name.Name)
 	} else if n > 0 {
@@ -167,8 +166,26 @@ func (s *Session) splitCopy(split *splitWrites, parts writeSet, n int) *splitWri
 // saves.
 const splitCopyRows = 8 << 10
 
-// copyChunkRows is the most rows COPY FROM gathers in one chunk.
-const copyChunkRows = 64 << 10
+// nextCopyPart returns the part of a COPY's rows that follows last
+// (nil: the first), for a first row of size bytes: parts start small
+// and double up to copyChunkRows rows or copyChunkBytes bytes, sized by
+// the rows so far, so that a short COPY holds little more than its
+// rows and a long one few parts.
+func nextCopyPart(st *planner.Copy, last *packedInserts, size int) *packedInserts {
+	rows, avg := 64, max(size, 16)
+	if last != nil {
+		rows = min(2*len(last.Ends), copyChunkRows)
+		avg = len(last.Data)/len(last.Ends) + 1
+	}
+	rows = max(1, min(rows, copyChunkBytes/avg))
+	return newPackedInserts(uint64(st.Table.ID), st.Table.Shape, rows, max(rows*avg*9/8, size))
+}
+
+// copyChunkRows and copyChunkBytes bound a part of a COPY's rows.
+const (
+	copyChunkRows  = 64 << 10
+	copyChunkBytes = 4 << 20
+)
 
 // copyError returns err, with its SQLSTATE and message, and the place in
 // the COPY data where it happened as its detail (PostgreSQL's context).

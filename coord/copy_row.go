@@ -2,7 +2,6 @@ package coord
 
 import (
 	"freshet/expr"
-	"freshet/internal/prefault"
 	"freshet/planner"
 	"freshet/repr"
 	"freshet/sqlerr"
@@ -11,9 +10,7 @@ import (
 // copyRowBuilder turns the text fields of COPY FROM's rows into packed
 // table rows, straight from the text to the row encoding where
 // repr.AppendTextFast knows the form (the integers and numerics of a
-// bulk load), through a datum otherwise. The rows it returns are cut
-// from shared arenas, so that a load of a million rows makes a few
-// hundred allocations for them, not a million.
+// bulk load), through a datum otherwise.
 //
 // A row is what repr.PackRow makes of the row of datums that reading
 // each field with ParseField gives, defaults and NULL elsewhere; its
@@ -38,14 +35,7 @@ type copyRowBuilder struct {
 	encoded   []byte       // the columns' encodings, in no order
 	spans     [][2]int     // per table column, its encoding in encoded
 	null      []bool       // per field, whether it is NULL
-
-	arena []byte
 }
-
-// copyArenaSize is the size of the blocks rows are cut from: big enough
-// that allocations are few, small enough that a short COPY does not
-// hold much more memory than its rows.
-const copyArenaSize = 256 << 10
 
 func newCopyRowBuilder(st *planner.Copy, defaults []expr.Scalar) *copyRowBuilder {
 	b := &copyRowBuilder{
@@ -70,16 +60,18 @@ func newCopyRowBuilder(st *planner.Copy, defaults []expr.Scalar) *copyRowBuilder
 	return b
 }
 
-// row returns the table row of one row of COPY fields (nil for NULL),
-// or an error and the index of the field it is about, -1 for none.
-func (b *copyRowBuilder) row(fields [][]byte, zone *repr.Zone) (repr.Row, int, error) {
+// encode encodes the table row of one row of COPY fields (nil for
+// NULL), which appendRow then appends where it goes, and returns its
+// size, or an error and the index of the field it is about, -1 for
+// none.
+func (b *copyRowBuilder) encode(fields [][]byte, zone *repr.Zone) (int, int, error) {
 	for i, d := range b.defaults {
 		if d == nil {
 			continue
 		}
 		v, err := d.Eval(nil)
 		if err != nil {
-			return nil, -1, err
+			return 0, -1, err
 		}
 		b.defaulted[i] = v
 	}
@@ -100,7 +92,7 @@ func (b *copyRowBuilder) row(fields [][]byte, zone *repr.Zone) (repr.Row, int, e
 			if !ok {
 				v, err := b.st.ParseField(fi, string(f), zone)
 				if err != nil {
-					return nil, fi, err
+					return 0, fi, err
 				}
 				b.null[fi] = v.IsNull()
 				b.encoded = repr.AppendDatum(b.encoded, v)
@@ -119,7 +111,7 @@ func (b *copyRowBuilder) row(fields [][]byte, zone *repr.Zone) (repr.Row, int, e
 			null = true
 		}
 		if null && !c.Nullable {
-			return nil, -1, sqlerr.New(sqlerr.NotNullViolation, "null value in column %q of relation %q violates not-null constraint", c.Name, b.st.Table.Name.Name)
+			return 0, -1, sqlerr.New(sqlerr.NotNullViolation, "null value in column %q of relation %q violates not-null constraint", c.Name, b.st.Table.Name.Name)
 		}
 		if fi := b.field[i]; fi < 0 {
 			start := len(b.encoded)
@@ -131,16 +123,13 @@ func (b *copyRowBuilder) row(fields [][]byte, zone *repr.Zone) (repr.Row, int, e
 			b.spans[i] = [2]int{start, len(b.encoded)}
 		}
 	}
-	size := len(b.encoded)
-	if cap(b.arena)-len(b.arena) < size {
-		b.arena = make([]byte, 0, max(copyArenaSize, size))
-		prefault.Slice(b.arena)
-	}
-	start := len(b.arena)
+	return len(b.encoded), -1, nil
+}
+
+// appendRow appends the row encode encoded last to dst.
+func (b *copyRowBuilder) appendRow(dst []byte) []byte {
 	for _, sp := range b.spans {
-		b.arena = append(b.arena, b.encoded[sp[0]:sp[1]]...)
+		dst = append(dst, b.encoded[sp[0]:sp[1]]...)
 	}
-	// The row's capacity ends with it: an append to it copies, never
-	// writes over the next row.
-	return repr.Row(b.arena[start:len(b.arena):len(b.arena)]), -1, nil
+	return dst
 }

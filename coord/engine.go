@@ -7,7 +7,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"iter"
 	"log/slog"
 	"maps"
 	"runtime"
@@ -218,7 +217,7 @@ type Engine struct {
 
 // table is a table's dataflow: one input per worker.
 type table struct {
-	inputs []*dataflow.InputHandle[arrange.Update]
+	inputs []*dataflow.InputHandle[arrange.Chunk]
 	// advanced is the time the inputs were last advanced to (advance.go).
 	advanced uint64
 }
@@ -852,11 +851,11 @@ func columnKeys(keys []expr.Scalar) ([]int, bool) {
 // time (reads and new dataflows start at the read time, and an earlier
 // AS OF is refused as compacted), so the history between its writes is
 // not rebuilt. Each worker's shard of the table's arrangement then starts
-// from one batch of that time (arrange.ArrangeSeeded), which replayLog
+// from one batch of that time (arrange.ArrangeChunks), which replayLog
 // builds: a batch with no column of times, which views import by
 // sharing it.
 func (e *Engine) buildTableLocked(ctx context.Context, o *catalog.Object, replay bool) error {
-	t := &table{inputs: make([]*dataflow.InputHandle[arrange.Update], e.workers)}
+	t := &table{inputs: make([]*dataflow.InputHandle[arrange.Chunk], e.workers)}
 	var tk *tableKeys
 	if defs := e.cat.UniqueKeys(o.ID); len(defs) > 0 {
 		tk = &tableKeys{columns: o.Columns}
@@ -878,14 +877,13 @@ func (e *Engine) buildTableLocked(ctx context.Context, o *catalog.Object, replay
 	var exportErr error
 	var errMu sync.Mutex
 	id, err := e.cluster.Build(ctx, start, func(b *dataflow.Builder) {
-		h, s := dataflow.NewInputHandle[arrange.Update](b, o.Name)
+		h, s := dataflow.NewInputHandle[arrange.Chunk](b, o.Name)
 		t.inputs[b.Index()] = h
-		var a *arrange.Arranged
+		var seed *arrange.Batch
 		if seeds != nil {
-			a = arrange.ArrangeSeeded(s, o.Name, seeds[b.Index()])
-		} else {
-			a = arrange.Arrange(s, o.Name)
+			seed = seeds[b.Index()]
 		}
+		a := arrange.ArrangeChunks(s, o.Name, seed)
 		if err := e.reg.Export(b, a, arrange.GlobalID(o.ID)); err != nil {
 			errMu.Lock()
 			exportErr = err
@@ -944,48 +942,7 @@ type TableWrite struct {
 // have failed. A write is acknowledged only once it is fed, so a read at
 // the last fed time sees every acknowledged write.
 func (e *Engine) Write(ctx context.Context, writes []TableWrite) (uint64, error) {
-	return e.write(ctx, writeSet{writes})
-}
-
-// writeSet is a write transaction's row changes, in order, in one or
-// more parts: a COPY gathers its rows in pieces, and joining them into
-// one slice would copy every write once more.
-type writeSet [][]TableWrite
-
-// len returns the number of writes.
-func (ws writeSet) len() int {
-	n := 0
-	for _, part := range ws {
-		n += len(part)
-	}
-	return n
-}
-
-// all yields the writes in order.
-func (ws writeSet) all() iter.Seq[*TableWrite] {
-	return func(yield func(*TableWrite) bool) {
-		for _, part := range ws {
-			for i := range part {
-				if !yield(&part[i]) {
-					return
-				}
-			}
-		}
-	}
-}
-
-// run returns how many writes from ws[part][k] on are to its table.
-func (ws writeSet) run(part, k int) int {
-	table, n := ws[part][k].Table, 0
-	for ; part < len(ws); part, k = part+1, 0 {
-		for _, w := range ws[part][k:] {
-			if w.Table != table {
-				return n
-			}
-			n++
-		}
-	}
-	return n
+	return e.write(ctx, writesOf(writes))
 }
 
 // durableWrites is a write's changes as its tables' logs take them: the

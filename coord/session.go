@@ -1105,7 +1105,7 @@ func encodedWrites(t planner.Target, updates []arrange.Update, split int) (int64
 // writes them now.
 func (s *Session) submitWrites(ctx context.Context, t planner.Target, deps []uint64, writes []TableWrite) error {
 	if s.tx.status == pgwire.TxInBlock {
-		if err := s.engine.checkBlockWrite(&s.tx.keys, s.tx.writes, writeSet{writes}); err != nil {
+		if err := s.engine.checkBlockWrite(&s.tx.keys, s.tx.writes, writesOf(writes)); err != nil {
 			return err
 		}
 		s.tx.writes = append(s.tx.writes, writes...)

@@ -31,25 +31,27 @@ type splitWrites struct {
 	// Set when the write is split while it is read.
 	read   bool
 	blocks storage.Blocks
-	in     chan []TableWrite
+	in     chan writePart
 	done   chan struct{}
 	once   sync.Once
 	err    error // the goroutine's panic, as an error
 }
 
-// splitRun is a run of writes to one table: per worker, the messages
-// its input is sent, each of at most splitMessage updates. Their times
-// are set when they are sent.
+// splitRun is a run of writes to one table: per worker, the chunks its
+// input is sent, in the order written, each one record (arrange.Chunk):
+// updates of writes one by one, at most splitMessage, or the rows of a
+// packed part of a COPY that hash to the worker. Their time is the one
+// they are sent at.
 type splitRun struct {
-	table uint64
-	msgs  [][][]arrange.Update
-	open  [][]arrange.Update // per worker, the message being filled
-	room  int                // the first message's capacity
+	table  uint64
+	chunks [][]arrange.Chunk
+	open   [][]arrange.Update // per worker, the updates of the chunk being filled
+	room   int                // the first chunk of updates' capacity
 }
 
-// splitMessage bounds a message's updates, so that no message is a
-// slice of tens of megabytes that the collector scans whole and a
-// worker holds until it has taken all of it apart.
+// splitMessage bounds a chunk's updates, so that no chunk is a slice of
+// tens of megabytes that the collector scans whole and a worker holds
+// until it has taken all of it apart.
 const splitMessage = 16 << 10
 
 // splitDuring splits writes by worker: while the write's commit is under
@@ -61,8 +63,13 @@ func splitDuring(writes writeSet, workers int) *splitWrites {
 		run   int
 	)
 	for pi, part := range writes {
-		for k := range part {
-			w := &part[k]
+		if part.packed != nil {
+			s.addPacked(part.packed)
+			run = 0
+			continue
+		}
+		for k := range part.writes {
+			w := &part.writes[k]
 			if w.Diff != 0 && (run == 0 || w.Table != table) {
 				table, run = w.Table, writes.run(pi, k)
 			}
@@ -79,7 +86,7 @@ func splitWhileRead(workers int) *splitWrites {
 	s := &splitWrites{
 		workers: workers,
 		read:    true,
-		in:      make(chan []TableWrite, 8),
+		in:      make(chan writePart, 8),
 		done:    make(chan struct{}),
 	}
 	go func() {
@@ -94,11 +101,18 @@ func splitWhileRead(workers int) *splitWrites {
 			}
 		}()
 		for part := range s.in {
-			for i := range part {
-				if w := &part[i]; w.Diff != 0 {
+			if p := part.packed; p != nil {
+				s.addPacked(p)
+				for i := range p.Len() {
+					s.blocks.Add(p.table, p.Row(i), 1)
+				}
+				continue
+			}
+			for i := range part.writes {
+				if w := &part.writes[i]; w.Diff != 0 {
 					// A part's size guesses the run's, for the first
 					// messages; they grow from there.
-					s.add(w, len(part))
+					s.add(w, len(part.writes))
 					s.blocks.Add(w.Table, w.Row, w.Diff)
 				}
 			}
@@ -108,31 +122,38 @@ func splitWhileRead(workers int) *splitWrites {
 	return s
 }
 
+// runFor returns the run that writes to table go to: the last, or a new
+// one if the last is of another table; run sizes a new run's first
+// chunks of updates.
+func (s *splitWrites) runFor(table uint64, run int) *splitRun {
+	if len(s.runs) == 0 || s.runs[len(s.runs)-1].table != table {
+		s.closeRun()
+		s.runs = append(s.runs, splitRun{
+			table:  table,
+			chunks: make([][]arrange.Chunk, s.workers),
+			open:   make([][]arrange.Update, s.workers),
+			// An even share of the run and some, so that most
+			// workers' rows fill one chunk.
+			room: min(splitMessage, run/s.workers+run/8+1),
+		})
+	}
+	return &s.runs[len(s.runs)-1]
+}
+
 // add splits one write; run is how many writes the run of writes to its
-// table holds, or a guess, which sizes the run's first messages.
+// table holds, or a guess, which sizes the run's first chunks.
 func (s *splitWrites) add(w *TableWrite, run int) {
 	if w.Diff == 0 {
 		return
 	}
-	if len(s.runs) == 0 || s.runs[len(s.runs)-1].table != w.Table {
-		s.closeRun()
-		s.runs = append(s.runs, splitRun{
-			table: w.Table,
-			msgs:  make([][][]arrange.Update, s.workers),
-			open:  make([][]arrange.Update, s.workers),
-			// An even share of the run and some, so that most
-			// workers' rows fill one message.
-			room: min(splitMessage, run/s.workers+run/8+1),
-		})
-	}
-	r := &s.runs[len(s.runs)-1]
-	// The hash the table's arrangement exchanges its input by: each
+	r := s.runFor(w.Table, run)
+	// The hash the table's arrangement shards its rows by: each
 	// worker's rows stay where they are.
 	k := int(arrange.KeyHash(w.Row) % uint64(s.workers))
 	if m := r.open[k]; len(m) == cap(m) {
 		size := r.room
 		if m != nil {
-			r.msgs[k] = append(r.msgs[k], m)
+			r.chunks[k] = append(r.chunks[k], arrange.Chunk{Updates: m})
 			size = min(splitMessage, max(size, 2*cap(m)))
 		}
 		r.open[k] = make([]arrange.Update, 0, size)
@@ -142,22 +163,55 @@ func (s *splitWrites) add(w *TableWrite, run int) {
 	s.rows++
 }
 
-// closeRun ends the last run: its open messages join its messages.
+// addPacked splits a packed part: per worker, a chunk that picks the
+// part's rows that hash to it.
+func (s *splitWrites) addPacked(p *packedInserts) {
+	n := p.Len()
+	if n == 0 {
+		return
+	}
+	r := s.runFor(p.table, n)
+	// The run's updates so far go first.
+	r.flush()
+	picks := make([][]uint32, s.workers)
+	for k := range picks {
+		picks[k] = make([]uint32, 0, n/s.workers+n/8+1)
+		prefault.Slice(picks[k])
+	}
+	for i := range n {
+		k := arrange.KeyHash(p.Row(i)) % uint64(s.workers)
+		picks[k] = append(picks[k], uint32(i))
+	}
+	for k, pick := range picks {
+		if len(pick) > 0 {
+			r.chunks[k] = append(r.chunks[k], arrange.Chunk{Rows: p.Rows, Pick: pick})
+		}
+	}
+	s.rows += n
+}
+
+// flush ends the run's chunks of updates being filled.
+func (r *splitRun) flush() {
+	for k, m := range r.open {
+		if len(m) > 0 {
+			r.chunks[k] = append(r.chunks[k], arrange.Chunk{Updates: m})
+			r.open[k] = nil
+		}
+	}
+}
+
+// closeRun ends the last run: its chunks being filled join its chunks.
 func (s *splitWrites) closeRun() {
 	if len(s.runs) == 0 {
 		return
 	}
 	r := &s.runs[len(s.runs)-1]
-	for k, m := range r.open {
-		if len(m) > 0 {
-			r.msgs[k] = append(r.msgs[k], m)
-		}
-	}
+	r.flush()
 	r.open = nil
 }
 
 // addPart gives the goroutine the next part of the write.
-func (s *splitWrites) addPart(part []TableWrite) { s.in <- part }
+func (s *splitWrites) addPart(part writePart) { s.in <- part }
 
 // finish waits until every part given to a split made while read is
 // split, and returns the goroutine's fault, if any. It may be called
@@ -168,21 +222,20 @@ func (s *splitWrites) finish() error {
 	return s.err
 }
 
-// sendLocked sends run r to t's inputs at time ts.
+// sendLocked sends run r to t's inputs at time ts, a chunk a send: a
+// worker takes one send apart at a time between its checks of its
+// run's time.
 func (r *splitRun) sendLocked(e *Engine, t *table, ts uint64) {
-	for k, msgs := range r.msgs {
-		for _, m := range msgs {
-			for i := range m {
-				m[i].Time = ts
-			}
-			if err := t.inputs[k].Send(ts, m...); err != nil {
+	for k, chunks := range r.chunks {
+		for _, c := range chunks {
+			if err := t.inputs[k].Send(ts, c); err != nil {
 				// The table's dataflow ended (it was dropped meanwhile):
 				// the write has nowhere to go, and nothing reads it any
 				// more.
 				e.log.Warn("write to an ended table", "table", r.table, "error", err)
 			}
 		}
-		// The messages now belong to the dataflow.
-		r.msgs[k] = nil
+		// The chunks now belong to the dataflow.
+		r.chunks[k] = nil
 	}
 }

@@ -216,12 +216,14 @@ func TestWriteSplitAcrossTables(t *testing.T) {
 }
 
 // TestSplitPlacesRows: for seeded random writes over three tables, with
-// diffs of 0 among them, parts of every size and runs of one table long
+// diffs of 0 among them, parts of every size, some packed as a COPY's
+// are, and runs of one table long
 // enough to fill several messages per worker, the split made during
 // a commit and the one made while the parts are read agree, and each
 // holds, per run of writes to one table, per worker, exactly the rows
 // (diff not 0) that hash to that worker, in the order written, in
-// messages of at most splitMessage updates; the one made while read
+// chunks of at most splitMessage updates or of a packed part's rows
+// picked; the one made while read
 // also holds them as log blocks, in the order written.
 func TestSplitPlacesRows(t *testing.T) {
 	for seed := uint64(1); seed <= 5; seed++ {
@@ -240,13 +242,25 @@ func TestSplitPlacesRows(t *testing.T) {
 				if rng.IntN(3) == 0 {
 					table = 1 + rng.Uint64N(3)
 				}
+				if rng.IntN(3) == 0 {
+					// A COPY's part: inserts into one table, packed.
+					p := newPackedInserts(table, 0, len(part), 0)
+					for i := range part {
+						p.Data = fmt.Appendf(p.Data, "row %d", rng.IntN(1000))
+						p.Ends = append(p.Ends, uint32(len(p.Data)))
+						part[i] = TableWrite{Table: table, Row: p.Row(i), Diff: 1}
+					}
+					writes = append(writes, writePart{packed: p})
+					all = append(all, part...)
+					continue
+				}
 				for i := range part {
 					if rng.IntN(20000) == 0 {
 						table = 1 + rng.Uint64N(3)
 					}
 					part[i] = TableWrite{Table: table, Row: fmt.Appendf(nil, "row %d", rng.IntN(1000)), Diff: int64(rng.IntN(5)) - 2}
 				}
-				writes = append(writes, part)
+				writes = append(writes, writePart{writes: part})
 				all = append(all, part...)
 			}
 
@@ -285,13 +299,22 @@ func TestSplitPlacesRows(t *testing.T) {
 					if r.table != want[i].table {
 						t.Fatalf("%s: run %d is of table %d, want %d", name, i, r.table, want[i].table)
 					}
-					for k, msgs := range r.msgs {
+					for k, chunks := range r.chunks {
 						var got []arrange.Update
-						for _, m := range msgs {
-							if len(m) == 0 || len(m) > splitMessage {
-								t.Fatalf("%s: run %d, worker %d: a message of %d updates", name, i, k, len(m))
+						for _, c := range chunks {
+							if c.Pick != nil {
+								if len(c.Updates) > 0 || len(c.Pick) == 0 {
+									t.Fatalf("%s: run %d, worker %d: a chunk of %d updates and %d picks", name, i, k, len(c.Updates), len(c.Pick))
+								}
+								for _, p := range c.Pick {
+									got = append(got, arrange.Update{Key: c.Rows.Row(int(p)), Diff: 1})
+								}
+								continue
 							}
-							got = append(got, m...)
+							if len(c.Updates) == 0 || len(c.Updates) > splitMessage {
+								t.Fatalf("%s: run %d, worker %d: a chunk of %d updates", name, i, k, len(c.Updates))
+							}
+							got = append(got, c.Updates...)
 						}
 						if !slices.EqualFunc(got, want[i].rows[k], func(a, b arrange.Update) bool {
 							return string(a.Key) == string(b.Key) && a.Diff == b.Diff && a.Time == 0 && len(a.Val) == 0

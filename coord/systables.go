@@ -305,7 +305,7 @@ func (e *Engine) publishCatalogLocked(ctx context.Context) error {
 // from the oracle, and returns once they are fed: in timestamp order
 // after every earlier write, which releases the engine's lock meanwhile.
 func (e *Engine) feedSystemLocked(ts uint64, writes []TableWrite) error {
-	p := &pendingWrite{ts: ts, writes: writeSet{writes}, durable: true}
+	p := &pendingWrite{ts: ts, writes: writesOf(writes), durable: true}
 	e.pending = append(e.pending, p)
 	e.feedDurableLocked()
 	for !p.fed {

@@ -409,7 +409,7 @@ type blockKeys struct {
 // nothing: COMMIT writes the block through Write, whose check is the one
 // that counts; this one gives the statement PostgreSQL's error early.
 func (e *Engine) checkBlockWrite(bk *blockKeys, priorWrites []TableWrite, writes writeSet) error {
-	prior := writeSet{priorWrites}
+	prior := writesOf(priorWrites)
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if err := e.checkShapesLocked(writes); err != nil {
