@@ -146,7 +146,7 @@ type arrangeLogic struct {
 	// upper is the upper of the seal in progress, if any.
 	upper dataflow.Frontier
 	// seed is the first batch, until the first run emits it
-	// (ArrangeSeeded).
+	// (ArrangeChunks).
 	seed *Batch
 }
 

@@ -1116,10 +1116,16 @@ func (e *Engine) feedDurableLocked() {
 // tables among objs.
 func (e *Engine) pendingWriteTo(objs []*catalog.Object) bool {
 	for _, p := range e.pending {
-		for w := range p.writes.all() {
-			for _, o := range objs {
-				if o.Kind == catalog.Table && o.ID == w.Table {
+		for _, part := range p.writes {
+			for k := range part.len() {
+				if slices.ContainsFunc(objs, func(o *catalog.Object) bool {
+					return o.Kind == catalog.Table && o.ID == part.table(k)
+				}) {
 					return true
+				}
+				if part.packed != nil {
+					// One table throughout.
+					break
 				}
 			}
 		}

@@ -1,6 +1,7 @@
 package coord
 
 import (
+	"math"
 	"sync"
 
 	"freshet/arrange"
@@ -10,9 +11,8 @@ import (
 )
 
 // splitWrites is a write split by worker ahead of its feed: per run of
-// writes to one table, per worker, the messages its input is sent, so
-// that feeding the write under the engine's lock only stamps them with
-// its time and sends them. A write is split while its commit builds its
+// writes to one table, per worker, the chunks its input is sent, so
+// that feeding the write under the engine's lock only sends them. A write is split while its commit builds its
 // batch and syncs (splitDuring), which the session would otherwise wait
 // on idle; a bulk COPY is split while it is still being read, on a
 // goroutine of its own (splitWhileRead), which also encodes its rows as
@@ -163,8 +163,9 @@ func (s *splitWrites) add(w *TableWrite, run int) {
 	s.rows++
 }
 
-// addPacked splits a packed part: per worker, a chunk that picks the
-// part's rows that hash to it.
+// addPacked splits a packed part: per worker, chunks that pick the
+// part's rows that hash to it, at most splitMessage a chunk, so that a
+// worker takes no more of them apart at once than of updates.
 func (s *splitWrites) addPacked(p *packedInserts) {
 	n := p.Len()
 	if n == 0 {
@@ -173,9 +174,13 @@ func (s *splitWrites) addPacked(p *packedInserts) {
 	r := s.runFor(p.table, n)
 	// The run's updates so far go first.
 	r.flush()
+	// A worker's share, and room for its spread: a share's deviation
+	// is about its square root.
+	share := n / s.workers
+	room := share + 4*int(math.Sqrt(float64(share))) + 16
 	picks := make([][]uint32, s.workers)
 	for k := range picks {
-		picks[k] = make([]uint32, 0, n/s.workers+n/8+1)
+		picks[k] = make([]uint32, 0, min(room, n))
 		prefault.Slice(picks[k])
 	}
 	for i := range n {
@@ -183,8 +188,10 @@ func (s *splitWrites) addPacked(p *packedInserts) {
 		picks[k] = append(picks[k], uint32(i))
 	}
 	for k, pick := range picks {
-		if len(pick) > 0 {
-			r.chunks[k] = append(r.chunks[k], arrange.Chunk{Rows: p.Rows, Pick: pick})
+		for len(pick) > 0 {
+			m := min(len(pick), splitMessage)
+			r.chunks[k] = append(r.chunks[k], arrange.Chunk{Rows: p.Rows, Pick: pick[:m:m]})
+			pick = pick[m:]
 		}
 	}
 	s.rows += n

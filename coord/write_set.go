@@ -31,7 +31,9 @@ type writePart struct {
 func writesOf(writes []TableWrite) writeSet { return writeSet{{writes: writes}} }
 
 // packedInserts is rows inserted into one table, each with diff 1.
-// Rows are only ever appended.
+// Rows are only ever appended, and never once the part is in a write
+// set: its rows are then read where they are, by the split's chunks
+// among others.
 type packedInserts struct {
 	table, shape uint64
 	arrange.Rows
