@@ -94,3 +94,52 @@ func TestCopyInParts(t *testing.T) {
 		t.Fatalf("rows around the first COPY's end after a restart: %s, want 20", got)
 	}
 }
+
+// TestInsertSelectMultiplicities: an INSERT … SELECT whose read gives
+// rows with a multiplicity: the table, a view over it, a unique key, a
+// transaction block rolled back and one committed, and a restart all
+// see each row as many times as the read gave it.
+func TestInsertSelectMultiplicities(t *testing.T) {
+	env := openSQL(t, t.TempDir())
+	defer func() { env.e.Close() }()
+	s := env.session()
+	env.exec(s, "CREATE TABLE src (v int)")
+	env.exec(s, "INSERT INTO src VALUES (1), (2), (3)")
+	env.exec(s, "CREATE TABLE dst (v int)")
+	env.exec(s, "CREATE MATERIALIZED VIEW dst_counts AS SELECT v, count(*) AS n FROM dst GROUP BY v")
+	// Each of src's rows three times: a read's row with diff 3.
+	env.exec(s, "INSERT INTO dst SELECT a.v FROM src a, src b")
+	const three = "1,3 2,3 3,3"
+	check := func(when, want string) {
+		t.Helper()
+		if got := env.query(s, "SELECT * FROM dst_counts ORDER BY v"); got != want {
+			t.Fatalf("view %s: %s, want %s", when, got, want)
+		}
+		if got := env.query(s, "SELECT v, count(*) FROM dst GROUP BY v ORDER BY v"); got != want {
+			t.Fatalf("table %s: %s, want %s", when, got, want)
+		}
+	}
+	check("after the insert", three)
+
+	env.exec(s, "BEGIN")
+	env.exec(s, "INSERT INTO dst SELECT a.v FROM src a, src b WHERE a.v = 1")
+	env.exec(s, "ROLLBACK")
+	check("after a rollback", three)
+	env.exec(s, "BEGIN")
+	env.exec(s, "INSERT INTO dst SELECT a.v FROM src a, src b WHERE a.v = 1")
+	env.exec(s, "COMMIT")
+	const six = "1,6 2,3 3,3"
+	check("after a commit", six)
+
+	env.exec(s, "CREATE TABLE uniq (v int PRIMARY KEY)")
+	env.fails(s, "INSERT INTO uniq SELECT a.v FROM src a, src b WHERE a.v = 2", sqlerr.UniqueViolation,
+		`duplicate key value violates unique constraint "uniq_pkey"`, "Key (v)=(2) already exists.")
+	env.exec(s, "INSERT INTO uniq SELECT v FROM src")
+	if got := env.query(s, "SELECT count(*) FROM uniq"); got != "3" {
+		t.Fatalf("uniq: %s rows, want 3", got)
+	}
+
+	env.restart()
+	s = env.session()
+	check("after a restart", six)
+}
