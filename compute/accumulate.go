@@ -155,7 +155,11 @@ func (r *renderer) accumulate(n expr.Reduce, plan accumulation) (Collection, err
 // importedChain returns, if rel is a chain of Filter and Project steps
 // (none of them calling a function per row) over a Get that the source
 // reads from an arrangement, the Get's arrangement and the chain as a
-// filterProject over its rows; it reports false otherwise.
+// filterProject over its rows; it reports false otherwise. When the
+// arrangement is of whole rows (a table's, a materialized view's) and
+// the chain's filters bound its leading columns as a peek's would, the
+// arrangement comes with the runs of keys that hold every row the chain
+// may keep (importedRows.seek).
 func (r *renderer) importedChain(rel expr.Relation) (importedRows, *filterProject, bool, error) {
 	src, ok := r.source.(arrangedSource)
 	if !ok {
@@ -176,6 +180,13 @@ func (r *renderer) importedChain(rel expr.Relation) (importedRows, *filterProjec
 	in, err := src.arranged(r.b, get.ID, len(get.Types))
 	if err != nil {
 		return importedRows{}, nil, false, err
+	}
+	if !in.keyed {
+		// The key is the stored row, whose leading columns are the
+		// Get's.
+		p := Peek{Get: get, steps: steps, types: reprTypes(get.Types)}
+		p.bounds = p.boundsOf()
+		in.seek, _ = p.KeyRanges(nil)
 	}
 	return in, fp, true, nil
 }
@@ -550,7 +561,11 @@ func overStored(fp *filterProject, keys []expr.Scalar, accs []accumulator) (notN
 // to evaluate becomes an error update at each of its times.
 //
 // Where it can (overStored), it reads the stored row's columns up to the
-// last it needs, once.
+// last it needs, once. Where the chain's filters bound the arrangement's
+// leading columns (in.seek), it reads only the runs of keys that can
+// pass them, seeking to each in every batch: `count(*) … WHERE id
+// BETWEEN a AND b` over a table stored in id order reads the rows
+// between, not the table.
 func (r *renderer) contributionsOfImport(in importedRows, fp *filterProject, types []repr.Type, keys []expr.Scalar, accs []accumulator) (dataflow.Stream[arrange.Update], dataflow.Stream[arrange.Update]) {
 	acct := r.b.Account()
 	ob := r.b.NewOperator("accumulate contributions")
@@ -585,6 +600,7 @@ func (r *renderer) contributionsOfImport(in importedRows, fp *filterProject, typ
 			t    uint64
 			left []*arrange.Batch
 			cur  *arrange.BatchCursor
+			walk RangeWalk
 			held []*dataflow.Capability
 		)
 		var (
@@ -648,10 +664,14 @@ func (r *renderer) contributionsOfImport(in importedRows, fp *filterProject, typ
 						continue
 					}
 					cur, left = left[0].Cursor(), left[1:]
+					walk = WalkRanges(cur, in.seek)
 				}
 				snd.hold(t)
 				bad, read = nil, 0
-				for n := 0; cur.KeyValid() && n < contributionsPiece; cur.StepKey() {
+				// A batch read whole (no seek) steps its cursor itself,
+				// not through the walk's interface.
+				whole := in.seek == nil
+				for n := 0; (whole && cur.KeyValid() || !whole && walk.Valid()) && n < contributionsPiece; {
 					for ; cur.ValValid() && n < contributionsPiece; cur.StepVal() {
 						n++
 						if n%rowsBetweenChecks == 0 && op.OutOfTime() {
@@ -667,8 +687,13 @@ func (r *renderer) contributionsOfImport(in importedRows, fp *filterProject, typ
 					if cur.ValValid() {
 						break // the piece ended within the key: resume at its next val
 					}
+					if whole {
+						cur.StepKey()
+					} else {
+						walk.Step()
+					}
 				}
-				if !cur.KeyValid() {
+				if whole && !cur.KeyValid() || !whole && !walk.Valid() {
 					cur = nil
 				}
 				acct.AddRead(read)

@@ -284,6 +284,28 @@ func accRow(rng *rand.Rand) []repr.Datum {
 	return row
 }
 
+// seekPredicates returns predicates over revAccTypes' columns that
+// bound the leading ones: column 0 (a numeric) pinned, in a list or in a
+// range, and then column 1 (a text) in a range.
+func seekPredicates(rng *rand.Rand) []expr.Scalar {
+	num := func() expr.Scalar { return expr.Literal{Value: accNumeric(rng), Type: repr.Numeric} }
+	c0, c1 := expr.Column{Index: 0}, expr.Column{Index: 1}
+	bin := func(f expr.BinaryFunc, l, r expr.Scalar) expr.Scalar {
+		return expr.CallBinary{Func: f, Left: l, Right: r}
+	}
+	switch rng.IntN(5) {
+	case 0:
+		return []expr.Scalar{bin(expr.Eq, c0, num())}
+	case 1:
+		return []expr.Scalar{bin(expr.Or, bin(expr.Eq, c0, num()), bin(expr.Eq, c0, num()))}
+	case 2:
+		return []expr.Scalar{bin(expr.Gte, c0, num()), bin(expr.Lt, c0, num())}
+	case 3:
+		return []expr.Scalar{bin(expr.Gt, num(), c0)}
+	}
+	return []expr.Scalar{bin(expr.Eq, c0, num()), bin(expr.Lte, c1, expr.Literal{Value: repr.NewText("a"), Type: repr.Text})}
+}
+
 // revAccTypes are accTypes in reverse order: table 1's columns in
 // TestAccumulateOverImportMatchesInterpret, which a projection puts back.
 var revAccTypes = func() []expr.ColumnType {
@@ -321,6 +343,12 @@ func TestAccumulateOverImportMatchesInterpret(t *testing.T) {
 						rng := rand.New(rand.NewPCG(seed, 79))
 						reverse := []int{5, 4, 3, 2, 1, 0}
 						var in expr.Relation = expr.Get{ID: 1, Types: revAccTypes}
+						if rng.IntN(2) == 0 {
+							// Bounds on the leading stored columns
+							// (accTypes' 5 and 4), which the read seeks
+							// to.
+							in = expr.Filter{Input: in, Predicates: seekPredicates(rng)}
+						}
 						if rng.IntN(2) == 0 {
 							// accTypes' column 1, stored at 4.
 							in = expr.Filter{Input: in, Predicates: []expr.Scalar{notNullOf(4)}}

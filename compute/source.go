@@ -53,6 +53,10 @@ type importedRows struct {
 	keyed bool
 	width int
 	errs  dataflow.Stream[arrange.Update]
+	// seek, when not nil, is the runs of keys that hold every row the
+	// chain read over the arrangement may keep (importedChain): an
+	// operator that runs the chain over each row may read only them.
+	seek []KeyRange
 }
 
 // stored returns the row a (key, val) holds, as stored: it may have more

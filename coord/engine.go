@@ -1829,7 +1829,7 @@ func readTrace(tr *arrange.Trace, ts uint64, ranges []compute.KeyRange, f func(k
 	if err != nil {
 		return err
 	}
-	for w := walkRanges(c, ranges); w.valid(); w.step() {
+	for w := compute.WalkRanges(c, ranges); w.Valid(); w.Step() {
 		for ; c.ValValid(); c.StepVal() {
 			if n := c.Count(ts); n != 0 {
 				if err := f(c.Key(), c.Val(), n); err != nil {

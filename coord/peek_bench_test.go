@@ -11,7 +11,8 @@ import (
 // by id, the table's leading column, which the read seeks to; by
 // customer, which it must scan for, testing each row's customer alone;
 // and by customer again with an index on (customer), which the read
-// seeks in. And it reads a range of 100 ids.
+// seeks in. And it reads a range of 100 ids, and counts them, and
+// counts every row.
 func BenchmarkPointLookup(b *testing.B) {
 	env := openSQL(b, b.TempDir())
 	defer func() { env.e.Close() }()
@@ -32,6 +33,24 @@ func BenchmarkPointLookup(b *testing.B) {
 			k := 1 + (i*7919)%199_900
 			if got := strings.Fields(env.query(s, fmt.Sprintf("SELECT id FROM orders WHERE id >= %d AND id < %d", k, k+100))); len(got) != 100 {
 				b.Fatalf("ids from %d: %d rows", k, len(got))
+			}
+		}
+	})
+	// Aggregates over the rows a range of ids holds, and over every row:
+	// a dataflow's, which seeks in the table's arrangement as a peek
+	// does.
+	b.Run("count of a range of 100", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			k := 1 + (i*7919)%199_900
+			if got := env.query(s, fmt.Sprintf("SELECT count(*) FROM orders WHERE id >= %d AND id < %d", k, k+100)); got != "100" {
+				b.Fatalf("count of ids from %d: %s", k, got)
+			}
+		}
+	})
+	b.Run("count of every row", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			if got := env.query(s, "SELECT count(*) FROM orders"); got != "200000" {
+				b.Fatalf("count: %s", got)
 			}
 		}
 	})

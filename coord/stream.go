@@ -180,7 +180,7 @@ func (e *Engine) streamPeek(ctx context.Context, p compute.Peek, src peekSource,
 	defer func() { e.streamedRows.Add(taken) }()
 	for i := range shards {
 		c := shards[i].cursor
-		for w := walkRanges(c, src.ranges); w.valid(); w.step() {
+		for w := compute.WalkRanges(c, src.ranges); w.Valid(); w.Step() {
 			for ; c.ValValid(); c.StepVal() {
 				n := c.Count(ts)
 				if n <= 0 {
@@ -215,46 +215,4 @@ func (e *Engine) streamPeek(ctx context.Context, p compute.Peek, src peekSource,
 		}
 	}
 	return nil
-}
-
-// rangeWalk walks a cursor's keys that lie in runs of keys (nil: every
-// key), seeking to each run in turn: the runs are in key order and
-// apart, so the cursor only moves forward.
-type rangeWalk struct {
-	c      *arrange.CursorList
-	ranges []compute.KeyRange
-	i      int
-}
-
-func walkRanges(c *arrange.CursorList, ranges []compute.KeyRange) *rangeWalk {
-	w := &rangeWalk{c: c, ranges: ranges}
-	if len(ranges) > 0 {
-		c.SeekKey(ranges[0].Start())
-	}
-	w.settle()
-	return w
-}
-
-// settle moves past the runs the cursor's key is past, seeking to the
-// next run each time.
-func (w *rangeWalk) settle() {
-	if w.ranges == nil {
-		return
-	}
-	for w.i < len(w.ranges) && (!w.c.KeyValid() || w.ranges[w.i].Past(w.c.Key())) {
-		if w.i++; w.i < len(w.ranges) {
-			w.c.SeekKey(w.ranges[w.i].Start())
-		}
-	}
-}
-
-// valid reports whether the cursor is at a key in the runs.
-func (w *rangeWalk) valid() bool {
-	return w.c.KeyValid() && (w.ranges == nil || w.i < len(w.ranges))
-}
-
-// step moves to the next key in the runs.
-func (w *rangeWalk) step() {
-	w.c.StepKey()
-	w.settle()
 }
