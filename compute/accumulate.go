@@ -694,7 +694,9 @@ func (r *renderer) contributionsOfImport(in importedRows, fp *filterProject, typ
 					}
 				}
 				if whole && !cur.KeyValid() || !whole && !walk.Valid() {
-					cur = nil
+					// The walk holds the cursor, and the cursor its
+					// batch: both let go.
+					cur, walk = nil, RangeWalk{}
 				}
 				acct.AddRead(read)
 				snd.sendFull()

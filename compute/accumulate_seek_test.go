@@ -29,26 +29,34 @@ func TestAccumulateOverImportSeeks(t *testing.T) {
 	for _, c := range []struct {
 		name  string
 		preds []expr.Scalar
+		// swap puts the filter above a projection that swaps the
+		// columns: its column 0 is the table's b, which bounds no key.
+		swap bool
 		// read reports whether a row lies in the runs read (a strict
 		// lower bound's own rows are read, a strict upper bound's are
 		// not), and keep whether it passes.
 		read, keep func(a, b int) bool
 	}{
-		{"a = 7", []expr.Scalar{cmp(expr.Eq, 0, 7)}, inRange(7, 8), inRange(7, 8)},
-		{"a = 7 and b < 3", []expr.Scalar{cmp(expr.Eq, 0, 7), cmp(expr.Lt, 1, 3)},
+		{"a = 7", []expr.Scalar{cmp(expr.Eq, 0, 7)}, false, inRange(7, 8), inRange(7, 8)},
+		{"a = 7 and b < 3", []expr.Scalar{cmp(expr.Eq, 0, 7), cmp(expr.Lt, 1, 3)}, false,
 			func(a, b int) bool { return a == 7 && b < 3 }, func(a, b int) bool { return a == 7 && b < 3 }},
 		{"a in (3, 105, 50)", []expr.Scalar{expr.CallBinary{Func: expr.Or,
 			Left:  expr.CallBinary{Func: expr.Or, Left: cmp(expr.Eq, 0, 3), Right: cmp(expr.Eq, 0, 105)},
-			Right: cmp(expr.Eq, 0, 50)}},
+			Right: cmp(expr.Eq, 0, 50)}}, false,
 			func(a, _ int) bool { return a == 3 || a == 105 || a == 50 }, func(a, _ int) bool { return a == 3 || a == 105 || a == 50 }},
-		{"a >= 95 and a < 102", []expr.Scalar{cmp(expr.Gte, 0, 95), cmp(expr.Lt, 0, 102)}, inRange(95, 102), inRange(95, 102)},
-		{"a > 200", []expr.Scalar{cmp(expr.Gt, 0, 200)}, inRange(200, 201), inRange(201, 202)},
-		{"a > 50 and a < 10", []expr.Scalar{cmp(expr.Gt, 0, 50), cmp(expr.Lt, 0, 10)}, inRange(0, 0), inRange(0, 0)},
-		{"b = 4, no seek", []expr.Scalar{cmp(expr.Eq, 1, 4)}, func(int, int) bool { return true }, func(_, b int) bool { return b == 4 }},
+		{"a >= 95 and a < 102", []expr.Scalar{cmp(expr.Gte, 0, 95), cmp(expr.Lt, 0, 102)}, false, inRange(95, 102), inRange(95, 102)},
+		{"a > 200", []expr.Scalar{cmp(expr.Gt, 0, 200)}, false, inRange(200, 201), inRange(201, 202)},
+		{"a > 50 and a < 10", []expr.Scalar{cmp(expr.Gt, 0, 50), cmp(expr.Lt, 0, 10)}, false, inRange(0, 0), inRange(0, 0)},
+		{"b = 4, no seek", []expr.Scalar{cmp(expr.Eq, 1, 4)}, false, func(int, int) bool { return true }, func(_, b int) bool { return b == 4 }},
+		{"b = 4 above a projection, no seek", []expr.Scalar{cmp(expr.Eq, 0, 4)}, true, func(int, int) bool { return true }, func(_, b int) bool { return b == 4 }},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			var rel expr.Relation = expr.Get{ID: 1, Types: types}
+			if c.swap {
+				rel = expr.Project{Input: rel, Outputs: []int{1, 0}}
+			}
 			plan := expr.Reduce{
-				Input:      expr.Filter{Input: expr.Get{ID: 1, Types: types}, Predicates: c.preds},
+				Input:      expr.Filter{Input: rel, Predicates: c.preds},
 				Aggregates: []expr.Aggregate{{Func: expr.Count, Expr: expr.Bool(true)}},
 			}
 			if _, ok := accumulationOf(plan); !ok {
