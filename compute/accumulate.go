@@ -182,11 +182,7 @@ func (r *renderer) importedChain(rel expr.Relation) (importedRows, *filterProjec
 		return importedRows{}, nil, false, err
 	}
 	if !in.keyed {
-		// The key is the stored row, whose leading columns are the
-		// Get's.
-		p := Peek{Get: get, steps: steps, types: reprTypes(get.Types)}
-		p.bounds = p.boundsOf()
-		in.seek, _ = p.KeyRanges(nil)
+		in.seek = seekRanges(get, steps)
 	}
 	return in, fp, true, nil
 }

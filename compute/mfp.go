@@ -1,6 +1,7 @@
 package compute
 
 import (
+	"fmt"
 	"slices"
 
 	"freshet/arrange"
@@ -34,11 +35,12 @@ func (r *renderer) mfp(top expr.Relation) (Collection, error) {
 	var in Collection
 	if split >= 0 {
 		in = r.constantOnEveryWorker(c)
-	} else {
-		var err error
-		if in, err = r.render(node); err != nil {
-			return Collection{}, err
-		}
+	} else if seek, ok, err := r.seekingImport(node, steps, perRow); err != nil {
+		return Collection{}, err
+	} else if ok {
+		in = seek
+	} else if in, err = r.render(node); err != nil {
+		return Collection{}, err
 	}
 	types := reprTypes(node.Typ())
 	worker, peers := r.b.Index(), r.b.Workers()
@@ -308,6 +310,31 @@ func (r *renderer) mfp(top expr.Relation) (Collection, error) {
 		})
 	})
 	return Collection{Rows: rows, Errs: dataflow.Concat(in.Errs, errs, "mfp errors")}, nil
+}
+
+// seekingImport returns, when node is a Get that the source reads from
+// an arrangement of whole rows and the chain's steps (with no call per
+// row) bound its leading columns, the Get's rows read from only the runs
+// of keys that hold every row the steps may keep: the steps still run
+// on each, and a row they would drop is not read. It reports false
+// otherwise, and the Get is rendered as it is.
+func (r *renderer) seekingImport(node expr.Relation, steps []expr.Relation, perRow bool) (Collection, bool, error) {
+	get, ok := node.(expr.Get)
+	src, isArranged := r.source.(arrangedSource)
+	if !ok || !isArranged || perRow || src.keyed(get.ID) {
+		// An index's arrangement (keyed) is sorted by its key columns,
+		// not by the rows' leading ones.
+		return Collection{}, false, nil
+	}
+	ranges := seekRanges(get, steps)
+	if ranges == nil {
+		return Collection{}, false, nil
+	}
+	in, err := src.arranged(r.b, get.ID, len(get.Types))
+	if err != nil {
+		return Collection{}, false, err
+	}
+	return Collection{Rows: flattenRanges(in.rows, fmt.Sprintf("rows of %d in runs", get.ID), in.row, ranges), Errs: in.errs}, true, nil
 }
 
 // chainSteps returns the chain of Filter and Project steps at the top of

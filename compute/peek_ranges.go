@@ -103,6 +103,18 @@ func (p Peek) KeyRanges(keys []int) (ranges []KeyRange, score int) {
 	return []KeyRange{{Prefix: prefix}}, 2 * k
 }
 
+// seekRanges returns the runs of keys of an arrangement of get's whole
+// rows that hold every row steps (bottom-up, over get) may keep, as a
+// peek of them reads (KeyRanges); nil when the steps bound no leading
+// column. The arrangement's key is the stored row, whose leading
+// columns are get's.
+func seekRanges(get expr.Get, steps []expr.Relation) []KeyRange {
+	p := Peek{Get: get, steps: steps, types: reprTypes(get.Types)}
+	p.bounds = p.boundsOf()
+	ranges, _ := p.KeyRanges(nil)
+	return ranges
+}
+
 // keyBounds is what a peek's predicates say of its columns, each as an
 // encoding: the constant a column is pinned to, the constants of a list
 // it is in (sorted, once each), and its tightest lower and upper bounds.

@@ -173,6 +173,12 @@ var flattenPiece = 1 << 12
 
 // flatten turns an arrangement into a collection of rows made by row.
 func flatten(a *arrange.Arranged, name string, row func(key, val []byte) []byte) dataflow.Stream[arrange.Update] {
+	return flattenRanges(a, name, row, nil)
+}
+
+// flattenRanges is flatten of the arrangement's keys in runs of keys
+// (nil: every key), seeking to each run in every batch.
+func flattenRanges(a *arrange.Arranged, name string, row func(key, val []byte) []byte, ranges []KeyRange) dataflow.Stream[arrange.Update] {
 	b := a.Batches.Builder()
 	acct := b.Account()
 	ob := b.NewOperator(name)
@@ -189,9 +195,13 @@ func flatten(a *arrange.Arranged, name string, row func(key, val []byte) []byte)
 			t    uint64
 			left []*arrange.Batch
 			cur  *arrange.BatchCursor
+			walk RangeWalk
 			size int // the current batch's updates
 			held *dataflow.Capability
 		)
+		// A batch read whole steps its cursor itself, not through the
+		// walk's interface.
+		whole := ranges == nil
 		return dataflow.ScheduleFunc(func() {
 			gave := false
 			for fuel := flattenFuel; fuel > 0; {
@@ -208,6 +218,9 @@ func flatten(a *arrange.Arranged, name string, row func(key, val []byte) []byte)
 						continue
 					}
 					cur, size, left = left[0].Cursor(), left[0].Len(), left[1:]
+					if !whole {
+						walk = WalkRanges(cur, ranges)
+					}
 				}
 				// While what it gave waits downstream, it gives more once
 				// that has been taken, and a small piece a run meanwhile,
@@ -221,7 +234,7 @@ func flatten(a *arrange.Arranged, name string, row func(key, val []byte) []byte)
 					piece = min(piece, max(flattenPiece/16, 1))
 				}
 				res := make([]arrange.Update, 0, min(piece, size))
-				for ; cur.KeyValid() && len(res) < piece; cur.StepKey() {
+				for (whole && cur.KeyValid() || !whole && walk.Valid()) && len(res) < piece {
 					for ; cur.ValValid() && len(res) < piece; cur.StepVal() {
 						r := row(cur.Key(), cur.Val())
 						cur.History(func(tm uint64, d int64) {
@@ -231,9 +244,16 @@ func flatten(a *arrange.Arranged, name string, row func(key, val []byte) []byte)
 					if cur.ValValid() {
 						break // out of fuel within the key: resume at its next val
 					}
+					if whole {
+						cur.StepKey()
+					} else {
+						walk.Step()
+					}
 				}
-				if !cur.KeyValid() {
-					cur = nil
+				if whole && !cur.KeyValid() || !whole && !walk.Valid() {
+					// The walk holds the cursor, and the cursor its
+					// batch: both let go.
+					cur, walk = nil, RangeWalk{}
 				}
 				fuel -= len(res)
 				acct.AddRead(int64(len(res)))

@@ -610,6 +610,8 @@ func (s *arrangedTestSource) Collection(b *dataflow.Builder, id expr.GlobalID, w
 	return Collection{Rows: flatten(in.rows, fmt.Sprintf("rows of %d", id), in.row), Errs: in.errs}, nil
 }
 
+func (s *arrangedTestSource) keyed(expr.GlobalID) bool { return false }
+
 func (s *arrangedTestSource) arranged(b *dataflow.Builder, id expr.GlobalID, width int) (importedRows, error) {
 	a, ok := s.built[id]
 	if !ok {

@@ -21,7 +21,7 @@ func ErrorsID(id expr.GlobalID) arrange.GlobalID { return arrange.GlobalID(id) |
 // arrangements hold each row as the val under its index key (ExportIndex);
 // other exports hold the row as the key.
 func ImportedSource(reg *arrange.Registry, keyed func(expr.GlobalID) bool) Source {
-	return importedSource{reg: reg, keyed: keyed}
+	return importedSource{reg: reg, keyedBy: keyed}
 }
 
 // SharedSource is ImportedSource for a dataflow whose result is arranged
@@ -35,14 +35,16 @@ func ImportedSource(reg *arrange.Registry, keyed func(expr.GlobalID) bool) Sourc
 // retractions cancel and the new plan cannot decode. Errors are always
 // imported consolidated.
 func SharedSource(reg *arrange.Registry, keyed, shared func(expr.GlobalID) bool) Source {
-	return importedSource{reg: reg, keyed: keyed, shared: shared}
+	return importedSource{reg: reg, keyedBy: keyed, shared: shared}
 }
 
 type importedSource struct {
-	reg    *arrange.Registry
-	keyed  func(expr.GlobalID) bool
-	shared func(expr.GlobalID) bool
+	reg     *arrange.Registry
+	keyedBy func(expr.GlobalID) bool
+	shared  func(expr.GlobalID) bool
 }
+
+func (s importedSource) keyed(id expr.GlobalID) bool { return s.keyedBy != nil && s.keyedBy(id) }
 
 // importedRows is a Get's collection as the arrangement it is read from:
 // each (key, val) holds a row (stored), of which the Get reads width
@@ -81,6 +83,9 @@ func (in importedRows) row(key, val []byte) []byte {
 type arrangedSource interface {
 	Source
 	arranged(b *dataflow.Builder, id expr.GlobalID, width int) (importedRows, error)
+	// keyed reports whether id is read from an arrangement keyed by
+	// other columns than its rows' (importedRows.keyed).
+	keyed(id expr.GlobalID) bool
 }
 
 func (s importedSource) Collection(b *dataflow.Builder, id expr.GlobalID, width int) (Collection, error) {
@@ -100,7 +105,7 @@ func (s importedSource) arranged(b *dataflow.Builder, id expr.GlobalID, width in
 	if err != nil {
 		return importedRows{}, err
 	}
-	in := importedRows{rows: rows, keyed: s.keyed != nil && s.keyed(id), width: width}
+	in := importedRows{rows: rows, keyed: s.keyed(id), width: width}
 	errs, err := s.reg.Import(b, ErrorsID(id), fmt.Sprintf("import errors %d", id))
 	switch {
 	case errors.Is(err, arrange.ErrNoExport):
