@@ -598,6 +598,9 @@ func (r *renderer) contributionsOfImport(in importedRows, fp *filterProject, typ
 			cur  *arrange.BatchCursor
 			walk RangeWalk
 			held []*dataflow.Capability
+			// unread is the current batch's updates not yet read: a
+			// seek's skipped ones count as read when it is done.
+			unread int64
 		)
 		var (
 			bad  []arrange.Update
@@ -659,7 +662,7 @@ func (r *renderer) contributionsOfImport(in importedRows, fp *filterProject, typ
 						}
 						continue
 					}
-					cur, left = left[0].Cursor(), left[1:]
+					cur, unread, left = left[0].Cursor(), int64(left[0].Len()), left[1:]
 					walk = WalkRanges(cur, in.seek)
 				}
 				snd.hold(t)
@@ -689,12 +692,14 @@ func (r *renderer) contributionsOfImport(in importedRows, fp *filterProject, typ
 						walk.Step()
 					}
 				}
+				acct.AddRead(read)
+				unread -= read
 				if whole && !cur.KeyValid() || !whole && !walk.Valid() {
 					// The walk holds the cursor, and the cursor its
 					// batch: both let go.
 					cur, walk = nil, RangeWalk{}
+					acct.AddSkipped(unread)
 				}
-				acct.AddRead(read)
 				snd.sendFull()
 				errOut.GiveSlice(t, bad)
 				if op.OutOfTime() {

@@ -197,7 +197,10 @@ func flattenRanges(a *arrange.Arranged, name string, row func(key, val []byte) [
 			cur  *arrange.BatchCursor
 			walk RangeWalk
 			size int // the current batch's updates
-			held *dataflow.Capability
+			// unread is the current batch's updates not yet given: a
+			// seek's skipped ones count as read when it is done.
+			unread int
+			held   *dataflow.Capability
 		)
 		// A batch read whole steps its cursor itself, not through the
 		// walk's interface.
@@ -218,6 +221,7 @@ func flattenRanges(a *arrange.Arranged, name string, row func(key, val []byte) [
 						continue
 					}
 					cur, size, left = left[0].Cursor(), left[0].Len(), left[1:]
+					unread = size
 					if !whole {
 						walk = WalkRanges(cur, ranges)
 					}
@@ -250,15 +254,17 @@ func flattenRanges(a *arrange.Arranged, name string, row func(key, val []byte) [
 						walk.Step()
 					}
 				}
+				fuel -= len(res)
+				acct.AddRead(int64(len(res)))
+				unread -= len(res)
 				if whole && !cur.KeyValid() || !whole && !walk.Valid() {
 					// The walk holds the cursor, and the cursor its
 					// batch: both let go.
 					cur, walk = nil, RangeWalk{}
+					acct.AddSkipped(int64(unread))
 				}
-				fuel -= len(res)
-				acct.AddRead(int64(len(res)))
 				out.GiveSlice(t, res)
-				gave = true
+				gave = gave || len(res) > 0
 				// Checked after a piece, so that every run gives one.
 				if op.OutOfTime() {
 					break

@@ -26,6 +26,7 @@ type Account struct {
 	bytes      atomic.Int64
 	toRead     atomic.Int64
 	read       atomic.Int64
+	skipped    atomic.Int64
 	catchingUp atomic.Int64
 }
 
@@ -56,6 +57,26 @@ func (a *Account) AddRead(n int64) {
 	if a != nil && n != 0 {
 		a.read.Add(n)
 	}
+}
+
+// AddSkipped adds n records to what the dataflow has read of its
+// imports that an operator passed over without reading them (records
+// a seek skipped): they count as read, so that a hydration's progress
+// reaches what it had to read, and as skipped.
+func (a *Account) AddSkipped(n int64) {
+	if a != nil && n != 0 {
+		a.read.Add(n)
+		a.skipped.Add(n)
+	}
+}
+
+// Skipped returns the records counted as read that were passed over
+// (AddSkipped).
+func (a *Account) Skipped() int64 {
+	if a == nil {
+		return 0
+	}
+	return a.skipped.Load()
 }
 
 // AddCatchingUp adds delta to the imports still catching up.
