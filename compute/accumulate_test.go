@@ -284,6 +284,21 @@ func accRow(rng *rand.Rand) []repr.Datum {
 	return row
 }
 
+// revAccInput is the oracle's input of table 1, imported, with
+// accRow's rows stored in reverse (revAccTypes).
+func revAccInput(rng *rand.Rand, sliced bool) oracleInput {
+	return oracleInput{
+		sliced: sliced, imported: true,
+		times: 12, maxWrites: 8, retractOneIn: 2,
+		table: func() expr.GlobalID { return 1 },
+		row: func() []repr.Datum {
+			row := accRow(rng)
+			slices.Reverse(row)
+			return row
+		},
+	}
+}
+
 // seekPredicates returns predicates over revAccTypes' columns that
 // bound the leading ones: column 0 (a numeric) pinned, in a list or in a
 // range, and then column 1 (a text) in a range.
@@ -365,16 +380,7 @@ func TestAccumulateOverImportMatchesInterpret(t *testing.T) {
 						if !accumulable(plan) {
 							t.Fatalf("plan not accumulable:\n%s", expr.Explain(plan))
 						}
-						runOracle(t, rng, workers, plan, oracleInput{
-							sliced: sliced, imported: true,
-							times: 12, maxWrites: 8, retractOneIn: 2,
-							table: func() expr.GlobalID { return 1 },
-							row: func() []repr.Datum {
-								row := accRow(rng)
-								slices.Reverse(row)
-								return row
-							},
-						})
+						runOracle(t, rng, workers, plan, revAccInput(rng, sliced))
 					})
 				})
 			}

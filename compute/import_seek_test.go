@@ -3,7 +3,6 @@ package compute
 import (
 	"fmt"
 	"math/rand/v2"
-	"slices"
 	"testing"
 
 	"freshet/arrange"
@@ -170,16 +169,7 @@ func TestSeekingImportMatchesInterpret(t *testing.T) {
 							plan = expr.Reduce{Input: plan, GroupKey: []expr.Scalar{expr.Column{Index: 1}},
 								Aggregates: []expr.Aggregate{{Func: expr.Max, Expr: expr.Column{Index: 2}}}}
 						}
-						runOracle(t, rng, workers, plan, oracleInput{
-							sliced: sliced, imported: true,
-							times: 12, maxWrites: 8, retractOneIn: 2,
-							table: func() expr.GlobalID { return 1 },
-							row: func() []repr.Datum {
-								row := accRow(rng)
-								slices.Reverse(row)
-								return row
-							},
-						})
+						runOracle(t, rng, workers, plan, revAccInput(rng, sliced))
 					})
 				})
 			}
