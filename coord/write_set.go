@@ -119,7 +119,7 @@ func (ws writeSet) run(part, k int) int {
 	table, n := ws[part].table(k), 0
 	for ; part < len(ws); part, k = part+1, 0 {
 		p := ws[part]
-		if p.packed != nil && k < p.len() {
+		if p.packed != nil {
 			// One table throughout.
 			if p.packed.table != table {
 				return n
