@@ -1,6 +1,9 @@
 package arrange
 
-import "slices"
+import (
+	"bytes"
+	"slices"
+)
 
 // radixMin is the least number of staged updates that sortStaged splits
 // by a byte of their prefix; smaller runs are sorted by comparison, which
@@ -17,16 +20,20 @@ const radixMin = 64
 // histogram of the byte at hand, a permutation that moves each update
 // into its byte's bucket, then each bucket by the next byte. A byte on
 // which every update agrees costs one histogram and no permutation, as
-// the leading bytes of row-encoded keys often do. A bucket smaller than
-// radixMin, or one left after all eight bytes (its updates share the
-// prefix), is sorted by compareStaged. It needs no scratch memory.
+// the leading bytes of row-encoded keys often do. A bucket left after
+// all eight bytes whose updates all have one key (a big group's) is
+// sorted the same way by its vals' first eight bytes, held in the
+// prefixes until the bucket is sorted. A bucket smaller than radixMin,
+// or one left after all eight bytes of another kind, is sorted by
+// compareStaged. It needs no scratch memory.
 func sortStaged(s []staged, arena []byte) {
-	radixSort(s, arena, 56)
+	radixSort(s, arena, 56, true)
 }
 
 // radixSort sorts s, whose prefixes all agree above bit shift+8, by the
 // prefix byte at shift and the ones below it, then by compareStaged.
-func radixSort(s []staged, arena []byte, shift int) {
+// byKey says that the prefixes are the keys', not the vals'.
+func radixSort(s []staged, arena []byte, shift int, byKey bool) {
 	for len(s) >= radixMin && shift >= 0 {
 		var counts [256]int
 		for i := range s {
@@ -62,13 +69,37 @@ func radixSort(s []staged, arena []byte, shift int) {
 		start := 0
 		for _, c := range counts {
 			if c > 1 {
-				radixSort(s[start:start+c], arena, shift-8)
+				radixSort(s[start:start+c], arena, shift-8, byKey)
 			}
 			start += c
+		}
+		return
+	}
+	if len(s) >= radixMin && byKey && sameKey(s, arena) {
+		// compareStaged compares the prefixes first: with the vals' in
+		// every one they order as the vals do, the keys being equal.
+		p := s[0].prefix
+		for i := range s {
+			s[i].prefix = keyPrefix(s[i].valIn(arena))
+		}
+		radixSort(s, arena, 56, false)
+		for i := range s {
+			s[i].prefix = p
 		}
 		return
 	}
 	if len(s) > 1 {
 		slices.SortFunc(s, func(x, y staged) int { return compareStaged(arena, x, arena, y) })
 	}
+}
+
+// sameKey reports whether every update of s has the first one's key.
+func sameKey(s []staged, arena []byte) bool {
+	k := s[0].keyIn(arena)
+	for i := 1; i < len(s); i++ {
+		if !bytes.Equal(s[i].keyIn(arena), k) {
+			return false
+		}
+	}
+	return true
 }

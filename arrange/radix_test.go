@@ -48,8 +48,9 @@ func randomSortKey(rng *rand.Rand) []byte {
 
 // TestSortStagedMatchesComparisonSort checks the batcher's radix sort
 // against slices.SortFunc on (key, val, time) by bytes.Compare, over
-// random staged updates of many sizes: its output must be sorted, and a
-// permutation of the input.
+// random staged updates of many sizes, some all of one key: its output
+// must be sorted, a permutation of the input, and every update's prefix
+// its key's.
 func TestSortStagedMatchesComparisonSort(t *testing.T) {
 	forSeeds(t, 20, func(t *testing.T, rng *rand.Rand) {
 		for round := range 8 {
@@ -77,6 +78,9 @@ func TestSortStagedMatchesComparisonSort(t *testing.T) {
 			got := make([]update, n)
 			for i, s := range c.recs {
 				got[i] = update{string(s.keyIn(c.arena)), string(s.valIn(c.arena)), s.time, s.diff}
+				if s.prefix != keyPrefix(s.keyIn(c.arena)) {
+					t.Fatalf("round %d (n %d): update %d has prefix %x, not its key's", round, n, i, s.prefix)
+				}
 				if i > 0 && compareUpdates(got[i-1], got[i]) > 0 {
 					t.Fatalf("round %d (n %d): out of order at %d: %v before %v", round, n, i, got[i-1], got[i])
 				}
