@@ -69,8 +69,13 @@ type opOutput struct {
 
 var (
 	opKeys = []string{"", "\x00", "a", "ab", "\xff", "prefix-shared-1", "prefix-shared-2"}
-	opVals = []string{"", "x", "y", "\x00z"}
+	opVals = []string{"", "x", "y", "\x00z", "\x00\x00", "xa"}
 )
+
+// opSegments is Leads' segment count in the tests: "\x00\x00" and
+// "\x00z" are segment 0, "x" and "xa" segment 'x', and "" and "y" are
+// in none.
+const opSegments = 'x' + 1
 
 // opSumValue is Sum's value function in the tests: negative, zero and
 // positive weights.
@@ -101,6 +106,18 @@ func opReduceLogic(_ []byte, input []ValCount) []ValCount {
 		out = append(out, ValCount{Val: EncodeInt64(total), Count: 2})
 	}
 	return out
+}
+
+// opLeadsLogic is the Leads under test: each segment's lead with its
+// count, and the number of segments that have one.
+func opLeadsLogic(_ []byte, leads []ValCount) []ValCount {
+	var out []ValCount
+	for _, l := range leads {
+		if l.Val != nil {
+			out = append(out, l)
+		}
+	}
+	return append(out, ValCount{Val: EncodeInt64(int64(len(out))), Count: 1})
 }
 
 // opJoinLogic makes output keys differ from input keys.
@@ -178,6 +195,26 @@ func opCases(rng *rand.Rand) []opCase {
 				return opOutput{arr: Reduce(ins[0].arranged("arrange"), "reduce", opReduceLogic)}
 			},
 			ref: reduceRef(opReduceLogic),
+		},
+		{
+			name: "Leads", inputs: 1,
+			build: func(ins []opInput) opOutput {
+				return opOutput{arr: Leads(ins[0].arranged("arrange"), "leads", opSegments, opLeadsLogic)}
+			},
+			// The leads read from the whole group, which is sorted by val.
+			ref: reduceRef(func(key []byte, vcs []ValCount) []ValCount {
+				leads := make([]ValCount, opSegments)
+				some := false
+				for _, vc := range vcs {
+					if len(vc.Val) > 0 && vc.Val[0] < opSegments && leads[vc.Val[0]].Val == nil && vc.Count > 0 {
+						leads[vc.Val[0]], some = vc, true
+					}
+				}
+				if !some {
+					return nil
+				}
+				return opLeadsLogic(key, leads)
+			}),
 		},
 		{
 			name: "Count", inputs: 1,
@@ -296,7 +333,7 @@ func opCaseNamed(rng *rand.Rand, prefix string) opCase {
 // output (JoinCount), for W = 1, 2, 4 and 100 seeds each, and checks it
 // against its from-scratch reference at every completed time.
 func TestOperatorsMatchScratch(t *testing.T) {
-	for _, name := range []string{"Join", "JoinCount", "Reduce", "Count", "Sum", "Distinct", "Threshold", "TopK", "Consolidate"} {
+	for _, name := range []string{"Join", "JoinCount", "Reduce", "Leads", "Count", "Sum", "Distinct", "Threshold", "TopK", "Consolidate"} {
 		t.Run(name, func(t *testing.T) {
 			for _, w := range []int{1, 2, 4} {
 				t.Run(fmt.Sprintf("W=%d", w), func(t *testing.T) {
@@ -311,14 +348,14 @@ func TestOperatorsMatchScratch(t *testing.T) {
 	}
 }
 
-// TestOperatorsOverImport runs Join, Count, Distinct and TopK over an
+// TestOperatorsOverImport runs Join, Count, Distinct, TopK and Leads over an
 // arrangement exported by one dataflow and imported by another built
 // later, at a later start S, after the exporter's input was partly fed and
 // its compaction allowed up to a random time at or below S. From S on the
 // result must equal the operator over the exporter's whole input. Join
 // joins the import with a local arrangement of the importing dataflow.
 func TestOperatorsOverImport(t *testing.T) {
-	for _, name := range []string{"Join", "Count", "Distinct", "TopK"} {
+	for _, name := range []string{"Join", "Count", "Distinct", "TopK", "Leads"} {
 		t.Run(name, func(t *testing.T) {
 			for _, w := range []int{1, 2, 4} {
 				t.Run(fmt.Sprintf("W=%d", w), func(t *testing.T) {
@@ -334,11 +371,11 @@ func TestOperatorsOverImport(t *testing.T) {
 }
 
 // TestOperatorOutputsExported exports the arranged outputs of Reduce,
-// Sum and Threshold from the operator's dataflow, and imports them into
+// Leads, Sum and Threshold from the operator's dataflow, and imports them into
 // another built later at S: the import's replay and the batches that
 // follow must accumulate, from S on, to the operator over its input.
 func TestOperatorOutputsExported(t *testing.T) {
-	for _, name := range []string{"Reduce", "Sum", "Threshold"} {
+	for _, name := range []string{"Reduce", "Leads", "Sum", "Threshold"} {
 		t.Run(name, func(t *testing.T) {
 			for _, w := range []int{1, 2} {
 				t.Run(fmt.Sprintf("W=%d", w), func(t *testing.T) {
@@ -1004,14 +1041,14 @@ func TestJoinFuelledMatchesScratch(t *testing.T) {
 	})
 }
 
-// TestReduceFuelledMatchesScratch runs the Reduce and TopK oracle cases,
+// TestReduceFuelledMatchesScratch runs the Reduce, TopK and Leads oracle cases,
 // and Reduce's exported output, with a Reduce fuel of 1 to 7, so that
 // windows are cut between every pair of keys; the output must stay exact.
 func TestReduceFuelledMatchesScratch(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		mode opMode
-	}{{"Reduce", opLocal}, {"TopK", opLocal}, {"Reduce", opExportOutput}} {
+	}{{"Reduce", opLocal}, {"TopK", opLocal}, {"Leads", opLocal}, {"Reduce", opExportOutput}} {
 		t.Run(fmt.Sprintf("%s/mode=%d", tc.name, tc.mode), func(t *testing.T) {
 			for _, w := range []int{1, 2, 4} {
 				t.Run(fmt.Sprintf("W=%d", w), func(t *testing.T) {

@@ -44,6 +44,32 @@ func Reduce(a *Arranged, name string, f func(key []byte, input []ValCount) []Val
 	})
 }
 
+// Leads maintains, for every key of a, the group f(key, leads), where
+// every val of a begins with a segment byte below segments and leads[s]
+// is segment s's lead: its first val in byte order whose accumulated
+// count is positive, with that count, or the zero ValCount if it has
+// none. f is asked only for a key with some lead; its contract is
+// Reduce's, and leads and its vals are valid only during the call.
+//
+// It is Reduce for reductions that a group's first vals decide: a
+// minimum whose vals encode the value so that byte order is the
+// value's order, a maximum whose vals encode it reversed, a count whose
+// segment has one val. Where Reduce reads a changed key's whole
+// history, Leads seeks in the input trace to each segment's first val
+// and steps past the vals whose count is not positive at the time. A
+// change costs, per time and segment, a seek in each of the trace's
+// batches and the vals it steps past, not the group's size.
+func Leads(a *Arranged, name string, segments int, f func(key []byte, leads []ValCount) []ValCount) *Arranged {
+	if segments < 1 || segments > 256 {
+		panic(assertionFailedf("Leads: %d segments", segments))
+	}
+	b := a.Batches.Builder()
+	inLease := newLease(b, a.Trace, b.Start(), name)
+	return windowOperator(a, name, func(in *dataflow.Input[*Batch], o *arrangedOutput, pending *Batcher) dataflow.Logic {
+		return &reduceLogic{fuel: reduceFuel, lf: f, segments: segments, in: in, lease: inLease, o: o, pending: pending}
+	})
+}
+
 // windowOperator adds an operator that reads a's batches, window by
 // window, and maintains an arranged output with the same keys (keys stay
 // on their worker). logic makes the operator's Logic from its input, its
@@ -78,7 +104,12 @@ type reduceLogic struct {
 	win  *BatchCursor
 	winF dataflow.Frontier
 
-	f     func(key []byte, input []ValCount) []ValCount
+	f func(key []byte, input []ValCount) []ValCount
+	// lf, if set, makes the operator a Leads of segments segments, and f
+	// is unused.
+	lf       func(key []byte, leads []ValCount) []ValCount
+	segments int
+
 	in    *dataflow.Input[*Batch]
 	lease *lease
 	o     *arrangedOutput
@@ -91,6 +122,7 @@ type reduceLogic struct {
 	counts    []int64
 	changes   []valChange
 	input     []ValCount
+	leads     []ValCount
 	cur, next []ValCount
 	arena     []byte
 }
@@ -123,7 +155,11 @@ func (l *reduceLogic) Schedule() {
 			if ic == nil {
 				ic, oc = l.lease.cursor(), o.lease.cursor()
 			}
-			fuel -= l.reduceKey(c.Key(), ic, oc, fNew)
+			if l.lf != nil {
+				fuel -= l.leadKey(c, ic, oc)
+			} else {
+				fuel -= l.reduceKey(c.Key(), ic, oc, fNew)
+			}
 		}
 		f := l.winF
 		l.win = nil
@@ -148,20 +184,7 @@ func (l *reduceLogic) reduceKey(key []byte, ic, oc *CursorList, fNew uint64) (wo
 	if len(l.changes) == 0 {
 		return work
 	}
-	// The output trace holds exactly the times below fOld.
-	l.hout.load(oc, key, Done)
-	work += len(l.hout.upds)
-	l.cur = l.cur[:0]
-	for _, v := range l.hout.vals {
-		var c int64
-		for _, u := range l.hout.upds[v.lo:v.hi] {
-			c += u.diff
-		}
-		if c != 0 {
-			l.cur = append(l.cur, ValCount{Val: v.val, Count: c})
-		}
-	}
-	l.arena = l.arena[:0]
+	work += l.loadOutput(oc, key)
 	for i := 0; i < len(l.changes); {
 		t := l.changes[i].time
 		for ; i < len(l.changes) && l.changes[i].time == t; i++ {
@@ -177,6 +200,81 @@ func (l *reduceLogic) reduceKey(key []byte, ic, oc *CursorList, fNew uint64) (wo
 		var want []ValCount
 		if len(l.input) > 0 {
 			want = consolidateValCounts(l.f(key, l.input))
+		}
+		l.emitDiff(key, t, want)
+	}
+	return work
+}
+
+// loadOutput makes cur key's output accumulated below fOld, which is
+// what the output trace holds, and empties the arena. It returns the
+// work done.
+func (l *reduceLogic) loadOutput(oc *CursorList, key []byte) int {
+	l.hout.load(oc, key, Done)
+	l.cur = l.cur[:0]
+	for _, v := range l.hout.vals {
+		var c int64
+		for _, u := range l.hout.upds[v.lo:v.hi] {
+			c += u.diff
+		}
+		if c != 0 {
+			l.cur = append(l.cur, ValCount{Val: v.val, Count: c})
+		}
+	}
+	l.arena = l.arena[:0]
+	return len(l.hout.upds)
+}
+
+// leadKey emits the corrections of the key at c, the window's cursor,
+// for a Leads: at each time the window marks for the key it finds each
+// segment's lead in the input trace and asks lf. It returns the work
+// done, in fuel units: the vals it looked at.
+func (l *reduceLogic) leadKey(c *BatchCursor, ic, oc *CursorList) (work int) {
+	key := c.Key()
+	// Marks have the one empty val; its times are the key's changes.
+	times, _ := c.Updates()
+	ic.SeekKey(key)
+	found := ic.KeyValid() && bytes.Equal(ic.Key(), key)
+	work = 1 + l.loadOutput(oc, key)
+	fOld := l.o.fOld
+	if cap(l.leads) < l.segments {
+		l.leads = make([]ValCount, l.segments)
+	}
+	leads := l.leads[:l.segments]
+	var seg [1]byte
+	for i, t := range times {
+		// Marks are at or after the window's start; a repeat would ask
+		// for the same leads again.
+		t = max(t, fOld)
+		if i > 0 && t == max(times[i-1], fOld) {
+			continue
+		}
+		clear(leads)
+		some := false
+		if found {
+			ic.RewindVals()
+			for s := range l.segments {
+				seg[0] = byte(s)
+				ic.SeekVal(seg[:])
+				for ; ic.ValValid(); ic.StepVal() {
+					v := ic.Val()
+					if len(v) == 0 || v[0] != byte(s) {
+						break
+					}
+					work++
+					// t is at or after fOld, and the lease's since is at
+					// most fOld.
+					if n := ic.Count(t); n > 0 {
+						leads[s] = ValCount{Val: v, Count: n}
+						some = true
+						break
+					}
+				}
+			}
+		}
+		var want []ValCount
+		if some {
+			want = consolidateValCounts(l.lf(key, leads))
 		}
 		l.emitDiff(key, t, want)
 	}
