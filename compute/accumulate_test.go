@@ -67,13 +67,7 @@ func TestAccumulationChosen(t *testing.T) {
 // accumulable reports whether the renderer keeps n as an accumulation,
 // with its arguments lifted into columns or without.
 func accumulable(n expr.Reduce) bool {
-	if _, ok := accumulationOf(n); ok {
-		return true
-	}
-	m, ok := liftArguments(n)
-	if ok {
-		_, ok = accumulationOf(m)
-	}
+	_, _, ok := accumulationAs(n)
 	return ok
 }
 

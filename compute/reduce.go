@@ -17,20 +17,23 @@ const (
 
 // reduce maintains, per group, one output row of the key followed by the
 // aggregates. Aggregates that are all sums and counts (accumulationOf)
-// are kept as accumulations, at a cost per update independent of the
-// group's size; any others make the generic path: the input arranged by
+// are kept as accumulations, and ones that are all min, max and count as
+// leads (leads.go), at a cost per update independent of the group's
+// size; a mix of the two is kept as both, joined on the group key
+// (reduceInParts); any others make the generic path: the input arranged by
 // the group key and every aggregate recomputed over the changed group. A
 // group whose aggregates fail to evaluate outputs an error instead of a
 // row.
 func (r *renderer) reduce(n expr.Reduce) (Collection, error) {
 	n = liftPerRow(n)
-	if plan, ok := accumulationOf(n); ok {
-		return r.accumulate(n, plan)
+	if m, plan, ok := accumulationAs(n); ok {
+		return r.accumulate(m, plan)
 	}
-	if m, ok := liftArguments(n); ok {
-		if plan, ok := accumulationOf(m); ok {
-			return r.accumulate(m, plan)
-		}
+	if aggs, ok := leadsOf(n); ok {
+		return r.leads(n, aggs)
+	}
+	if parts, ok := splitReduce(n); ok {
+		return r.reduceInParts(n, parts)
 	}
 	in, err := r.render(n.Input)
 	if err != nil {
@@ -323,6 +326,90 @@ func (r *renderer) window(n expr.Window) (Collection, error) {
 	})
 	rows, errs := r.flattenTagged(out, "window output", flatTaggedVal)
 	return Collection{Rows: rows, Errs: dataflow.Concat(dataflow.Concat(in.Errs, keyErrs, "window key errors"), errs, "window errors")}, nil
+}
+
+// accumulationAs returns n, or n with its arguments lifted, as it is
+// kept as an accumulation, and reports whether it can be.
+func accumulationAs(n expr.Reduce) (expr.Reduce, accumulation, bool) {
+	if plan, ok := accumulationOf(n); ok {
+		return n, plan, true
+	}
+	if m, ok := liftArguments(n); ok {
+		if plan, ok := accumulationOf(m); ok {
+			return m, plan, true
+		}
+	}
+	return n, accumulation{}, false
+}
+
+// reduceParts is a reduction split in two: its aggregates that are kept
+// as an accumulation, and those kept as leads.
+type reduceParts struct {
+	// acc and leads hold the indexes of n's aggregates of each part, in
+	// order.
+	acc, leads []int
+}
+
+// splitReduce reports whether n's aggregates, none of them kept
+// generically on their own, are a mix of ones kept as an accumulation
+// (sums, counts) and ones kept as leads (min, max), and says which is
+// which. count(*) and counts of columns go with the sums.
+func splitReduce(n expr.Reduce) (reduceParts, bool) {
+	var p reduceParts
+	for i, ag := range n.Aggregates {
+		one := expr.Reduce{Input: n.Input, GroupKey: n.GroupKey, Aggregates: []expr.Aggregate{ag}}
+		if _, _, ok := accumulationAs(one); ok {
+			p.acc = append(p.acc, i)
+		} else if _, ok := leadsOf(one); ok {
+			p.leads = append(p.leads, i)
+		} else {
+			return reduceParts{}, false
+		}
+	}
+	return p, len(p.acc) > 0 && len(p.leads) > 0
+}
+
+// reduceInParts renders n as its two parts over one rendering of its
+// input, joined on the group key (NULL equal to NULL, as groups are):
+// each group has one row in each part, so the join has one row per
+// group. Each part keeps its aggregates at a cost per update independent
+// of the group's size, where the generic reduction would read the group.
+func (r *renderer) reduceInParts(n expr.Reduce, parts reduceParts) (Collection, error) {
+	in, err := r.render(n.Input)
+	if err != nil {
+		return Collection{}, err
+	}
+	id := r.freshLocal()
+	r.locals[id] = in
+	input := expr.LocalGet{ID: id, Types: n.Input.Typ()}
+	part := func(idx []int) expr.Reduce {
+		aggs := make([]expr.Aggregate, len(idx))
+		for j, i := range idx {
+			aggs[j] = n.Aggregates[i]
+		}
+		return expr.Reduce{Input: input, GroupKey: n.GroupKey, Aggregates: aggs}
+	}
+	k := len(n.GroupKey)
+	// The join's columns: the first part's key and aggregates, then the
+	// second's.
+	second := k + len(parts.acc)
+	eqs := make([][]expr.Scalar, k)
+	outputs := make([]int, 0, k+len(n.Aggregates))
+	for i := range k {
+		eqs[i] = []expr.Scalar{expr.Column{Index: i}, expr.Column{Index: second + i}}
+		outputs = append(outputs, i)
+	}
+	outputs = outputs[:k+len(n.Aggregates)]
+	for j, i := range parts.acc {
+		outputs[k+i] = k + j
+	}
+	for j, i := range parts.leads {
+		outputs[k+i] = second + k + j
+	}
+	return r.render(expr.Project{
+		Input:   expr.Join{Inputs: []expr.Relation{part(parts.acc), part(parts.leads)}, Equivalences: eqs},
+		Outputs: outputs,
+	})
 }
 
 // liftPerRow returns n with each scalar of its group key and aggregates

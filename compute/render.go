@@ -2,6 +2,7 @@ package compute
 
 import (
 	"fmt"
+	"math"
 
 	"freshet/arrange"
 	"freshet/dataflow"
@@ -59,6 +60,15 @@ type renderer struct {
 	// gets shares one source per global id and width within a
 	// dataflow.
 	gets map[getKey]Collection
+	// ownLocals counts the locals the renderer bound itself.
+	ownLocals expr.LocalID
+}
+
+// freshLocal returns a local id that no plan binds: plans number their
+// lets up from 1, and the renderer numbers its own down from the top.
+func (r *renderer) freshLocal() expr.LocalID {
+	r.ownLocals++
+	return math.MaxUint64 - r.ownLocals
 }
 
 // getKey is a Get's collection and the width it reads it at.

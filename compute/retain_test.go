@@ -36,6 +36,12 @@ func TestOperatorsKeepNoRowAlive(t *testing.T) {
 			GroupKey:   []expr.Scalar{col(1)},
 			Aggregates: []expr.Aggregate{{Func: expr.Count, Expr: expr.Bool(true)}},
 		}},
+		{"min, max and count", expr.Reduce{
+			Input:    get(1),
+			GroupKey: []expr.Scalar{col(0)},
+			Aggregates: []expr.Aggregate{{Func: expr.Min, Expr: col(1)}, {Func: expr.Max, Expr: col(1)},
+				{Func: expr.Count, Expr: expr.Bool(true)}},
+		}},
 		// A row's series longer than a piece waits, with its update, for
 		// the rest of the chain.
 		{"series", expr.Project{
