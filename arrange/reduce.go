@@ -228,7 +228,8 @@ func (l *reduceLogic) loadOutput(oc *CursorList, key []byte) int {
 // leadKey emits the corrections of the key at c, the window's cursor,
 // for a Leads: at each time the window marks for the key it finds each
 // segment's lead in the input trace and asks lf. It returns the work
-// done, in fuel units: the vals it looked at.
+// done, in fuel units: a unit per segment and time, and per val looked
+// at.
 func (l *reduceLogic) leadKey(c *BatchCursor, ic, oc *CursorList) (work int) {
 	key := c.Key()
 	// Marks have the one empty val; its times are the key's changes.
@@ -251,6 +252,7 @@ func (l *reduceLogic) leadKey(c *BatchCursor, ic, oc *CursorList) (work int) {
 		}
 		clear(leads)
 		some := false
+		work += l.segments
 		if found {
 			ic.RewindVals()
 			for s := range l.segments {
@@ -278,6 +280,8 @@ func (l *reduceLogic) leadKey(c *BatchCursor, ic, oc *CursorList) (work int) {
 		}
 		l.emitDiff(key, t, want)
 	}
+	// The leads view the trace's batches, which a merge may retire.
+	clear(leads)
 	return work
 }
 

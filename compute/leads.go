@@ -147,8 +147,10 @@ func (r *renderer) leadUpdates(c Collection, types []repr.Type, keys []expr.Scal
 					return
 				}
 				// The updates are given away: each message has its own.
-				k.res = make([]arrange.Update, 0, len(data)*(len(aggs)+1))
-				k.arena = make([]byte, 0, len(data)*(len(aggs)+1)*8)
+				// A row makes an update per min and max, and one per count
+				// and existence unless it follows a row of its group.
+				k.res = make([]arrange.Update, 0, len(data)*k.extremes+len(aggs)+1)
+				k.arena = make([]byte, 0, len(data)*k.extremes*8)
 				k.bad, k.lastKey = nil, nil
 				for _, u := range data {
 					k.add(u)
@@ -175,6 +177,8 @@ type leadKeyer struct {
 	rawEnd int
 	decode bool
 	reader columnReader
+	// extremes is the number of mins and maxes.
+	extremes int
 
 	raw     [][]byte
 	scratch []repr.Datum
@@ -222,6 +226,11 @@ func newLeadKeyer(types []repr.Type, keys []expr.Scalar, aggs []leadAggregate) *
 	k.decode = len(scalars) > 0
 	k.reader = newColumnReader(types, scalars)
 	k.constAt = make([]int, len(aggs)+1)
+	for _, ag := range aggs {
+		if ag.fn != expr.Count {
+			k.extremes++
+		}
+	}
 	return k
 }
 

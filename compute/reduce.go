@@ -374,6 +374,8 @@ func splitReduce(n expr.Reduce) (reduceParts, bool) {
 // each group has one row in each part, so the join has one row per
 // group. Each part keeps its aggregates at a cost per update independent
 // of the group's size, where the generic reduction would read the group.
+// A row that fails (in the input, or its group key) fails in both parts,
+// so its error comes twice; a read or view reports it the same.
 func (r *renderer) reduceInParts(n expr.Reduce, parts reduceParts) (Collection, error) {
 	in, err := r.render(n.Input)
 	if err != nil {

@@ -88,3 +88,47 @@ func renderOnOneWorker(b *testing.B, plan expr.Relation) (in *dataflow.InputHand
 	settle()
 	return in, settle, counted
 }
+
+// BenchmarkLeadsDeleteLeast measures SELECT k, min(v) GROUP BY k when
+// each write deletes the group's least row, as a queue's consumer does:
+// the next lead is found by stepping past the rows deleted before it,
+// which stay in the arrangement's trace until the batch that inserted
+// them merges with the ones that deleted them.
+func BenchmarkLeadsDeleteLeast(b *testing.B) {
+	types := []expr.ColumnType{{Type: repr.Int4}, {Type: repr.Int4}}
+	plan := expr.Reduce{Input: expr.Get{ID: 1, Types: types}, GroupKey: []expr.Scalar{expr.Column{Index: 0}},
+		Aggregates: []expr.Aggregate{{Func: expr.Min, Expr: expr.Column{Index: 1}}}}
+	for _, rows := range []int{10_000, 1_000_000} {
+		b.Run(fmt.Sprintf("rows=%d", rows), func(b *testing.B) {
+			if b.N >= rows {
+				b.Skipf("%d deletes from a group of %d rows", b.N, rows)
+			}
+			in, settle, counted := renderOnOneWorker(b, plan)
+			row := func(i int) []byte { return repr.PackRow(repr.NewInt4(7), repr.NewInt4(int32(i))) }
+			upds := make([]arrange.Update, rows)
+			for i := range upds {
+				upds[i] = arrange.Update{Key: row(i), Diff: 1}
+			}
+			in.Send(0, upds...)
+			in.Advance(1)
+			settle()
+			*counted = 0
+			b.ResetTimer()
+			start := time.Now()
+			for i := 0; i < b.N; i++ {
+				tm := uint64(i + 1)
+				in.Send(tm, arrange.Update{Key: row(i), Time: tm, Diff: -1})
+				in.Advance(tm + 1)
+				settle()
+			}
+			elapsed := time.Since(start)
+			b.StopTimer()
+			if *counted != 2*b.N {
+				b.Fatalf("%d output updates for %d deletes", *counted, b.N)
+			}
+			b.ReportMetric(float64(elapsed.Nanoseconds())/float64(b.N)/1e3, "µs/delete")
+			in.Close()
+			settle()
+		})
+	}
+}
