@@ -120,6 +120,12 @@ func opLeadsLogic(_ []byte, leads []ValCount) []ValCount {
 	return append(out, ValCount{Val: EncodeInt64(int64(len(out))), Count: 1})
 }
 
+// opFirstsLogic is the FirstN under test: the first vals with their
+// counts, and how many there are.
+func opFirstsLogic(_ []byte, firsts []ValCount) []ValCount {
+	return append(slices.Clone(firsts), ValCount{Val: EncodeInt64(int64(len(firsts))), Count: 1})
+}
+
 // opJoinLogic makes output keys differ from input keys.
 func opJoinLogic(key, va, vb []byte) ([]byte, []byte) {
 	return slices.Clone(va), append(append(slices.Clone(key), '/'), vb...)
@@ -127,6 +133,7 @@ func opJoinLogic(key, va, vb []byte) ([]byte, []byte) {
 
 func opCases(rng *rand.Rand) []opCase {
 	offset, limit := rng.IntN(3), rng.IntN(4)-1
+	firstN := int64(1 + rng.IntN(4))
 	groups := func(in map[opKV]int64) map[string][]ValCount {
 		g := map[string][]ValCount{}
 		for kv, c := range in {
@@ -214,6 +221,29 @@ func opCases(rng *rand.Rand) []opCase {
 					return nil
 				}
 				return opLeadsLogic(key, leads)
+			}),
+		},
+		{
+			name: fmt.Sprintf("FirstN(n=%d)", firstN), inputs: 1,
+			build: func(ins []opInput) opOutput {
+				return opOutput{arr: FirstN(ins[0].arranged("arrange"), "firstn", firstN, opFirstsLogic)}
+			},
+			ref: reduceRef(func(key []byte, vcs []ValCount) []ValCount {
+				var firsts []ValCount
+				copies := int64(0)
+				for _, vc := range vcs {
+					if copies >= firstN {
+						break
+					}
+					if vc.Count > 0 {
+						firsts = append(firsts, vc)
+						copies += vc.Count
+					}
+				}
+				if len(firsts) == 0 {
+					return nil
+				}
+				return opFirstsLogic(key, firsts)
 			}),
 		},
 		{
@@ -333,7 +363,7 @@ func opCaseNamed(rng *rand.Rand, prefix string) opCase {
 // output (JoinCount), for W = 1, 2, 4 and 100 seeds each, and checks it
 // against its from-scratch reference at every completed time.
 func TestOperatorsMatchScratch(t *testing.T) {
-	for _, name := range []string{"Join", "JoinCount", "Reduce", "Leads", "Count", "Sum", "Distinct", "Threshold", "TopK", "Consolidate"} {
+	for _, name := range []string{"Join", "JoinCount", "Reduce", "Leads", "FirstN", "Count", "Sum", "Distinct", "Threshold", "TopK", "Consolidate"} {
 		t.Run(name, func(t *testing.T) {
 			for _, w := range []int{1, 2, 4} {
 				t.Run(fmt.Sprintf("W=%d", w), func(t *testing.T) {
@@ -348,14 +378,14 @@ func TestOperatorsMatchScratch(t *testing.T) {
 	}
 }
 
-// TestOperatorsOverImport runs Join, Count, Distinct, TopK and Leads over an
+// TestOperatorsOverImport runs Join, Count, Distinct, TopK, Leads and FirstN over an
 // arrangement exported by one dataflow and imported by another built
 // later, at a later start S, after the exporter's input was partly fed and
 // its compaction allowed up to a random time at or below S. From S on the
 // result must equal the operator over the exporter's whole input. Join
 // joins the import with a local arrangement of the importing dataflow.
 func TestOperatorsOverImport(t *testing.T) {
-	for _, name := range []string{"Join", "Count", "Distinct", "TopK", "Leads"} {
+	for _, name := range []string{"Join", "Count", "Distinct", "TopK", "Leads", "FirstN"} {
 		t.Run(name, func(t *testing.T) {
 			for _, w := range []int{1, 2, 4} {
 				t.Run(fmt.Sprintf("W=%d", w), func(t *testing.T) {
@@ -1041,14 +1071,14 @@ func TestJoinFuelledMatchesScratch(t *testing.T) {
 	})
 }
 
-// TestReduceFuelledMatchesScratch runs the Reduce, TopK and Leads oracle cases,
+// TestReduceFuelledMatchesScratch runs the Reduce, TopK, Leads and FirstN oracle cases,
 // and Reduce's exported output, with a Reduce fuel of 1 to 7, so that
 // windows are cut between every pair of keys; the output must stay exact.
 func TestReduceFuelledMatchesScratch(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		mode opMode
-	}{{"Reduce", opLocal}, {"TopK", opLocal}, {"Leads", opLocal}, {"Reduce", opExportOutput}} {
+	}{{"Reduce", opLocal}, {"TopK", opLocal}, {"Leads", opLocal}, {"FirstN", opLocal}, {"Reduce", opExportOutput}} {
 		t.Run(fmt.Sprintf("%s/mode=%d", tc.name, tc.mode), func(t *testing.T) {
 			for _, w := range []int{1, 2, 4} {
 				t.Run(fmt.Sprintf("W=%d", w), func(t *testing.T) {

@@ -70,6 +70,28 @@ func Leads(a *Arranged, name string, segments int, f func(key []byte, leads []Va
 	})
 }
 
+// FirstN maintains, for every key of a, the group f(key, firsts), where
+// firsts is the key's first vals in byte order whose accumulated counts
+// are positive, each with its count, as few as make up n copies (all of
+// them if there are fewer). f is asked only for a key with such a val;
+// its contract is Reduce's.
+//
+// It is Reduce for reductions that a group's first copies decide, as a
+// LIMIT does of rows whose vals encode the ORDER BY before the row: at
+// each time a key changed it steps from the key's first val past those
+// not live then, until it has n copies. A change costs the n copies and
+// the retracted vals among them, not the group's size.
+func FirstN(a *Arranged, name string, n int64, f func(key []byte, firsts []ValCount) []ValCount) *Arranged {
+	if n < 1 {
+		panic(assertionFailedf("FirstN: %d copies", n))
+	}
+	b := a.Batches.Builder()
+	inLease := newLease(b, a.Trace, b.Start(), name)
+	return windowOperator(a, name, func(in *dataflow.Input[*Batch], o *arrangedOutput, pending *Batcher) dataflow.Logic {
+		return &reduceLogic{fuel: reduceFuel, f: f, firstN: n, in: in, lease: inLease, o: o, pending: pending}
+	})
+}
+
 // windowOperator adds an operator that reads a's batches, window by
 // window, and maintains an arranged output with the same keys (keys stay
 // on their worker). logic makes the operator's Logic from its input, its
@@ -106,9 +128,11 @@ type reduceLogic struct {
 
 	f func(key []byte, input []ValCount) []ValCount
 	// lf, if set, makes the operator a Leads of segments segments, and f
-	// is unused.
+	// is unused. firstN, if positive, makes it a FirstN that hands f
+	// the first vals that make up firstN copies.
 	lf       func(key []byte, leads []ValCount) []ValCount
 	segments int
+	firstN   int64
 
 	in    *dataflow.Input[*Batch]
 	lease *lease
@@ -155,7 +179,7 @@ func (l *reduceLogic) Schedule() {
 			if ic == nil {
 				ic, oc = l.lease.cursor(), o.lease.cursor()
 			}
-			if l.lf != nil {
+			if l.lf != nil || l.firstN > 0 {
 				fuel -= l.leadKey(c, ic, oc)
 			} else {
 				fuel -= l.reduceKey(c.Key(), ic, oc, fNew)
@@ -226,8 +250,9 @@ func (l *reduceLogic) loadOutput(oc *CursorList, key []byte) int {
 }
 
 // leadKey emits the corrections of the key at c, the window's cursor,
-// for a Leads: at each time the window marks for the key it finds each
-// segment's lead in the input trace and asks lf. It returns the work
+// for a Leads or a FirstN: at each time the window marks for the key it
+// finds each segment's lead in the input trace and asks lf, or a
+// FirstN's first vals (firstsAt). It returns the work
 // done, in fuel units: a unit per segment and time, and per val looked
 // at.
 func (l *reduceLogic) leadKey(c *BatchCursor, ic, oc *CursorList) (work int) {
@@ -248,6 +273,10 @@ func (l *reduceLogic) leadKey(c *BatchCursor, ic, oc *CursorList) (work int) {
 		// for the same leads again.
 		t = max(t, fOld)
 		if i > 0 && t == max(times[i-1], fOld) {
+			continue
+		}
+		if l.firstN > 0 {
+			work += l.firstsAt(key, ic, found, t)
 			continue
 		}
 		clear(leads)
@@ -282,7 +311,32 @@ func (l *reduceLogic) leadKey(c *BatchCursor, ic, oc *CursorList) (work int) {
 	}
 	// The leads view the trace's batches, which a merge may retire.
 	clear(leads)
+	clear(l.input)
 	return work
+}
+
+// firstsAt emits the corrections of key's output at t for a FirstN: f
+// of the key's first vals live at t, as many as make up firstN copies.
+// found says whether ic is at key. It returns the vals looked at.
+func (l *reduceLogic) firstsAt(key []byte, ic *CursorList, found bool, t uint64) (work int) {
+	l.input = l.input[:0]
+	if found {
+		ic.RewindVals()
+		copies := int64(0)
+		for ; ic.ValValid() && copies < l.firstN; ic.StepVal() {
+			work++
+			if n := ic.Count(t); n > 0 {
+				l.input = append(l.input, ValCount{Val: ic.Val(), Count: n})
+				copies += n
+			}
+		}
+	}
+	var want []ValCount
+	if len(l.input) > 0 {
+		want = consolidateValCounts(l.f(key, l.input))
+	}
+	l.emitDiff(key, t, want)
+	return 1 + work
 }
 
 // emitDiff emits want − cur for key at t and makes want the current
