@@ -69,8 +69,12 @@ func (r *renderer) reduce(n expr.Reduce) (Collection, error) {
 }
 
 // topK arranges the input by the group columns and keeps each group's
-// ranked rows.
+// ranked rows: with a limit, as its first rows (topk.go); without, by
+// the generic TopK, which reads the group at every change.
 func (r *renderer) topK(n expr.TopK) (Collection, error) {
+	if firstsOf(n) {
+		return r.topKFirsts(n)
+	}
 	in, err := r.render(n.Input)
 	if err != nil {
 		return Collection{}, err
