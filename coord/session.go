@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"sync"
@@ -547,7 +548,7 @@ func (s *Session) selectRows(ctx context.Context, st *planner.Select) (result, e
 				return n, err
 			}
 		}
-		rows, err := s.engine.Read(ctx, plan, ts)
+		rows, err := s.engine.Read(ctx, limited(plan, f), ts)
 		if err != nil {
 			return 0, err
 		}
@@ -592,7 +593,7 @@ func (s *Session) selectDatums(ctx context.Context, st *planner.Select) ([][]rep
 	}
 	ts, now, release := s.readTime()
 	defer release()
-	rows, err := s.engine.Read(ctx, withNow(withRandomKeys(plan), now), ts)
+	rows, err := s.engine.Read(ctx, limited(withNow(withRandomKeys(plan), now), st.Finishing), ts)
 	if err != nil {
 		return nil, err
 	}
@@ -600,6 +601,20 @@ func (s *Session) selectDatums(ctx context.Context, st *planner.Select) ([][]rep
 		apply()
 	}
 	return st.Finishing.Apply(rows), nil
+}
+
+// limited returns plan for a read that f finishes: when f orders and
+// limits, only the rows it can return, the first OFFSET + LIMIT in its
+// order (a TopK, which a dataflow keeps without sorting the rest); the
+// finishing then orders those, and skips and limits as before. TopK and
+// the finishing order alike, ties by the whole row, so the rows
+// returned are the same: a read of the ten greatest of a million rows
+// no longer decodes and sorts the million.
+func limited(plan expr.Relation, f planner.Finishing) expr.Relation {
+	if len(f.OrderBy) == 0 || f.Limit < 0 || f.Offset < 0 || f.Offset > math.MaxInt64-f.Limit {
+		return plan
+	}
+	return expr.TopK{Input: plan, Order: f.OrderBy, Limit: f.Offset + f.Limit}
 }
 
 func describe(cols []planner.Column) []pgwire.Column {
