@@ -33,35 +33,49 @@ func BenchmarkReduceOneGroup(b *testing.B) {
 		plan := expr.Reduce{Input: expr.Get{ID: 1, Types: types}, GroupKey: []expr.Scalar{expr.Column{Index: 0}}, Aggregates: agg.aggs}
 		for _, rows := range []int{10_000, 1_000_000} {
 			b.Run(fmt.Sprintf("%s/rows=%d", agg.name, rows), func(b *testing.B) {
-				in, settle, counted := renderOnOneWorker(b, plan)
-				upds := make([]arrange.Update, rows)
-				for i := range upds {
-					upds[i] = arrange.Update{Key: repr.PackRow(repr.NewInt4(7), repr.NewInt4(int32(i))), Diff: 1}
-				}
-				in.Send(0, upds...)
-				in.Advance(1)
-				settle()
-				*counted = 0
-				b.ResetTimer()
-				start := time.Now()
-				for i := 0; i < b.N; i++ {
-					tm := uint64(i + 1)
-					in.Send(tm, arrange.Update{Key: repr.PackRow(repr.NewInt4(7), repr.NewInt4(int32(rows+i))), Time: tm, Diff: 1})
-					in.Advance(tm + 1)
-					settle()
-				}
-				elapsed := time.Since(start)
-				b.StopTimer()
-				// Each insert retracts the group's row and adds the new one.
-				if *counted != 2*b.N {
-					b.Fatalf("%d output updates for %d inserts", *counted, b.N)
-				}
-				b.ReportMetric(float64(elapsed.Nanoseconds())/float64(b.N)/1e3, "µs/insert")
-				in.Close()
-				settle()
+				benchGroupWrites(b, plan, rows, "insert", func(i int) arrange.Update {
+					return arrange.Update{Key: groupRow(rows + i), Diff: 1}
+				})
 			})
 		}
 	}
+}
+
+// groupRow is row i of the benchmarks' one group, (7, i).
+func groupRow(i int) []byte { return repr.PackRow(repr.NewInt4(7), repr.NewInt4(int32(i))) }
+
+// benchGroupWrites renders plan on one worker (renderOnOneWorker) over
+// the rows groupRow(0) to groupRow(rows-1), then times b.N writes, each
+// write(i) at a time of its own and stepped until quiet. Each write
+// must change the group's row: a retraction and an insertion.
+func benchGroupWrites(b *testing.B, plan expr.Relation, rows int, unit string, write func(i int) arrange.Update) {
+	in, settle, counted := renderOnOneWorker(b, plan)
+	upds := make([]arrange.Update, rows)
+	for i := range upds {
+		upds[i] = arrange.Update{Key: groupRow(i), Diff: 1}
+	}
+	in.Send(0, upds...)
+	in.Advance(1)
+	settle()
+	*counted = 0
+	b.ResetTimer()
+	start := time.Now()
+	for i := 0; i < b.N; i++ {
+		tm := uint64(i + 1)
+		u := write(i)
+		u.Time = tm
+		in.Send(tm, u)
+		in.Advance(tm + 1)
+		settle()
+	}
+	elapsed := time.Since(start)
+	b.StopTimer()
+	if *counted != 2*b.N {
+		b.Fatalf("%d output updates for %d writes", *counted, b.N)
+	}
+	b.ReportMetric(float64(elapsed.Nanoseconds())/float64(b.N)/1e3, "µs/"+unit)
+	in.Close()
+	settle()
 }
 
 // renderOnOneWorker renders plan, whose one Get is fed by in, on a worker
@@ -103,32 +117,9 @@ func BenchmarkLeadsDeleteLeast(b *testing.B) {
 			if b.N >= rows {
 				b.Skipf("%d deletes from a group of %d rows", b.N, rows)
 			}
-			in, settle, counted := renderOnOneWorker(b, plan)
-			row := func(i int) []byte { return repr.PackRow(repr.NewInt4(7), repr.NewInt4(int32(i))) }
-			upds := make([]arrange.Update, rows)
-			for i := range upds {
-				upds[i] = arrange.Update{Key: row(i), Diff: 1}
-			}
-			in.Send(0, upds...)
-			in.Advance(1)
-			settle()
-			*counted = 0
-			b.ResetTimer()
-			start := time.Now()
-			for i := 0; i < b.N; i++ {
-				tm := uint64(i + 1)
-				in.Send(tm, arrange.Update{Key: row(i), Time: tm, Diff: -1})
-				in.Advance(tm + 1)
-				settle()
-			}
-			elapsed := time.Since(start)
-			b.StopTimer()
-			if *counted != 2*b.N {
-				b.Fatalf("%d output updates for %d deletes", *counted, b.N)
-			}
-			b.ReportMetric(float64(elapsed.Nanoseconds())/float64(b.N)/1e3, "µs/delete")
-			in.Close()
-			settle()
+			benchGroupWrites(b, plan, rows, "delete", func(i int) arrange.Update {
+				return arrange.Update{Key: groupRow(i), Diff: -1}
+			})
 		})
 	}
 }
