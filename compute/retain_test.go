@@ -42,6 +42,8 @@ func TestOperatorsKeepNoRowAlive(t *testing.T) {
 			Aggregates: []expr.Aggregate{{Func: expr.Min, Expr: col(1)}, {Func: expr.Max, Expr: col(1)},
 				{Func: expr.Count, Expr: expr.Bool(true)}},
 		}},
+		{"top 3", expr.TopK{Input: get(1), Order: []expr.ColumnOrder{{Column: 1, Desc: true, NullsFirst: true}}, Limit: 3}},
+		{"first of each group", expr.TopK{Input: get(1), GroupKey: []int{0}, Order: []expr.ColumnOrder{{Column: 1}}, Limit: 1}},
 		// A row's series longer than a piece waits, with its update, for
 		// the rest of the chain.
 		{"series", expr.Project{

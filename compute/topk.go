@@ -3,6 +3,7 @@ package compute
 import (
 	"encoding/binary"
 	"math"
+	"slices"
 
 	"freshet/arrange"
 	"freshet/dataflow"
@@ -47,9 +48,27 @@ func (r *renderer) topKFirsts(n expr.TopK) (Collection, error) {
 	if err != nil {
 		return Collection{}, err
 	}
-	keyed := r.firstsUpdates(in, n.GroupKey, n.Order)
-	a := arrange.Arrange(keyed, "topk firsts")
 	offset, limit := n.Offset, n.Limit
+	var keyed dataflow.Stream[arrange.Update]
+	if len(n.GroupKey) == 0 {
+		// One group, which one worker would arrange whole: its rows are
+		// spread over buckets first, each bucket's first rows kept
+		// wherever it lands, and the group's first rows are the first
+		// of theirs.
+		byBucket := arrange.Arrange(r.firstsUpdates(in, nil, n.Order, firstsBuckets), "topk firsts by bucket")
+		buckets := arrange.FirstN(byBucket, "topk buckets", offset+limit, func(_ []byte, in []arrange.ValCount) []arrange.ValCount {
+			// A copy that no one keeps: the vals view the trace's
+			// batches, which a merge may retire.
+			return slices.Clone(in)
+		})
+		vals := flatten(buckets, "topk buckets output", func(_, val []byte) []byte { return val })
+		keyed = dataflow.Map(vals, "topk one group", dataflow.Pipeline[arrange.Update](), func(u arrange.Update) arrange.Update {
+			return arrange.Update{Key: []byte{}, Val: u.Key, Time: u.Time, Diff: u.Diff}
+		})
+	} else {
+		keyed = r.firstsUpdates(in, n.GroupKey, n.Order, 0)
+	}
+	a := arrange.Arrange(keyed, "topk firsts")
 	var out []arrange.ValCount
 	res := arrange.FirstN(a, "topk", offset+limit, func(_ []byte, firsts []arrange.ValCount) []arrange.ValCount {
 		// FirstN copies the vals it keeps before it asks again.
@@ -77,9 +96,15 @@ func firstsRow(val []byte) []byte {
 	return val[binary.BigEndian.Uint32(val[end:]):end]
 }
 
-// firstsUpdates keys each row of c by the group columns, its val the
+// firstsBuckets is how many buckets a TopK of one group spreads its rows
+// over: enough to share them among the workers, few enough that the
+// buckets' first rows are few.
+const firstsBuckets = 16
+
+// firstsUpdates keys each row of c by the group columns, or, given
+// buckets and no group, by a bucket its bytes hash to; its val is the
 // encoded order, the row and the order's length.
-func (r *renderer) firstsUpdates(c Collection, group []int, order []expr.ColumnOrder) dataflow.Stream[arrange.Update] {
+func (r *renderer) firstsUpdates(c Collection, group []int, order []expr.ColumnOrder, buckets int) dataflow.Stream[arrange.Update] {
 	end := 0
 	for _, g := range group {
 		end = max(end, g+1)
@@ -111,6 +136,10 @@ func (r *renderer) firstsUpdates(c Collection, group []int, order []expr.ColumnO
 					key := []byte{}
 					switch len(group) {
 					case 0:
+						if buckets > 0 {
+							b := int(fnv32(u.Key) % uint32(buckets))
+							key = segmentVals[b : b+1 : b+1]
+						}
 					case 1:
 						// The row's own bytes, which stay as they are.
 						key = raw[group[0]]
@@ -161,4 +190,14 @@ func appendComplement(buf, d []byte) []byte {
 		buf = append(buf, ^b)
 	}
 	return buf
+}
+
+// fnv32 is the 32-bit FNV-1a hash of b: the same for a row on every
+// worker, as a row's retraction must land in its insertion's bucket.
+func fnv32(b []byte) uint32 {
+	h := uint32(2166136261)
+	for _, c := range b {
+		h = (h ^ uint32(c)) * 16777619
+	}
+	return h
 }
