@@ -257,7 +257,6 @@ const accIndexLen = 2
 // and accumulators read are decoded.
 type contributor struct {
 	accs  []accumulator
-	keys  []expr.Scalar
 	types []repr.Type
 	// indexes are the vals of the contributions, shared by every update:
 	// nothing downstream modifies a val it receives.
@@ -269,8 +268,7 @@ type contributor struct {
 	// last column read.
 	decoded []int
 	end     int
-	keyCols []int
-	rawKeys bool
+	key     groupKeys
 
 	scratch []repr.Datum
 	raw     [][]byte
@@ -278,7 +276,7 @@ type contributor struct {
 }
 
 func newContributor(types []repr.Type, keys []expr.Scalar, accs []accumulator) *contributor {
-	c := &contributor{accs: accs, keys: keys, types: types, vals: limbVals{}, sums: newPartials(len(accs)), rawNum: map[int]bool{}}
+	c := &contributor{accs: accs, types: types, vals: limbVals{}, sums: newPartials(len(accs)), rawNum: map[int]bool{}}
 	c.indexes = make([][]byte, len(accs))
 	for i := range accs {
 		c.indexes[i] = binary.BigEndian.AppendUint16(nil, uint16(i))
@@ -298,13 +296,9 @@ func newContributor(types []repr.Type, keys []expr.Scalar, accs []accumulator) *
 			read = append(read, a.col)
 		}
 	}
-	c.keyCols, c.rawKeys = columnRefs(keys)
-	c.rawKeys = c.rawKeys && len(keys) > 0
-	if c.rawKeys {
-		for _, k := range c.keyCols {
-			c.end = max(c.end, k+1)
-		}
-	} else {
+	c.key = newGroupKeys(keys)
+	c.end = max(c.end, c.key.rawEnd())
+	if c.key.evaluated() {
 		for _, k := range keys {
 			read = k.Columns(read)
 		}
@@ -340,26 +334,9 @@ func (c *contributor) addRaw(raw [][]byte, t uint64, d int64) error {
 			c.scratch[col] = v
 		}
 	}
-	var key []byte
-	switch {
-	case c.rawKeys && len(c.keyCols) == 1:
-		key = raw[c.keyCols[0]]
-	case c.rawKeys:
-		c.p.Reset()
-		for _, k := range c.keyCols {
-			c.p.PushEncoded(raw[k])
-		}
-		key = c.p.Finish()
-	default:
-		c.p.Reset()
-		for _, k := range c.keys {
-			v, err := k.Eval(c.scratch)
-			if err != nil {
-				return err
-			}
-			c.p.Push(v)
-		}
-		key = c.p.Finish()
+	key, _, err := c.key.make(raw, c.scratch, &c.p, nil)
+	if err != nil {
+		return err
 	}
 	sums := c.sums
 	g := sums.group(key, t)

@@ -62,18 +62,63 @@ func (r *columnReader) decode(row []byte, dst []repr.Datum) []repr.Datum {
 	return dst
 }
 
-// rawKey returns the key of row whose columns are cols, read from its
-// encoding without decoding: a view of row for one column, else a copy of
-// their bytes in order. raw is scratch, returned for reuse.
-func rawKey(row []byte, cols []int, end int, raw [][]byte, p *repr.RowPacker) ([]byte, [][]byte) {
-	raw = rawColumns(row, end, raw)
-	if len(cols) == 1 {
-		return raw[cols[0]], raw
+// groupKeys makes a row's group key: cut from the row's encoding when
+// every key is a column (a view of the row's bytes for one column),
+// else evaluated on its decoded columns and packed.
+type groupKeys struct {
+	keys []expr.Scalar
+	// cols are the key's columns when every key is one (raw).
+	cols []int
+	raw  bool
+}
+
+func newGroupKeys(keys []expr.Scalar) groupKeys {
+	cols, raw := columnRefs(keys)
+	return groupKeys{keys: keys, cols: cols, raw: raw && len(keys) > 0}
+}
+
+// rawEnd is one past the last column the key cuts from a row's encoding;
+// 0 when it is evaluated.
+func (g groupKeys) rawEnd() int {
+	end := 0
+	if g.raw {
+		for _, c := range g.cols {
+			end = max(end, c+1)
+		}
 	}
-	for _, c := range cols {
-		p.PushEncoded(raw[c])
+	return end
+}
+
+// evaluated reports whether the key is evaluated on the decoded row.
+func (g groupKeys) evaluated() bool { return !g.raw && len(g.keys) > 0 }
+
+// make returns the key of the row whose columns' encodings raw holds (up
+// to rawEnd) and whose decoded columns scratch holds (when evaluated),
+// or the error its evaluation raised. A key of more than one column's
+// bytes is packed by p and appended to arena, which make returns; with
+// a nil arena it has memory of its own. The empty key is empty, not nil.
+func (g groupKeys) make(raw [][]byte, scratch []repr.Datum, p *repr.RowPacker, arena []byte) (key, _ []byte, err error) {
+	switch {
+	case len(g.keys) == 0:
+		return []byte{}, arena, nil
+	case g.raw && len(g.cols) == 1:
+		return raw[g.cols[0]], arena, nil
+	case g.raw:
+		for _, c := range g.cols {
+			p.PushEncoded(raw[c])
+		}
+	default:
+		for _, k := range g.keys {
+			v, err := k.Eval(scratch)
+			if err != nil {
+				p.Reset()
+				return nil, arena, err
+			}
+			p.Push(v)
+		}
 	}
-	return p.Finish(), raw
+	arena, key = p.AppendTo(arena)
+	return key, arena, nil
 }
 
 // rawColumns returns dst holding the encodings of row's first n columns,

@@ -244,7 +244,7 @@ func (r *renderer) arrangeBy(c Collection, name string, types []repr.Type, keys 
 		// Keys that are columns are cut from the row's bytes; other
 		// keys decode only the columns they read.
 		reader := newColumnReader(types, keys)
-		cols, rawKeys := columnRefs(keys)
+		gk := newGroupKeys(keys)
 		return dataflow.ScheduleFunc(func() {
 			for {
 				t, data, ok := in.Next()
@@ -257,23 +257,16 @@ func (r *renderer) arrangeBy(c Collection, name string, types []repr.Type, keys 
 				}
 				res := make([]arrange.Update, 0, len(data))
 				var bad []arrange.Update
-			rows:
 				for _, u := range data {
-					key := []byte{}
-					if len(keys) > 0 && rawKeys {
-						key, raw = rawKey(u.Key, cols, reader.end, raw, &p)
-					} else if len(keys) > 0 {
+					if gk.raw {
+						raw = rawColumns(u.Key, gk.rawEnd(), raw)
+					} else if gk.evaluated() {
 						scratch = reader.decode(u.Key, scratch)
-						p.Reset()
-						for _, k := range keys {
-							v, err := k.Eval(scratch)
-							if err != nil {
-								bad = append(bad, errorUpdate(err, u.Time, u.Diff))
-								continue rows
-							}
-							p.Push(v)
-						}
-						key = p.Finish()
+					}
+					key, _, err := gk.make(raw, scratch, &p, nil)
+					if err != nil {
+						bad = append(bad, errorUpdate(err, u.Time, u.Diff))
+						continue
 					}
 					res = append(res, arrange.Update{Key: key, Val: u.Key, Time: u.Time, Diff: u.Diff})
 				}

@@ -167,11 +167,8 @@ func (r *renderer) leadUpdates(c Collection, types []repr.Type, keys []expr.Scal
 
 // leadKeyer makes a Leads' updates of rows.
 type leadKeyer struct {
-	keys []expr.Scalar
+	key  groupKeys
 	aggs []leadAggregate
-	// keyCols are the key's columns when every key is one (rawKeys).
-	keyCols []int
-	rawKeys bool
 	// rawEnd is one past the last column cut from a row; decode says
 	// whether any scalar must be evaluated on the decoded row.
 	rawEnd int
@@ -201,14 +198,10 @@ type leadKeyer struct {
 }
 
 func newLeadKeyer(types []repr.Type, keys []expr.Scalar, aggs []leadAggregate) *leadKeyer {
-	k := &leadKeyer{keys: keys, aggs: aggs}
-	k.keyCols, k.rawKeys = columnRefs(keys)
+	k := &leadKeyer{key: newGroupKeys(keys), aggs: aggs}
+	k.rawEnd = k.key.rawEnd()
 	var scalars []expr.Scalar
-	if k.rawKeys {
-		for _, c := range k.keyCols {
-			k.rawEnd = max(k.rawEnd, c+1)
-		}
-	} else {
+	if k.key.evaluated() {
 		scalars = append(scalars, keys...)
 	}
 	for _, ag := range aggs {
@@ -252,8 +245,10 @@ func (k *leadKeyer) add(u arrange.Update) {
 	if k.decode {
 		k.scratch = k.reader.decode(u.Key, k.scratch)
 	}
-	key, ok := k.key(u)
-	if !ok {
+	var key []byte
+	var err error
+	if key, k.arena, err = k.key.make(k.raw, k.scratch, &k.p, k.arena); err != nil {
+		k.bad = append(k.bad, errorUpdate(err, u.Time, u.Diff))
 		return
 	}
 	// Every aggregate is evaluated before anything is appended, so that
@@ -351,31 +346,3 @@ var segmentVals = func() []byte {
 	}
 	return b
 }()
-
-// key returns u's group key, or gives its error and reports false.
-func (k *leadKeyer) key(u arrange.Update) ([]byte, bool) {
-	switch {
-	case len(k.keys) == 0:
-		return []byte{}, true
-	case k.rawKeys && len(k.keyCols) == 1:
-		// The row's own bytes, which stay as they are.
-		return k.raw[k.keyCols[0]], true
-	case k.rawKeys:
-		for _, c := range k.keyCols {
-			k.p.PushEncoded(k.raw[c])
-		}
-	default:
-		for _, s := range k.keys {
-			v, err := s.Eval(k.scratch)
-			if err != nil {
-				k.p.Reset()
-				k.bad = append(k.bad, errorUpdate(err, u.Time, u.Diff))
-				return nil, false
-			}
-			k.p.Push(v)
-		}
-	}
-	var key []byte
-	k.arena, key = k.p.AppendTo(k.arena)
-	return key, true
-}

@@ -115,6 +115,12 @@ func (r *renderer) firstsUpdates(c Collection, group []int, order []expr.ColumnO
 	return dataflow.Unary(c.Rows, "topk firsts key", dataflow.Pipeline[arrange.Update](), func(_ *dataflow.Operator, cap *dataflow.Capability, in *dataflow.Input[arrange.Update], out *dataflow.Output[arrange.Update]) func() {
 		cap.Release()
 		var raw [][]byte
+		var p repr.RowPacker
+		keys := make([]expr.Scalar, len(group))
+		for i, g := range group {
+			keys[i] = expr.Column{Index: g}
+		}
+		gk := newGroupKeys(keys)
 		return func() {
 			for {
 				t, data, ok := in.Next()
@@ -133,22 +139,12 @@ func (r *renderer) firstsUpdates(c Collection, group []int, order []expr.ColumnO
 				arena := make([]byte, 0, size)
 				for i, u := range data {
 					raw = rawColumns(u.Key, end, raw)
-					key := []byte{}
-					switch len(group) {
-					case 0:
-						if buckets > 0 {
-							b := int(fnv32(u.Key) % uint32(buckets))
-							key = segmentVals[b : b+1 : b+1]
-						}
-					case 1:
-						// The row's own bytes, which stay as they are.
-						key = raw[group[0]]
-					default:
-						at := len(arena)
-						for _, g := range group {
-							arena = append(arena, raw[g]...)
-						}
-						key = arena[at:len(arena):len(arena)]
+					// Group columns never fail to evaluate.
+					var key []byte
+					key, arena, _ = gk.make(raw, nil, &p, arena)
+					if len(group) == 0 && buckets > 0 {
+						b := int(fnv32(u.Key) % uint32(buckets))
+						key = segmentVals[b : b+1 : b+1]
 					}
 					at := len(arena)
 					for _, o := range order {
