@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"maps"
 	"net"
+	"os"
 	"runtime/debug"
 	"slices"
 	"time"
@@ -18,14 +19,19 @@ import (
 )
 
 // conn is one client connection. Its goroutine (serveConn) runs the
-// startup, then the message loop; a second goroutine (readLoop) reads
-// the client's messages into in, so that a client that goes away is
-// noticed, and its running query canceled, while the loop is busy.
+// startup, then the message loop, reading each message when it needs it;
+// a watcher (watch.go) reads the socket while a message runs long, so
+// that a client that goes away is noticed, and its running query
+// canceled, while the loop is busy.
 type conn struct {
 	srv *Server
 	nc  net.Conn
+	// br reads src, which reads nc after what a watcher read ahead.
 	br  *bufio.Reader
-	log *slog.Logger
+	src source
+	// watch watches the socket while a message runs.
+	watch *watcher
+	log   *slog.Logger
 	// tls is set once the connection runs over TLS (nc and br then read
 	// and write through it).
 	tls bool
@@ -44,13 +50,6 @@ type conn struct {
 	// client goes away (errClientGone) and when the connection ends.
 	ctx    context.Context
 	cancel context.CancelCauseFunc
-
-	// in carries the client's messages from readLoop, which closes it
-	// with the error that ended reading.
-	in *inbox
-	// done is closed when the message loop has returned, so that readLoop
-	// stops waiting to hand over a message.
-	done chan struct{}
 
 	// out buffers the messages for the client until flush.
 	out []byte
@@ -92,19 +91,17 @@ func (s *Server) serveConn(srvCtx context.Context, nc net.Conn) {
 	c := &conn{
 		srv:     s,
 		nc:      nc,
-		br:      bufio.NewReader(nc),
+		src:     source{nc: nc},
 		log:     s.logger().With("remote", nc.RemoteAddr().String()),
 		srvCtx:  srvCtx,
 		ctx:     ctx,
 		cancel:  cancel,
-		in:      newInbox(),
-		done:    make(chan struct{}),
 		stmts:   map[string]*statement{},
 		portals: map[string]*portal{},
 		params:  map[string]string{},
 	}
-	readerDone := make(chan struct{})
-	reading := false
+	c.br = bufio.NewReader(&c.src)
+	c.watch = newWatcher(c)
 	defer func() {
 		// A panic here is a bug of pgwire itself, not of the session: the
 		// connection's state is unknown, so it ends.
@@ -118,98 +115,93 @@ func (s *Server) serveConn(srvCtx context.Context, nc net.Conn) {
 			c.srv.leave()
 		}
 		cancel(errConnDone)
-		close(c.done)
+		// A watcher still reading (the loop panicked) returns once the
+		// deadline passes; it is waited for, so that nothing of the
+		// connection outlives it.
+		c.watch.stop()
 		nc.Close()
-		if reading {
-			<-readerDone
-		}
 	}()
 	if !c.startup() {
 		return
 	}
-	reading = true
-	go func() {
-		defer close(readerDone)
-		c.readLoop()
-	}()
 	c.serve()
-}
-
-// readLoop reads the client's messages into c.in until reading fails.
-func (c *conn) readLoop() {
-	defer func() {
-		if r := recover(); r != nil {
-			c.log.Error("pgwire: panic reading messages", "panic", r, "stack", string(debug.Stack()))
-			c.cancel(errClientGone)
-			c.in.close(errPanic(r))
-		}
-	}()
-	maxBody := c.srv.maxMessageSize()
-	for {
-		f, err := readFrame(c.br, maxBody)
-		if err != nil {
-			var e *sqlerr.Error
-			if !errors.As(err, &e) {
-				// The client is gone: whatever runs for it is pointless.
-				c.cancel(errClientGone)
-			}
-			c.in.close(err)
-			return
-		}
-		if !c.in.put(f, c.done) {
-			return
-		}
-	}
 }
 
 // next returns the client's next message. It fails when the connection
 // ends: with io.EOF when the client closed it cleanly, with errClientGone
-// when it broke, with a protocol error when the client sent garbage, and
-// with errServerShutdown when the server shuts down.
+// when it broke, with a protocol error when the client sent garbage, with
+// errServerShutdown when the server shuts down, with the session's
+// termination error when it was terminated, and with errIdleInTransaction
+// when the client stayed silent in a transaction block past its timeout.
 func (c *conn) next() (frame, error) {
-	if c.srvCtx.Err() != nil {
-		return frame{}, errServerShutdown
-	}
-	ctx := c.ctx
-	if t, ok := c.sess.(Terminator); ok {
-		if t.Terminated().Err() != nil {
-			return frame{}, terminationError(t.Terminated())
-		}
-		var cancel context.CancelCauseFunc
-		ctx, cancel = context.WithCancelCause(ctx)
-		defer cancel(nil)
-		stop := context.AfterFunc(t.Terminated(), func() { cancel(terminationError(t.Terminated())) })
-		defer stop()
-	}
-	if c.idleTxTimeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeoutCause(ctx, c.idleTxTimeout, errIdleInTransaction)
-		defer cancel()
-	}
-	f, err := c.in.get(ctx)
-	switch {
-	case err == nil:
-		return f, nil
-	case context.Cause(ctx) == errIdleInTransaction && c.ctx.Err() == nil:
-		return frame{}, errIdleInTransaction
-	case context.Cause(ctx) == errServerShutdown:
-		return frame{}, errServerShutdown
-	case c.sess != nil && isTermination(context.Cause(ctx)):
-		return frame{}, context.Cause(ctx)
-	case c.srvCtx.Err() != nil:
-		return frame{}, errServerShutdown
-	case err == io.EOF:
-		return frame{}, io.EOF
-	}
-	var e *sqlerr.Error
-	if errors.As(err, &e) {
+	c.watch.stop()
+	if err := c.closing(); err != nil {
 		return frame{}, err
 	}
+	if c.idleTxTimeout > 0 {
+		c.src.nc.SetReadDeadline(time.Now().Add(c.idleTxTimeout))
+		// An end that came before the deadline was set moved it to the
+		// past first, and the line above moved it back: look again.
+		if err := c.closing(); err != nil {
+			return frame{}, err
+		}
+	}
+	f, err := readFrame(c.br, c.srv.maxMessageSize())
+	if c.idleTxTimeout > 0 {
+		c.src.nc.SetReadDeadline(time.Time{})
+	}
+	if err == nil {
+		return f, nil
+	}
+	if cerr := c.closing(); cerr != nil {
+		return frame{}, cerr
+	}
+	var e *sqlerr.Error
+	switch {
+	case errors.As(err, &e):
+		return frame{}, err
+	case c.idleTxTimeout > 0 && errors.Is(err, os.ErrDeadlineExceeded):
+		return frame{}, errIdleInTransaction
+	case err == io.EOF:
+		c.cancel(errClientGone)
+		return frame{}, io.EOF
+	}
+	c.cancel(errClientGone)
 	return frame{}, errClientGone
+}
+
+// closing returns why the connection is ending, if it is: the server
+// shuts down, the session was terminated, or the connection's context
+// ended (the client went away).
+func (c *conn) closing() error {
+	if c.srvCtx.Err() != nil {
+		return errServerShutdown
+	}
+	if t, ok := c.sess.(Terminator); ok && t.Terminated().Err() != nil {
+		return terminationError(t.Terminated())
+	}
+	if err := context.Cause(c.ctx); err != nil {
+		if err == errServerShutdown || isTermination(err) {
+			return err
+		}
+		return errClientGone
+	}
+	return nil
+}
+
+// interruptRead ends the read in progress, if any, and any read until the
+// deadline is cleared.
+func (c *conn) interruptRead() {
+	c.src.nc.SetReadDeadline(aLongTimeAgo)
 }
 
 // serve is the message loop of a connection after its startup.
 func (c *conn) serve() {
+	// The ends that interrupt a read of the next message (next).
+	defer context.AfterFunc(c.ctx, c.interruptRead)()
+	if t, ok := c.sess.(Terminator); ok {
+		defer context.AfterFunc(t.Terminated(), c.interruptRead)()
+	}
 	for {
 		f, err := c.next()
 		if err != nil {
@@ -219,7 +211,10 @@ func (c *conn) serve() {
 		if c.ignoreTillSync && f.typ != 'S' && f.typ != 'X' {
 			continue
 		}
-		if !c.handle(f) {
+		c.watch.arm()
+		ok := c.handle(f)
+		c.watch.stop()
+		if !ok {
 			return
 		}
 	}

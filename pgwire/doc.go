@@ -29,10 +29,11 @@
 //
 // # Invariants
 //
-//   - Each connection has one goroutine that calls its Session, one call
-//     at a time, and one that reads the client's messages ahead into an
-//     inbox bounded in bytes (inbox.go), so that a client that goes away
-//     cancels the context of the running query.
+//   - Each connection has one goroutine that reads the client's messages
+//     and calls its Session, one call at a time. While a message runs
+//     past watchAfter, a watcher reads the socket ahead, bounded in bytes
+//     (watch.go), so that a client that goes away cancels the context of
+//     the running query; the goroutine stops it before it reads again.
 //   - Output is buffered and written at the end of a batch
 //     (ReadyForQuery), at Flush, before waiting for COPY data, on
 //     Writer.Flush, and whenever the buffer passes flushThreshold; never

@@ -59,10 +59,9 @@ func readFrame(r *bufio.Reader, maxBody int) (frame, error) {
 
 // copyDataBodies are CopyData bodies the copy reader is done with, each
 // eagerBody bytes of room, for the next CopyData to be read into. Only a
-// body of at least half that is read into one, so that the inbox's bound
-// on the bytes waiting in it (inboxLimit) also bounds the room they hold
-// to twice as much; a client sending a row a message (psql) gets buffers
-// of their size.
+// body of at least half that is read into one, so that a buffer's room
+// is at most twice its bytes; a client sending a row a message (psql)
+// gets buffers of their size.
 var copyDataBodies = sync.Pool{New: func() any { return new([eagerBody]byte) }}
 
 // copyDataBody returns a buffer of n bytes, n at most eagerBody, for a

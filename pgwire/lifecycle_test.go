@@ -91,3 +91,81 @@ func TestShutdown(t *testing.T) {
 		t.Errorf("%d sessions not closed", open)
 	}
 }
+
+// waitReadAhead waits until the server's watchers have read n bytes
+// ahead in all.
+func waitReadAhead(t *testing.T, ts *testServer, n int64) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for ts.srv.readAhead.Load() < n {
+		if time.Now().After(deadline) {
+			t.Fatalf("watchers read %d bytes ahead, want %d", ts.srv.readAhead.Load(), n)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// TestPipelinedBehindLongQuery sends a query behind one that runs for a
+// second, in two writes, the first cutting its header: the watcher reads
+// both parts while the first query runs, and the second query is then
+// read from what it kept and answered after the first.
+func TestPipelinedBehindLongQuery(t *testing.T) {
+	b := newFakeBackend()
+	b.events = make(chan string, 64)
+	ts := startServer(t, b)
+	tc := dialStarted(t, ts)
+	tc.send(t, `{"Type":"Query","String":"select pg_sleep(1)"}`)
+	waitEvent(t, b.events, "sleeping")
+	q, err := encodeFrontend(`{"Type":"Query","String":"select 42"}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tc.nc.Write(q[:3]); err != nil {
+		t.Fatal(err)
+	}
+	waitReadAhead(t, ts, 3)
+	if _, err := tc.nc.Write(q[3:]); err != nil {
+		t.Fatal(err)
+	}
+	waitReadAhead(t, ts, int64(len(q)))
+	got, err := tc.run(transcriptChunk{cmd: "until", input: []string{"ReadyForQuery", "ReadyForQuery"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		`{"Type":"RowDescription","Fields":[{"Name":"pg_sleep","TableOID":0,"TableAttributeNumber":0,"DataTypeOID":2278,"DataTypeSize":-1,"TypeModifier":-1,"Format":0}]}`,
+		`{"Type":"DataRow","Values":[{"text":""}]}`,
+		`{"Type":"CommandComplete","CommandTag":"SELECT 1"}`,
+		`{"Type":"ReadyForQuery","TxStatus":"I"}`,
+		`{"Type":"RowDescription","Fields":[{"Name":"?column?","TableOID":0,"TableAttributeNumber":0,"DataTypeOID":23,"DataTypeSize":4,"TypeModifier":-1,"Format":0}]}`,
+		`{"Type":"DataRow","Values":[{"text":"42"}]}`,
+		`{"Type":"CommandComplete","CommandTag":"SELECT 1"}`,
+		`{"Type":"ReadyForQuery","TxStatus":"I"}`,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestClientGoneBehindPipelinedQuery: a client sends a query behind a
+// long one and then closes its side. The watcher reads the query and then
+// the end, and cancels the running query.
+func TestClientGoneBehindPipelinedQuery(t *testing.T) {
+	b := newFakeBackend()
+	b.events = make(chan string, 64)
+	ts := startServer(t, b)
+	tc := dialStarted(t, ts)
+	tc.send(t, `{"Type":"Query","String":"select pg_sleep(60)"}`)
+	waitEvent(t, b.events, "sleeping")
+	tc.send(t, `{"Type":"Query","String":"select 42"}`)
+	if err := tc.nc.(*net.TCPConn).CloseWrite(); err != nil {
+		t.Fatal(err)
+	}
+	if e := waitEvent(t, b.events, "sleep ended"); e != "sleep ended: "+errClientGone.Error() {
+		t.Errorf("got %q", e)
+	}
+	if ts.srv.readAhead.Load() == 0 {
+		t.Error("the query behind the long one was not read while it ran")
+	}
+	waitEvent(t, b.events, "closed")
+}

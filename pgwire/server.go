@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"freshet/sqlerr"
@@ -66,6 +67,9 @@ type Server struct {
 		// packet. Invariant: 0 <= sessions <= maxConnections().
 		sessions int
 	}
+	// readAhead counts the bytes watchers read while messages ran
+	// (watch.go), for the tests to see that they did.
+	readAhead atomic.Int64
 }
 
 // DefaultMaxConnections is the default of Server.MaxConnections,

@@ -1,7 +1,6 @@
 package pgwire
 
 import (
-	"bufio"
 	"context"
 	"crypto/tls"
 	"encoding/binary"
@@ -144,7 +143,8 @@ func (c *conn) startTLS() bool {
 		return false
 	}
 	c.nc = tc
-	c.br = bufio.NewReader(tc)
+	c.src.nc = tc
+	c.br.Reset(&c.src)
 	c.tls = true
 	return true
 }

@@ -73,6 +73,20 @@ func TestTLS(t *testing.T) {
 		conn.Close(testContext(t))
 	}
 
+	// A query long enough to be watched: the watcher's read through TLS
+	// is interrupted by its deadline when the query ends, and the
+	// connection reads on from where it stopped.
+	watched, err := pgx.Connect(testContext(t), tlsConnString(ts, "require"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer watched.Close(testContext(t))
+	for _, q := range []string{"select pg_sleep(1)", "select 1", "select pg_sleep(1)", "select 2"} {
+		if _, err := watched.Exec(testContext(t), q); err != nil {
+			t.Fatalf("%s over TLS: %v", q, err)
+		}
+	}
+
 	plain := startServer(t, newFakeBackend())
 	if _, err := pgx.Connect(testContext(t), tlsConnString(plain, "require")); err == nil {
 		t.Fatal("sslmode=require connected to a server without a certificate")
