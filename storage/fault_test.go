@@ -35,7 +35,9 @@ func TestSyncFailurePoisons(t *testing.T) {
 
 	fs.hold()
 	errs := make(chan error, queued+1)
-	go func() { errs <- s.Write(ctx, 6, txnWrites(6)) }()
+	// Large, so that the committer syncs it and the small writes behind
+	// it queue for the next group.
+	go func() { errs <- s.Write(ctx, 6, largeWrites(6)) }()
 	waitFor(t, "the group to reach its sync", func() bool { return fs.heldSyncs() == 1 })
 	for i := range queued {
 		ts := uint64(7 + i)
@@ -85,12 +87,40 @@ func TestSyncFailurePoisons(t *testing.T) {
 	}
 	s = openMem(t, crashed)
 	defer s.Close()
-	present := checkTxns(t, s, acked)
+	present := checkTxnsOf(t, s, acked, largeAt(6))
 	for ts := uint64(6); ts < 7+queued; ts++ {
 		if present[ts] {
 			t.Errorf("Txn at %d, whose sync failed, survived a crash", ts)
 		}
 	}
+}
+
+// TestOwnCommitSyncFailurePoisons fails the sync of a small Txn its
+// writer commits itself: the writer gets the 58030 error, nothing is
+// counted, and the store is poisoned.
+func TestOwnCommitSyncFailurePoisons(t *testing.T) {
+	fs := newFaultFS()
+	s := openMem(t, fs)
+	defer s.Close()
+	ctx := context.Background()
+	if err := s.Write(ctx, 1, txnWrites(1)); err != nil {
+		t.Fatal(err)
+	}
+	base := s.Stats()
+	if base.Own != 1 {
+		t.Fatalf("a small Txn on an idle store: %+v, want it committed by its caller", base)
+	}
+	fs.fail.Store(true)
+	err := s.Write(ctx, 2, txnWrites(2))
+	wantCode(t, "a small write whose sync failed", err, sqlerr.IOError)
+	if !errors.Is(err, errorfs.ErrInjected) {
+		t.Errorf("%v does not wrap the injected error", err)
+	}
+	if st := s.Stats(); st != base {
+		t.Errorf("stats after the failure: %+v, want %+v", st, base)
+	}
+	fs.fail.Store(false)
+	wantCode(t, "a write after the failure", s.Write(ctx, 3, txnWrites(3)), sqlerr.IOError)
 }
 
 // TestCrashImage runs concurrent writers and, at a seeded moment, takes a

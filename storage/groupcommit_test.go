@@ -2,6 +2,8 @@ package storage
 
 import (
 	"context"
+	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -11,10 +13,33 @@ import (
 	"freshet/sqlerr"
 )
 
+// largeWrites returns more writes at ts than a caller commits itself
+// (smallRequest), so that the committer syncs them.
+func largeWrites(ts uint64) []TableWrite {
+	var ws []TableWrite
+	for len(ws) <= smallRequest {
+		ws = append(ws, TableWrite{Table: 1, Row: fmt.Appendf(nil, "ts%d-large%d", ts, len(ws)), Diff: 1})
+	}
+	return ws
+}
+
+// largeAt returns the writes of a transaction at ts: largeWrites at the
+// times given, txnWrites at the others.
+func largeAt(large ...uint64) func(uint64) []TableWrite {
+	return func(ts uint64) []TableWrite {
+		if slices.Contains(large, ts) {
+			return largeWrites(ts)
+		}
+		return txnWrites(ts)
+	}
+}
+
 // TestGroupCommitGathers holds the first group's sync at a gate while
 // more writers queue, then lets it go: the writers that queued meanwhile
 // share the next sync, so 1+n Txns take exactly two syncs, and each
-// writer returns only after its own group's sync.
+// writer returns only after its own group's sync. The first is large, so
+// that the committer syncs it; the others are small, and queue because a
+// group is committing.
 func TestGroupCommitGathers(t *testing.T) {
 	const n = 40
 	fs := newFaultFS()
@@ -26,7 +51,7 @@ func TestGroupCommitGathers(t *testing.T) {
 	var returned atomic.Int64
 	errs := make(chan error, n+1)
 	go func() {
-		errs <- s.Write(ctx, 1, txnWrites(1))
+		errs <- s.Write(ctx, 1, largeWrites(1))
 		returned.Add(1)
 	}()
 	waitFor(t, "the first group to reach its sync", func() bool { return fs.heldSyncs() == 1 })
@@ -48,8 +73,8 @@ func TestGroupCommitGathers(t *testing.T) {
 		}
 	}
 	st := s.Stats()
-	if txns, syncs := st.Txns-base.Txns, st.Syncs-base.Syncs; txns != n+1 || syncs != 2 {
-		t.Errorf("%d Txns in %d syncs, want %d in 2", txns, syncs, n+1)
+	if txns, syncs, own := st.Txns-base.Txns, st.Syncs-base.Syncs, st.Own-base.Own; txns != n+1 || syncs != 2 || own != 0 {
+		t.Errorf("%d Txns in %d syncs, %d committed by their callers; want %d in 2, none", txns, syncs, own, n+1)
 	}
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
@@ -60,7 +85,7 @@ func TestGroupCommitGathers(t *testing.T) {
 	for i := range acked {
 		acked[i] = uint64(1 + i)
 	}
-	checkTxns(t, s, acked)
+	checkTxnsOf(t, s, acked, largeAt(1))
 }
 
 // TestGroupCommitConcurrent runs many writers at once and checks that
@@ -157,4 +182,47 @@ func TestCloseWaitsForWriters(t *testing.T) {
 	s = openMem(t, fs)
 	defer s.Close()
 	checkTxns(t, s, acked)
+}
+
+// TestSmallCommitOwn: a small Txn that finds nothing committing is
+// committed by its caller, a group of its own; a large one, or a small
+// one behind a group being committed, is queued for the committer. All
+// of them are durable.
+func TestSmallCommitOwn(t *testing.T) {
+	fs := newFaultFS()
+	s := openMem(t, fs)
+	ctx := context.Background()
+	base := s.Stats()
+	if err := s.Write(ctx, 1, txnWrites(1)); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Write(ctx, 2, largeWrites(2)); err != nil {
+		t.Fatal(err)
+	}
+	st := s.Stats()
+	if txns, syncs, own := st.Txns-base.Txns, st.Syncs-base.Syncs, st.Own-base.Own; txns != 2 || syncs != 2 || own != 1 {
+		t.Fatalf("%d Txns in %d syncs, %d committed by their callers; want 2 in 2, 1", txns, syncs, own)
+	}
+
+	fs.hold()
+	errs := make(chan error, 2)
+	go func() { errs <- s.Write(ctx, 3, largeWrites(3)) }()
+	waitFor(t, "the large Txn to reach its sync", func() bool { return fs.heldSyncs() == 1 })
+	go func() { errs <- s.Write(ctx, 4, txnWrites(4)) }()
+	waitFor(t, "the small Txn to queue", func() bool { return len(s.queue) == 1 })
+	fs.release()
+	for range 2 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if st := s.Stats(); st.Own-base.Own != 1 || st.Txns-base.Txns != 4 {
+		t.Fatalf("after a small Txn behind a group: %d Txns, %d committed by their callers; want 4, 1", st.Txns-base.Txns, st.Own-base.Own)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s = openMem(t, fs)
+	defer s.Close()
+	checkTxnsOf(t, s, []uint64{1, 2, 3, 4}, largeAt(2, 3))
 }

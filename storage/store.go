@@ -48,19 +48,25 @@ type Store struct {
 	// Invariant: once set, never cleared.
 	poison atomic.Pointer[sqlerr.Error]
 
-	// upper is the persisted timestamp upper. Only the committer stores
-	// it, after the batch that raised it was synced.
+	// committing is held by whoever commits a group: the committer, or
+	// a caller that commits its own request (submit). It guards nextSeq
+	// and seqLimit, and the stores of upper.
+	committing sync.Mutex
+
+	// upper is the persisted timestamp upper. Only the holder of
+	// committing stores it, after the batch that raised it was synced.
 	upper atomic.Uint64
 
-	// nextSeq is the least seq no key holds. Only the committer uses it.
+	// nextSeq is the least seq no key holds.
 	nextSeq uint64
 	// seqLimit is the persisted bound on seqs (internalNextSeq): no key
-	// holds a seq at or above it. Only the committer uses it.
+	// holds a seq at or above it.
 	seqLimit uint64
 
 	// Counters reported by Stats.
 	commits atomic.Uint64
 	syncs   atomic.Uint64
+	own     atomic.Uint64
 
 	mu struct {
 		sync.Mutex
@@ -76,11 +82,14 @@ type Stats struct {
 	// Syncs is the number of group commits, each one pebble batch
 	// synced once. Txns/Syncs is the mean group size.
 	Syncs uint64
+	// Own is the number of Txns their callers committed themselves
+	// (commitOwn), each a group of one.
+	Own uint64
 }
 
 // Stats returns the store's counters.
 func (s *Store) Stats() Stats {
-	return Stats{Txns: s.commits.Load(), Syncs: s.syncs.Load()}
+	return Stats{Txns: s.commits.Load(), Syncs: s.syncs.Load(), Own: s.own.Load()}
 }
 
 // enter starts a call: it fails if the store is closed or poisoned, and

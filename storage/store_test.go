@@ -568,7 +568,8 @@ func TestStartCommitWaitsForSync(t *testing.T) {
 	s := openMem(t, fs)
 	defer s.Close()
 	fs.hold()
-	wait := s.StartCommit(context.Background(), &Txn{Time: 1, Writes: txnWrites(1)})
+	// More updates than a caller commits itself: the committer syncs it.
+	wait := s.StartCommit(context.Background(), &Txn{Time: 1, Writes: largeWrites(1)})
 	waitFor(t, "the commit to reach its sync", func() bool { return fs.heldSyncs() == 1 })
 	outcome := make(chan error, 1)
 	go func() { outcome <- wait() }()

@@ -177,7 +177,8 @@ func (s *Store) Commit(ctx context.Context, txn *Txn) error {
 // StartCommit is Commit in two steps, so that a caller may work on while
 // its batch is built and synced: it queues txn, and wait returns
 // Commit's outcome when the batch holding txn is synced (at once if txn
-// was not queued). The caller must call wait: until it does, the store
+// was not queued). A small txn that finds nothing else committing is
+// committed before StartCommit returns (commitOwn). The caller must call wait: until it does, the store
 // counts the commit as in flight, and Close waits for it. Calls after
 // the first return the same outcome. txn must not change until wait
 // returns.
@@ -247,6 +248,10 @@ func (s *Store) submit(ctx context.Context, r *request) (wait func() error) {
 	if err := ctx.Err(); err != nil {
 		s.exit()
 		return now(canceled(err))
+	}
+	if own, err := s.commitOwn(r); own {
+		s.exit()
+		return now(err)
 	}
 	r.done = make(chan error, 1)
 	select {

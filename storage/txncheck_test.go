@@ -38,6 +38,13 @@ func formatWrites(ws []TableWrite) string {
 // the times present.
 func checkTxns(t *testing.T, s *Store, acked []uint64) map[uint64]bool {
 	t.Helper()
+	return checkTxnsOf(t, s, acked, txnWrites)
+}
+
+// checkTxnsOf is checkTxns for transactions whose writes at ts are
+// want(ts).
+func checkTxnsOf(t *testing.T, s *Store, acked []uint64, want func(ts uint64) []TableWrite) map[uint64]bool {
+	t.Helper()
 	got := map[uint64][]TableWrite{}
 	for table := uint64(1); table <= 3; table++ {
 		err := s.ScanTable(table, func(ts uint64, row []byte, diff int64) error {
@@ -51,7 +58,7 @@ func checkTxns(t *testing.T, s *Store, acked []uint64) map[uint64]bool {
 	present := map[uint64]bool{}
 	for ts, ws := range got {
 		present[ts] = true
-		if g, w := formatWrites(ws), formatWrites(txnWrites(ts)); g != w {
+		if g, w := formatWrites(ws), formatWrites(want(ts)); g != w {
 			t.Errorf("transaction at time %d is partial or altered:\ngot:\n%s\nwant:\n%s", ts, g, w)
 		}
 	}
