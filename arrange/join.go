@@ -216,12 +216,15 @@ func (l *joinLogic) closeWindow() {
 }
 
 // flush sends what the last piece of work emitted. The slice is given
-// away; the next piece's starts at a piece's size, which a piece of pairs
-// does not outgrow (loading a key's histories emits nothing).
+// away. The next one is sized by it, twice its length up to a piece's
+// size, which a piece of pairs does not outgrow (loading a key's
+// histories emits nothing): a large join's pieces fill it again, and a
+// one-row write's few pairs no longer take a whole piece's room, 256 KB,
+// each, which made the collector run every few hundred writes.
 func (l *joinLogic) flush() {
-	if len(l.emitted) > 0 {
+	if n := len(l.emitted); n > 0 {
 		giveByTime(l.out, l.emitted)
-		l.emitted = make([]Update, 0, joinPiece)
+		l.emitted = make([]Update, 0, min(joinPiece, max(16, 2*n)))
 	}
 }
 
