@@ -45,6 +45,9 @@ type partials struct {
 	// views of it, so no byte of it is ever written twice: a full arena
 	// is left to them and the collector, and a new one started.
 	arena []byte
+	// lastArena is how much of the arena was used when all the groups
+	// were last sent, 0 before (arenaSize).
+	lastArena int
 }
 
 // maxPartialGroups is how many groups partials holds before the
@@ -131,7 +134,7 @@ func (ps *partials) group(key []byte, time uint64) int {
 		}
 	}
 	if len(ps.arena)+len(key) > cap(ps.arena) {
-		ps.arena = make([]byte, 0, max(partialArena, len(key)))
+		ps.arena = make([]byte, 0, max(ps.arenaSize(), len(key)))
 	}
 	off := len(ps.arena)
 	ps.arena = append(ps.arena, key...)
@@ -272,7 +275,23 @@ func (ps *partials) forget(upper uint64) {
 	}
 	ps.index(min(n, len(ps.slots)))
 	if kept == 0 {
-		// The updates sent hold views of the arena: a new one is started.
+		// The updates sent hold views of the arena: a new one is started,
+		// sized by what this one held (arenaSize).
+		ps.lastArena = len(ps.arena)
 		ps.arena = nil
 	}
 }
+
+// arenaSize returns the size of the next arena: partialArena, or, after
+// the groups were all sent, twice what the arena held then, at least
+// minPartialArena. A stream of one-row writes started a 16 KB arena for
+// each write's one key.
+func (ps *partials) arenaSize() int {
+	if ps.lastArena == 0 {
+		return partialArena
+	}
+	return min(partialArena, max(minPartialArena, 2*ps.lastArena))
+}
+
+// minPartialArena is the least size of an arena arenaSize gives.
+const minPartialArena = 256
