@@ -233,14 +233,16 @@ func (c *conn) changedParams() []string {
 	if err != nil {
 		return nil
 	}
+	// Most batches change nothing: only the changed names are sorted.
 	var changed []string
-	for _, name := range sortedNames(current) {
-		if old, ok := c.params[name]; ok && old == current[name] {
+	for name, v := range current {
+		if old, ok := c.params[name]; ok && old == v {
 			continue
 		}
-		c.params[name] = current[name]
+		c.params[name] = v
 		changed = append(changed, name)
 	}
+	sortNames(changed)
 	return changed
 }
 
@@ -259,11 +261,16 @@ func sortedNames(params map[string]string) []string {
 	for name := range params {
 		names = append(names, name)
 	}
+	sortNames(names)
+	return names
+}
+
+// sortNames sorts parameter names in the order PostgreSQL sends them.
+func sortNames(names []string) {
 	slices.SortFunc(names, func(a, b string) int {
 		if c := strings.Compare(strings.ToLower(a), strings.ToLower(b)); c != 0 {
 			return c
 		}
 		return strings.Compare(a, b)
 	})
-	return names
 }
