@@ -9,6 +9,7 @@ import (
 	"maps"
 	"net"
 	"os"
+	"runtime"
 	"runtime/debug"
 	"slices"
 	"time"
@@ -135,6 +136,12 @@ func (s *Server) serveConn(srvCtx context.Context, nc net.Conn) {
 // when the client stayed silent in a transaction block past its timeout.
 func (c *conn) next() (frame, error) {
 	c.watch.stop()
+	// The workers may still be applying what the last message wrote.
+	// They go first: the next message's parse would otherwise keep a
+	// core from one of them, and both wait for each other's progress.
+	// With nothing else to run this returns at once. A bulk load by
+	// 1,000-row INSERTs ran a fifth slower without it.
+	runtime.Gosched()
 	if err := c.closing(); err != nil {
 		return frame{}, err
 	}
