@@ -29,6 +29,8 @@ import (
 //	select fatal()                a FATAL error
 //	begin, commit, rollback, set x = y, create table ..., insert ...,
 //	do notice, copy t from stdin, copy t to stdout
+//	copy t from stdin slowly      a COPY whose commit, after the data,
+//	                              sleeps a minute or until canceled
 type fakeBackend struct {
 	// events, if set, receives what sessions do that tests wait for:
 	// "sleeping", "sleep ended: <cause>", "closed".
@@ -131,6 +133,25 @@ func (s *fakeSession) cancelRunning() {
 	defer s.mu.Unlock()
 	if s.mu.cancel != nil {
 		s.mu.cancel(errUserCanceled)
+	}
+}
+
+// sleep waits for d or until the statement is canceled, telling the
+// backend's events "sleeping" and, when canceled, "sleep ended: <cause>".
+func (s *fakeSession) sleep(ctx context.Context, d time.Duration) error {
+	ctx, done := s.running(ctx)
+	defer done()
+	s.b.event("sleeping")
+	select {
+	case <-time.After(d):
+		return nil
+	case <-ctx.Done():
+		cause := context.Cause(ctx)
+		s.b.event("sleep ended: %v", cause)
+		if cause == errUserCanceled {
+			return cause
+		}
+		return sqlerr.Wrap(cause, sqlerr.QueryCanceled)
 	}
 }
 
@@ -479,18 +500,8 @@ func (s *fakeSession) run(ctx context.Context, st *fakeStmt, params [][]byte, w 
 	case "series":
 		return rows(st.n, func(i int) [][]byte { return [][]byte{[]byte(strconv.Itoa(i + 1))} })
 	case "sleep":
-		ctx, done := s.running(ctx)
-		defer done()
-		s.b.event("sleeping")
-		select {
-		case <-time.After(time.Duration(st.n) * time.Second):
-		case <-ctx.Done():
-			cause := context.Cause(ctx)
-			s.b.event("sleep ended: %v", cause)
-			if cause == errUserCanceled {
-				return "", start, false, cause
-			}
-			return "", start, false, sqlerr.Wrap(cause, sqlerr.QueryCanceled)
+		if err := s.sleep(ctx, time.Duration(st.n)*time.Second); err != nil {
+			return "", start, false, err
 		}
 		return rows(1, func(int) [][]byte { return [][]byte{{}} })
 	case "div0":
@@ -541,6 +552,12 @@ func (s *fakeSession) run(ctx context.Context, st *fakeStmt, params [][]byte, w 
 		s.b.mu.Lock()
 		s.b.mu.copied = append(s.b.mu.copied, data)
 		s.b.mu.Unlock()
+		if strings.HasSuffix(strings.ToLower(st.sql), " slowly") {
+			// A commit that takes a minute, or until canceled.
+			if err := s.sleep(ctx, time.Minute); err != nil {
+				return "", 0, false, err
+			}
+		}
 		return fmt.Sprintf("COPY %d", strings.Count(data, "\n")), 0, false, nil
 	case "copyout":
 		cw, err := w.CopyOut(CopyFormat{Columns: 2})

@@ -2,7 +2,9 @@ package pgwire
 
 import (
 	"bufio"
+	"maps"
 	"net"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -105,16 +107,26 @@ func waitReadAhead(t *testing.T, ts *testServer, n int64) {
 	}
 }
 
-// TestPipelinedBehindLongQuery sends a query behind one that runs for a
-// second, in two writes, the first cutting its header: the watcher reads
-// both parts while the first query runs, and the second query is then
-// read from what it kept and answered after the first.
+// cancelAll cancels the running statement of every session of b.
+func cancelAll(b *fakeBackend) {
+	b.mu.Lock()
+	keys := slices.Collect(maps.Keys(b.mu.sessions))
+	b.mu.Unlock()
+	for _, k := range keys {
+		b.Cancel(k)
+	}
+}
+
+// TestPipelinedBehindLongQuery sends a query behind a long one, in two
+// writes, the first cutting its header: the watcher reads both parts
+// while the first query runs; the first is then canceled, and the second
+// is read from what the watcher kept and answered after it.
 func TestPipelinedBehindLongQuery(t *testing.T) {
 	b := newFakeBackend()
 	b.events = make(chan string, 64)
 	ts := startServer(t, b)
 	tc := dialStarted(t, ts)
-	tc.send(t, `{"Type":"Query","String":"select pg_sleep(1)"}`)
+	tc.send(t, `{"Type":"Query","String":"select pg_sleep(60)"}`)
 	waitEvent(t, b.events, "sleeping")
 	q, err := encodeFrontend(`{"Type":"Query","String":"select 42"}`)
 	if err != nil {
@@ -128,14 +140,14 @@ func TestPipelinedBehindLongQuery(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitReadAhead(t, ts, int64(len(q)))
+	cancelAll(b)
 	got, err := tc.run(transcriptChunk{cmd: "until", input: []string{"ReadyForQuery", "ReadyForQuery"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := []string{
 		`{"Type":"RowDescription","Fields":[{"Name":"pg_sleep","TableOID":0,"TableAttributeNumber":0,"DataTypeOID":2278,"DataTypeSize":-1,"TypeModifier":-1,"Format":0}]}`,
-		`{"Type":"DataRow","Values":[{"text":""}]}`,
-		`{"Type":"CommandComplete","CommandTag":"SELECT 1"}`,
+		`{"Type":"ErrorResponse","Severity":"ERROR","SeverityUnlocalized":"ERROR","Code":"57014","Message":"canceling statement due to user request"}`,
 		`{"Type":"ReadyForQuery","TxStatus":"I"}`,
 		`{"Type":"RowDescription","Fields":[{"Name":"?column?","TableOID":0,"TableAttributeNumber":0,"DataTypeOID":23,"DataTypeSize":4,"TypeModifier":-1,"Format":0}]}`,
 		`{"Type":"DataRow","Values":[{"text":"42"}]}`,
@@ -166,6 +178,27 @@ func TestClientGoneBehindPipelinedQuery(t *testing.T) {
 	}
 	if ts.srv.readAhead.Load() == 0 {
 		t.Error("the query behind the long one was not read while it ran")
+	}
+	waitEvent(t, b.events, "closed")
+}
+
+// TestClientGoneDuringCopyCommit: a client closes its connection while
+// its COPY FROM STDIN commits, after the data: the commit is watched as
+// the statement before the data was, and canceled.
+func TestClientGoneDuringCopyCommit(t *testing.T) {
+	b := newFakeBackend()
+	b.events = make(chan string, 64)
+	ts := startServer(t, b)
+	tc := dialStarted(t, ts)
+	tc.send(t, `{"Type":"Query","String":"copy t from stdin slowly"}`)
+	if got, err := tc.run(transcriptChunk{cmd: "until", input: []string{"CopyInResponse"}}); err != nil {
+		t.Fatalf("%q: %v", got, err)
+	}
+	tc.send(t, `{"Type":"CopyData","Data":"1\tone\n"}`, `{"Type":"CopyDone"}`)
+	waitEvent(t, b.events, "sleeping")
+	tc.nc.Close()
+	if e := waitEvent(t, b.events, "sleep ended"); e != "sleep ended: "+errClientGone.Error() {
+		t.Errorf("got %q", e)
 	}
 	waitEvent(t, b.events, "closed")
 }

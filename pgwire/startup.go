@@ -53,7 +53,10 @@ func (c *conn) startup() bool {
 	// A connection that does not finish its startup in time, or while the
 	// server shuts down, is dropped.
 	c.nc.SetReadDeadline(time.Now().Add(c.srv.startupTimeout()))
-	stop := context.AfterFunc(c.ctx, func() { c.nc.SetReadDeadline(time.Now()) })
+	// The socket's deadline, also once TLS reads through it (startTLS
+	// changes c.nc while this may run).
+	raw := c.nc
+	stop := context.AfterFunc(c.ctx, func() { raw.SetReadDeadline(time.Now()) })
 	defer func() {
 		stop()
 		c.nc.SetReadDeadline(time.Time{})

@@ -23,7 +23,9 @@ import (
 //
 // The same deadline interrupts a read of the connection's goroutine when
 // the connection's context ends (the server shuts down, the client is
-// gone) or the session is terminated: serve registers both once.
+// gone) or the session is terminated: serve registers both once. A
+// client found gone is gone: the messages a watcher read before its end
+// are not run.
 
 // watchAfter is how long a message runs before the client's socket is
 // watched.

@@ -194,6 +194,9 @@ func (r *copyReader) receive() {
 		r.err = err
 		return
 	}
+	// Reading stopped the COPY's watcher: what follows (the rows' parse,
+	// after CopyDone the commit) is watched again.
+	r.c.watch.arm()
 	// Every byte of the last CopyData was read: its body goes back for
 	// another to be read into.
 	if r.body != nil {
