@@ -134,7 +134,13 @@ func (ps *partials) group(key []byte, time uint64) int {
 		}
 	}
 	if len(ps.arena)+len(key) > cap(ps.arena) {
-		ps.arena = make([]byte, 0, max(ps.arenaSize(), len(key)))
+		size := ps.arenaSize()
+		if cap(ps.arena) > 0 {
+			// An arena filled before the groups were sent: the next is
+			// twice as large, up to partialArena.
+			size = min(partialArena, max(size, 2*cap(ps.arena)))
+		}
+		ps.arena = make([]byte, 0, max(size, len(key)))
 	}
 	off := len(ps.arena)
 	ps.arena = append(ps.arena, key...)
@@ -274,7 +280,7 @@ func (ps *partials) forget(upper uint64) {
 		n *= 2
 	}
 	ps.index(min(n, len(ps.slots)))
-	if kept == 0 {
+	if kept == 0 && ps.arena != nil {
 		// The updates sent hold views of the arena: a new one is started,
 		// sized by what this one held (arenaSize).
 		ps.lastArena = len(ps.arena)

@@ -83,6 +83,10 @@ func (s *Store) runCommitter() {
 // microseconds each beside a sync of a few hundred; a write of a row
 // waits for both. A request that finds a group committing is queued
 // instead, to be grouped with whatever comes while that group syncs.
+// It may commit ahead of a request the committer has taken from the
+// queue but not yet locked for: requests are not committed in the order
+// they were submitted, only each one whole (the engine feeds writes in
+// timestamp order whatever order they become durable in).
 func (s *Store) commitOwn(r *request) (bool, error) {
 	if !r.small() || !s.committing.TryLock() {
 		return false, nil
