@@ -35,20 +35,33 @@ func (tc *transcriptConn) send(t *testing.T, lines ...string) {
 	}
 }
 
+// startEventful starts a server whose fake backend reports its events,
+// and a connection to it past its startup.
+func startEventful(t *testing.T) (*fakeBackend, *testServer, *transcriptConn) {
+	t.Helper()
+	b := newFakeBackend()
+	b.events = make(chan string, 64)
+	ts := startServer(t, b)
+	return b, ts, dialStarted(t, ts)
+}
+
+// wantSleepEnded waits for a sleep of b's to end and checks its cause.
+func wantSleepEnded(t *testing.T, b *fakeBackend, cause error) {
+	t.Helper()
+	if e := waitEvent(t, b.events, "sleep ended"); e != "sleep ended: "+cause.Error() {
+		t.Errorf("got %q", e)
+	}
+}
+
 // TestClientGoneCancelsQuery closes the client's socket while its query
 // runs: the server notices and cancels the query's context, and closes
 // the session.
 func TestClientGoneCancelsQuery(t *testing.T) {
-	b := newFakeBackend()
-	b.events = make(chan string, 64)
-	ts := startServer(t, b)
-	tc := dialStarted(t, ts)
+	b, _, tc := startEventful(t)
 	tc.send(t, `{"Type":"Query","String":"select pg_sleep(60)"}`)
 	waitEvent(t, b.events, "sleeping")
 	tc.nc.Close()
-	if e := waitEvent(t, b.events, "sleep ended"); e != "sleep ended: "+errClientGone.Error() {
-		t.Errorf("got %q", e)
-	}
+	wantSleepEnded(t, b, errClientGone)
 	waitEvent(t, b.events, "closed")
 }
 
@@ -122,10 +135,7 @@ func cancelAll(b *fakeBackend) {
 // while the first query runs; the first is then canceled, and the second
 // is read from what the watcher kept and answered after it.
 func TestPipelinedBehindLongQuery(t *testing.T) {
-	b := newFakeBackend()
-	b.events = make(chan string, 64)
-	ts := startServer(t, b)
-	tc := dialStarted(t, ts)
+	b, ts, tc := startEventful(t)
 	tc.send(t, `{"Type":"Query","String":"select pg_sleep(60)"}`)
 	waitEvent(t, b.events, "sleeping")
 	q, err := encodeFrontend(`{"Type":"Query","String":"select 42"}`)
@@ -163,19 +173,14 @@ func TestPipelinedBehindLongQuery(t *testing.T) {
 // long one and then closes its side. The watcher reads the query and then
 // the end, and cancels the running query.
 func TestClientGoneBehindPipelinedQuery(t *testing.T) {
-	b := newFakeBackend()
-	b.events = make(chan string, 64)
-	ts := startServer(t, b)
-	tc := dialStarted(t, ts)
+	b, ts, tc := startEventful(t)
 	tc.send(t, `{"Type":"Query","String":"select pg_sleep(60)"}`)
 	waitEvent(t, b.events, "sleeping")
 	tc.send(t, `{"Type":"Query","String":"select 42"}`)
 	if err := tc.nc.(*net.TCPConn).CloseWrite(); err != nil {
 		t.Fatal(err)
 	}
-	if e := waitEvent(t, b.events, "sleep ended"); e != "sleep ended: "+errClientGone.Error() {
-		t.Errorf("got %q", e)
-	}
+	wantSleepEnded(t, b, errClientGone)
 	if ts.srv.readAhead.Load() == 0 {
 		t.Error("the query behind the long one was not read while it ran")
 	}
@@ -186,10 +191,7 @@ func TestClientGoneBehindPipelinedQuery(t *testing.T) {
 // its COPY FROM STDIN commits, after the data: the commit is watched as
 // the statement before the data was, and canceled.
 func TestClientGoneDuringCopyCommit(t *testing.T) {
-	b := newFakeBackend()
-	b.events = make(chan string, 64)
-	ts := startServer(t, b)
-	tc := dialStarted(t, ts)
+	b, _, tc := startEventful(t)
 	tc.send(t, `{"Type":"Query","String":"copy t from stdin slowly"}`)
 	if got, err := tc.run(transcriptChunk{cmd: "until", input: []string{"CopyInResponse"}}); err != nil {
 		t.Fatalf("%q: %v", got, err)
@@ -197,8 +199,6 @@ func TestClientGoneDuringCopyCommit(t *testing.T) {
 	tc.send(t, `{"Type":"CopyData","Data":"1\tone\n"}`, `{"Type":"CopyDone"}`)
 	waitEvent(t, b.events, "sleeping")
 	tc.nc.Close()
-	if e := waitEvent(t, b.events, "sleep ended"); e != "sleep ended: "+errClientGone.Error() {
-		t.Errorf("got %q", e)
-	}
+	wantSleepEnded(t, b, errClientGone)
 	waitEvent(t, b.events, "closed")
 }
