@@ -45,9 +45,12 @@ type partials struct {
 	// views of it, so no byte of it is ever written twice: a full arena
 	// is left to them and the collector, and a new one started.
 	arena []byte
-	// lastArena is how much of the arena was used when all the groups
-	// were last sent, 0 before (arenaSize).
-	lastArena int
+	// nextArena is the size of the next arena: partialArena at first,
+	// then twice what the last one held when all the groups were sent,
+	// or twice the last one's size when it filled before they were, from
+	// minPartialArena up to partialArena. A stream of one-row writes
+	// started a 16 KB arena for each write's one key.
+	nextArena int
 }
 
 // maxPartialGroups is how many groups partials holds before the
@@ -92,7 +95,7 @@ const minPartialSlots = 64
 
 func newPartials(accs int) *partials {
 	seed := maphash.MakeSeed()
-	return &partials{accs: accs, seed: seed, wordSeed: maphash.Comparable(seed, uint64(0)), slots: make([]int32, minPartialSlots)}
+	return &partials{accs: accs, seed: seed, wordSeed: maphash.Comparable(seed, uint64(0)), slots: make([]int32, minPartialSlots), nextArena: partialArena}
 }
 
 // len returns the number of groups held.
@@ -134,13 +137,10 @@ func (ps *partials) group(key []byte, time uint64) int {
 		}
 	}
 	if len(ps.arena)+len(key) > cap(ps.arena) {
-		size := ps.arenaSize()
 		if cap(ps.arena) > 0 {
-			// An arena filled before the groups were sent: the next is
-			// twice as large, up to partialArena.
-			size = min(partialArena, max(size, 2*cap(ps.arena)))
+			ps.resizeArena(2 * cap(ps.arena))
 		}
-		ps.arena = make([]byte, 0, max(size, len(key)))
+		ps.arena = make([]byte, 0, max(ps.nextArena, len(key)))
 	}
 	off := len(ps.arena)
 	ps.arena = append(ps.arena, key...)
@@ -281,23 +281,17 @@ func (ps *partials) forget(upper uint64) {
 	}
 	ps.index(min(n, len(ps.slots)))
 	if kept == 0 && ps.arena != nil {
-		// The updates sent hold views of the arena: a new one is started,
-		// sized by what this one held (arenaSize).
-		ps.lastArena = len(ps.arena)
+		// The updates sent hold views of the arena: a new one is started.
+		ps.resizeArena(2 * len(ps.arena))
 		ps.arena = nil
 	}
 }
 
-// arenaSize returns the size of the next arena: partialArena, or, after
-// the groups were all sent, twice what the arena held then, at least
-// minPartialArena. A stream of one-row writes started a 16 KB arena for
-// each write's one key.
-func (ps *partials) arenaSize() int {
-	if ps.lastArena == 0 {
-		return partialArena
-	}
-	return min(partialArena, max(minPartialArena, 2*ps.lastArena))
+// resizeArena sets the next arena's size to n, within minPartialArena
+// and partialArena.
+func (ps *partials) resizeArena(n int) {
+	ps.nextArena = min(partialArena, max(minPartialArena, n))
 }
 
-// minPartialArena is the least size of an arena arenaSize gives.
+// minPartialArena is the least size of a new arena.
 const minPartialArena = 256

@@ -245,6 +245,7 @@ func (r *renderer) arrangeBy(c Collection, name string, types []repr.Type, keys 
 		// keys decode only the columns they read.
 		reader := newColumnReader(types, keys)
 		gk := newGroupKeys(keys)
+		rawEnd := gk.rawEnd()
 		return dataflow.ScheduleFunc(func() {
 			for {
 				t, data, ok := in.Next()
@@ -259,7 +260,7 @@ func (r *renderer) arrangeBy(c Collection, name string, types []repr.Type, keys 
 				var bad []arrange.Update
 				for _, u := range data {
 					if gk.raw {
-						raw = rawColumns(u.Key, gk.rawEnd(), raw)
+						raw = rawColumns(u.Key, rawEnd, raw)
 					} else if gk.evaluated() {
 						scratch = reader.decode(u.Key, scratch)
 					}

@@ -143,7 +143,9 @@ func (r *renderer) firstsUpdates(c Collection, group []int, order []expr.ColumnO
 					var key []byte
 					key, arena, _ = gk.make(raw, nil, &p, arena)
 					if len(group) == 0 && buckets > 0 {
-						b := int(fnv32(u.Key) % uint32(buckets))
+						// The same bucket for a row on every worker, as a
+						// row's retraction must land in its insertion's.
+						b := int(arrange.KeyHash(u.Key) % uint64(buckets))
 						key = segmentVals[b : b+1 : b+1]
 					}
 					at := len(arena)
@@ -186,14 +188,4 @@ func appendComplement(buf, d []byte) []byte {
 		buf = append(buf, ^b)
 	}
 	return buf
-}
-
-// fnv32 is the 32-bit FNV-1a hash of b: the same for a row on every
-// worker, as a row's retraction must land in its insertion's bucket.
-func fnv32(b []byte) uint32 {
-	h := uint32(2166136261)
-	for _, c := range b {
-		h = (h ^ uint32(c)) * 16777619
-	}
-	return h
 }
