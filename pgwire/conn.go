@@ -92,7 +92,6 @@ func (s *Server) serveConn(srvCtx context.Context, nc net.Conn) {
 	c := &conn{
 		srv:     s,
 		nc:      nc,
-		src:     source{nc: nc},
 		log:     s.logger().With("remote", nc.RemoteAddr().String()),
 		srvCtx:  srvCtx,
 		ctx:     ctx,
@@ -101,6 +100,7 @@ func (s *Server) serveConn(srvCtx context.Context, nc net.Conn) {
 		portals: map[string]*portal{},
 		params:  map[string]string{},
 	}
+	c.src.c = c
 	c.br = bufio.NewReader(&c.src)
 	c.watch = newWatcher(c)
 	defer func() {
@@ -140,7 +140,7 @@ func (c *conn) next() (frame, error) {
 		return frame{}, err
 	}
 	if c.idleTxTimeout > 0 {
-		c.src.nc.SetReadDeadline(time.Now().Add(c.idleTxTimeout))
+		c.nc.SetReadDeadline(time.Now().Add(c.idleTxTimeout))
 		// An end that came before the deadline was set moved it to the
 		// past first, and the line above moved it back: look again.
 		if err := c.closing(); err != nil {
@@ -149,7 +149,7 @@ func (c *conn) next() (frame, error) {
 	}
 	f, err := readFrame(c.br, c.srv.maxMessageSize())
 	if c.idleTxTimeout > 0 {
-		c.src.nc.SetReadDeadline(time.Time{})
+		c.nc.SetReadDeadline(time.Time{})
 	}
 	if err == nil {
 		return f, nil
@@ -193,7 +193,7 @@ func (c *conn) closing() error {
 // interruptRead ends the read in progress, if any, and any read until the
 // deadline is cleared.
 func (c *conn) interruptRead() {
-	c.src.nc.SetReadDeadline(aLongTimeAgo)
+	c.nc.SetReadDeadline(aLongTimeAgo)
 }
 
 // serve is the message loop of a connection after its startup.

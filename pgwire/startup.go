@@ -146,8 +146,6 @@ func (c *conn) startTLS() bool {
 		return false
 	}
 	c.nc = tc
-	c.src.nc = tc
-	c.br.Reset(&c.src)
 	c.tls = true
 	return true
 }

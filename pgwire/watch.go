@@ -2,7 +2,6 @@ package pgwire
 
 import (
 	"errors"
-	"net"
 	"os"
 	"sync"
 	"time"
@@ -43,10 +42,11 @@ var aLongTimeAgo = time.Unix(1, 0)
 
 // source is what a connection's buffered reader reads: the bytes a
 // watcher read ahead and the error that ended its read, then the
-// socket. Only the connection's goroutine calls Read, and never while a
-// watcher runs (watcher.stop orders the two).
+// connection's socket (its nc, TLS once started). Only the connection's
+// goroutine calls Read, and never while a watcher runs (watcher.stop
+// orders the two).
 type source struct {
-	nc    net.Conn
+	c     *conn
 	ahead []byte
 	err   error
 }
@@ -62,7 +62,7 @@ func (s *source) Read(p []byte) (int, error) {
 	if s.err != nil {
 		return 0, s.err
 	}
-	return s.nc.Read(p)
+	return s.c.nc.Read(p)
 }
 
 // watchState is where a connection's watcher is.
@@ -121,7 +121,7 @@ func (w *watcher) run() {
 	src := &w.c.src
 	var buf [4096]byte
 	for len(src.ahead) < aheadLimit && src.err == nil {
-		n, err := src.nc.Read(buf[:])
+		n, err := w.c.nc.Read(buf[:])
 		src.ahead = append(src.ahead, buf[:n]...)
 		w.c.srv.readAhead.Add(int64(n))
 		switch {
@@ -153,7 +153,7 @@ func (w *watcher) stop() {
 	if state != watchRunning {
 		return
 	}
-	w.c.src.nc.SetReadDeadline(aLongTimeAgo)
+	w.c.nc.SetReadDeadline(aLongTimeAgo)
 	<-done
-	w.c.src.nc.SetReadDeadline(time.Time{})
+	w.c.nc.SetReadDeadline(time.Time{})
 }
