@@ -71,6 +71,16 @@ func eachLimb(v repr.Datum, give func(pos int16, w int64)) {
 		}
 		return
 	}
+	if c, scale, ok := v.SmallNumeric(); ok {
+		// The common case: a numeric held in words, read without a
+		// decimal.
+		mag, neg := uint64(c), c < 0
+		if neg {
+			mag = uint64(-c)
+		}
+		eachWordLimb(mag, neg, -int64(scale), give)
+		return
+	}
 	d := v.Numeric()
 	switch d.Form {
 	case apd.NaN, apd.NaNSignaling:
@@ -84,34 +94,12 @@ func eachLimb(v repr.Datum, give func(pos int16, w int64)) {
 		}
 		return
 	}
-	// d = coeff × 10^exp. Align to a multiple of 9: coeff × 10^r with
-	// exp = 9q + r, 0 <= r < 9, so that the limbs of coeff × 10^r sit at
-	// positions q, q+1, ...
 	exp := int64(d.Exponent)
-	q := exp / 9
-	if exp%9 < 0 {
-		q--
-	}
-	r := exp - 9*q
 	if d.Coeff.IsUint64() {
-		// The common case, without big integers: coeff × 10^r fits in
-		// 128 bits, and dividing it by 10^9 one limb at a time is two
-		// 64-bit divisions.
-		sign := int64(1)
-		if d.Negative {
-			sign = -1
-		}
-		hi, lo := bits.Mul64(d.Coeff.Uint64(), pow10[r])
-		for pos := q; hi != 0 || lo != 0; pos++ {
-			var rem uint64
-			hi, rem = bits.Div64(0, hi, limbBase)
-			lo, rem = bits.Div64(rem, lo, limbBase)
-			if rem != 0 {
-				give(int16(pos), sign*int64(rem))
-			}
-		}
+		eachWordLimb(d.Coeff.Uint64(), d.Negative, exp, give)
 		return
 	}
+	q, r := limbAlign(exp)
 	var c apd.BigInt
 	c.Set(&d.Coeff)
 	if r > 0 {
@@ -132,6 +120,37 @@ func eachLimb(v repr.Datum, give func(pos int16, w int64)) {
 		}
 	}
 	return
+}
+
+// limbAlign splits the exponent of coeff × 10^exp into exp = 9q + r,
+// 0 <= r < 9, so that the limbs of coeff × 10^r sit at positions q,
+// q+1, ...
+func limbAlign(exp int64) (q, r int64) {
+	q = exp / 9
+	if exp%9 < 0 {
+		q--
+	}
+	return q, exp - 9*q
+}
+
+// eachWordLimb is eachLimb for the finite value coeff × 10^exp, negated
+// if neg, without big integers: coeff × 10^r fits in 128 bits, and
+// dividing it by 10^9 one limb at a time is two 64-bit divisions.
+func eachWordLimb(coeff uint64, neg bool, exp int64, give func(pos int16, w int64)) {
+	q, r := limbAlign(exp)
+	sign := int64(1)
+	if neg {
+		sign = -1
+	}
+	hi, lo := bits.Mul64(coeff, pow10[r])
+	for pos := q; hi != 0 || lo != 0; pos++ {
+		var rem uint64
+		hi, rem = bits.Div64(0, hi, limbBase)
+		lo, rem = bits.Div64(rem, lo, limbBase)
+		if rem != 0 {
+			give(int16(pos), sign*int64(rem))
+		}
+	}
 }
 
 // limbTotal adds limb sums into the value they stand for.

@@ -50,6 +50,9 @@ func Neg(a Datum) (Datum, error) {
 	case a.kind.IsFloat():
 		return newFloat(a.kind, -a.Float()), nil
 	case a.kind == KindNumeric:
+		if c, s, ok := a.small(); ok {
+			return newSmallNumeric(-c, s), nil
+		}
 		return NewNumeric(negNumeric(a.num)), nil
 	case a.kind == KindInterval:
 		return negInterval(a.Interval())
@@ -84,7 +87,12 @@ func arith(op ArithOp, a, b Datum) (Datum, error) {
 		}
 		return float8Arith(op, a.Float(), b.Float())
 	case a.kind == KindNumeric && b.kind == KindNumeric:
-		r, err := numericArith(op, a.num, b.num)
+		if a.num == nil && b.num == nil {
+			if r, ok, err := smallArith(op, a, b); ok || err != nil {
+				return r, err
+			}
+		}
+		r, err := numericArith(op, a.decimal(), b.decimal())
 		if err != nil {
 			return Null, err
 		}

@@ -211,13 +211,21 @@ func castToInt(d Datum, to Kind) (Datum, error) {
 		}
 		return newInt(to, int64(f)), nil
 	case d.kind == KindNumeric:
-		switch d.num.Form {
+		if c, s, ok := d.small(); ok {
+			if v, ok := roundSmall(c, s, 0); ok {
+				if v < lo || v > hi {
+					return Null, errIntOutOfRange(to)
+				}
+				return newInt(to, v), nil
+			}
+		}
+		switch d.decimal().Form {
 		case apd.NaN, apd.NaNSignaling:
 			return Null, sqlerr.New(sqlerr.FeatureNotSupported, "cannot convert NaN to %s", kinds[to].display)
 		case apd.Infinite:
 			return Null, sqlerr.New(sqlerr.FeatureNotSupported, "cannot convert infinity to %s", kinds[to].display)
 		}
-		r := roundToScale(d.num, 0)
+		r := roundToScale(d.decimal(), 0)
 		if !r.Coeff.IsInt64() {
 			return Null, errIntOutOfRange(to)
 		}
@@ -288,8 +296,18 @@ func castToNumeric(d Datum, to Type) (Datum, error) {
 	var n *apd.Decimal
 	switch {
 	case d.kind == KindNumeric:
-		n = d.num
+		if c, s, ok := d.small(); ok {
+			if r, ok, err := smallTypmod(c, s, to); ok {
+				return r, err
+			}
+		}
+		n = d.decimal()
 	case d.kind.IsInt():
+		if d.i != math.MinInt64 {
+			if r, ok, err := smallTypmod(d.i, 0, to); ok {
+				return r, err
+			}
+		}
 		n = numericFromInt(d.i)
 	case d.kind.IsFloat():
 		f := d.Float()

@@ -61,7 +61,12 @@ func Compare(a, b Datum) int {
 	case KindEnum:
 		return cmp.Compare(a.EnumSort(), b.EnumSort())
 	case KindNumeric:
-		return compareNumerics(a.num, b.num)
+		if a.num == nil && b.num == nil {
+			if c, ok := compareSmall(a, b); ok {
+				return c
+			}
+		}
+		return compareNumerics(a.decimal(), b.decimal())
 	case KindText, KindVarchar, KindBpchar, KindUnknown, KindJSON, KindName, KindChar:
 		return strings.Compare(comparableString(a), comparableString(b))
 	case KindArray, KindUUID, KindBytea, KindJSONB:

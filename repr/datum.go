@@ -16,8 +16,10 @@ import (
 //	int2, int4, int8          i: the value
 //	float4, float8            i: math.Float64bits of the value (a float4
 //	                          is held exactly as a float64)
-//	numeric                   num: the decimal, including its exponent,
-//	                          which carries the display scale
+//	numeric                   i: the coefficient and j: the display
+//	                          scale, if they fit (numeric_small.go);
+//	                          otherwise num: the decimal, including its
+//	                          exponent, which carries the display scale
 //	text, varchar, bpchar,    s: the string (bpchar already padded to its
 //	unknown                   length by input and casts)
 //	date                      i: days since 2000-01-01
@@ -99,10 +101,15 @@ func newFloat(k Kind, f float64) Datum {
 	return Datum{kind: k, valid: true, i: int64(math.Float64bits(f))}
 }
 
-// NewNumeric returns a numeric datum holding d, whose exponent gives the
-// display scale (1.50 is 150E-2). The datum takes d over: the caller must
-// not modify d afterwards.
-func NewNumeric(d *apd.Decimal) Datum { return Datum{kind: KindNumeric, valid: true, num: d} }
+// NewNumeric returns a numeric datum of d's value, whose exponent gives
+// the display scale (1.50 is 150E-2). The datum may take d over: the
+// caller must not modify d afterwards.
+func NewNumeric(d *apd.Decimal) Datum {
+	if c, s, ok := smallParts(d); ok {
+		return newSmallNumeric(c, s)
+	}
+	return Datum{kind: KindNumeric, valid: true, num: d}
+}
 
 // NewText returns a text datum.
 func NewText(s string) Datum { return Datum{kind: KindText, valid: true, s: s} }
@@ -152,9 +159,9 @@ func (d Datum) Int() int64 { return d.i }
 // Float returns the value of a float4 or float8 datum.
 func (d Datum) Float() float64 { return math.Float64frombits(uint64(d.i)) }
 
-// Numeric returns the decimal of a numeric datum. The caller must not
-// modify it.
-func (d Datum) Numeric() *apd.Decimal { return d.num }
+// Numeric returns the decimal of a numeric datum, which it may make
+// (SmallNumeric does not). The caller must not modify it.
+func (d Datum) Numeric() *apd.Decimal { return d.decimal() }
 
 // Text returns the string of a text, varchar, bpchar or unknown datum.
 func (d Datum) Text() string { return d.s }

@@ -238,18 +238,12 @@ func decodeDatum(b []byte, t Type) (Datum, int, error) {
 		f := math.Float64frombits(k)
 		return newFloat(t.kind, f), n, nil
 	case KindNumeric:
-		d, err := decodeNumeric(tag, body)
+		if d, ok := decodeSmallNumeric(tag, body, t); ok {
+			return d, n, nil
+		}
+		d, err := decodeNumericRow(tag, body, t)
 		if err != nil {
 			return Null, 0, err
-		}
-		if d.Form != apd.Finite {
-			return NewNumeric(d), n, nil
-		}
-		// Restore the display scale in place: a finite d is ours.
-		if scale := t.rowScale(d); -d.Exponent < scale {
-			var p apd.BigInt
-			d.Coeff.Mul(&d.Coeff, setPow10(&p, int64(scale+d.Exponent)))
-			d.Exponent = -scale
 		}
 		return NewNumeric(d), n, nil
 	case KindText, KindVarchar, KindBpchar, KindUnknown, KindJSON, KindName, KindChar:
@@ -373,6 +367,22 @@ func numericExponent(body []byte, neg bool) (e int64, i int, err error) {
 		return 0, 0, errCorrupt("numeric exponent %d out of range", e)
 	}
 	return e, i, nil
+}
+
+// decodeNumericRow reads the numeric key of a column of type t, at the
+// display scale the type gives it.
+func decodeNumericRow(tag byte, body []byte, t Type) (*apd.Decimal, error) {
+	d, err := decodeNumeric(tag, body)
+	if err != nil || d.Form != apd.Finite {
+		return d, err
+	}
+	// Restore the display scale in place: a finite d is ours.
+	if scale := t.rowScale(d); -d.Exponent < scale {
+		var p apd.BigInt
+		d.Coeff.Mul(&d.Coeff, setPow10(&p, int64(scale+d.Exponent)))
+		d.Exponent = -scale
+	}
+	return d, nil
 }
 
 func decodeNumeric(tag byte, body []byte) (*apd.Decimal, error) {

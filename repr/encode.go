@@ -94,6 +94,9 @@ func AppendDatum(buf []byte, d Datum) []byte {
 	case KindFloat4, KindFloat8:
 		return binary.BigEndian.AppendUint64(append(buf, tagFloat), floatKey(d.Float()))
 	case KindNumeric:
+		if c, s, ok := d.small(); ok {
+			return appendNumericKeyUint(buf, c < 0, absSmall(c), int(s))
+		}
 		return appendNumericKey(buf, d.num)
 	case KindText, KindVarchar, KindUnknown, KindJSON, KindName, KindChar:
 		return appendString(buf, d.s)

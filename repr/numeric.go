@@ -139,16 +139,44 @@ func applyNumericTypmod(d *apd.Decimal, t Type) (*apd.Decimal, error) {
 			"A field with precision %d, scale %d cannot hold an infinite value.", p, s)
 	}
 	r := roundToScale(d, int32(s))
-	maxDigits := int64(p - s)
-	if !r.IsZero() && intDigits(r) > maxDigits {
-		limit := "1"
-		if maxDigits != 0 {
-			limit = "10^" + strconv.FormatInt(maxDigits, 10)
-		}
-		return nil, sqlerr.New(sqlerr.NumericValueOutOfRange, "numeric field overflow").WithDetail(
-			"A field with precision %d, scale %d must round to an absolute value less than %s.", p, s, limit)
+	if !r.IsZero() && intDigits(r) > int64(p-s) {
+		return nil, errPrecisionOverflow(p, s)
 	}
 	return r, nil
+}
+
+// smallTypmod is applyNumericTypmod for the numeric c × 10^-s held in
+// words, and the cast to numeric that applies it. It reports false if
+// the rounded value does not fit words, or t's scale is negative; the
+// caller then takes the decimal path.
+func smallTypmod(c int64, s int32, t Type) (Datum, bool, error) {
+	p, ts, ok := t.NumericPrecision()
+	if !ok {
+		return newSmallNumeric(c, s), true, nil
+	}
+	if ts < 0 {
+		return Null, false, nil
+	}
+	r, ok := roundSmall(c, s, int32(ts))
+	if !ok {
+		return Null, false, nil
+	}
+	if r != 0 && wordDigits(absSmall(r))-int64(ts) > int64(p-ts) {
+		return Null, true, errPrecisionOverflow(p, ts)
+	}
+	return newSmallNumeric(r, int32(ts)), true, nil
+}
+
+// errPrecisionOverflow is PostgreSQL's error for a value with more digits
+// before the point than numeric(p,s) holds.
+func errPrecisionOverflow(p, s int) error {
+	maxDigits := int64(p - s)
+	limit := "1"
+	if maxDigits != 0 {
+		limit = "10^" + strconv.FormatInt(maxDigits, 10)
+	}
+	return sqlerr.New(sqlerr.NumericValueOutOfRange, "numeric field overflow").WithDetail(
+		"A field with precision %d, scale %d must round to an absolute value less than %s.", p, s, limit)
 }
 
 // numericFromInt returns v as a numeric with display scale 0.
@@ -161,14 +189,19 @@ func numericFromInt(v int64) *apd.Decimal { return apd.New(v, 0) }
 // the limit. NaN and the infinities are returned as they are.
 func RoundNumeric(d Datum, scale int64) Datum {
 	scale = min(max(scale, -(maxNumericIntDigits+1)), maxNumericDscale)
-	return NewNumeric(roundToScale(d.num, int32(scale)))
+	if c, s, ok := d.small(); ok && scale >= 0 {
+		if r, ok := roundSmall(c, s, int32(scale)); ok {
+			return newSmallNumeric(r, int32(scale))
+		}
+	}
+	return NewNumeric(roundToScale(d.decimal(), int32(scale)))
 }
 
 // FloorNumeric returns floor(d) of a numeric datum d, or ceil(d) if up:
 // the nearest integer below (above) d, with display scale 0. NaN and the
 // infinities are returned as they are.
 func FloorNumeric(d Datum, up bool) Datum {
-	x := d.num
+	x := d.decimal()
 	if x.Form != apd.Finite || x.Exponent >= 0 {
 		return NewNumeric(plainForm(x))
 	}

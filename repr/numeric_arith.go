@@ -214,12 +214,18 @@ func divRoundBig(x, y *apd.Decimal, scale int32) *apd.Decimal {
 func selectDivScale(x, y *apd.Decimal) int32 {
 	w1, f1 := weightAndFirstDigit(x)
 	w2, f2 := weightAndFirstDigit(y)
+	return divScale(w1, f1, w2, f2, dscale(x), dscale(y))
+}
+
+// divScale is selectDivScale from the operands' leading base-10000
+// digits, their weights and their display scales.
+func divScale(w1, f1, w2, f2 int64, dx, dy int32) int32 {
 	qweight := w1 - w2
 	if f1 <= f2 {
 		qweight--
 	}
 	rscale := int64(minSigDigits) - qweight*4
-	rscale = max(rscale, int64(dscale(x)), int64(dscale(y)), 0)
+	rscale = max(rscale, int64(dx), int64(dy), 0)
 	return int32(min(rscale, maxDisplayScale))
 }
 

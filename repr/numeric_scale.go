@@ -108,7 +108,13 @@ func CastType(from, to Type) Type {
 // number of fractional digits it prints. It reports false for NULL, NaN,
 // the infinities and datums of other kinds.
 func (d Datum) NumericScale() (int, bool) {
-	if !d.valid || d.kind != KindNumeric || d.num.Form != apd.Finite {
+	if !d.valid || d.kind != KindNumeric {
+		return 0, false
+	}
+	if _, s, ok := d.small(); ok {
+		return int(s), true
+	}
+	if d.num.Form != apd.Finite {
 		return 0, false
 	}
 	return int(dscale(d.num)), true

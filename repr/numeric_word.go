@@ -118,30 +118,39 @@ func divRoundWords(x, y *apd.Decimal, scale int32) (*apd.Decimal, bool) {
 	if !ok || !y.Coeff.IsUint64() {
 		return nil, false
 	}
-	den := y.Coeff.Uint64()
 	// x/y·10^scale = cx·10^(ex-ey+scale) / cy.
-	k := int64(x.Exponent) - int64(y.Exponent) + int64(scale)
-	for up := k; up > 0; up -= 19 {
-		if xh, xl, ok = mulWords(xh, xl, wordPow10[min(up, 19)]); !ok {
-			return nil, false
-		}
+	qh, ql, ok := quoWords(xh, xl, y.Coeff.Uint64(), int64(x.Exponent)-int64(y.Exponent)+int64(scale))
+	if !ok {
+		return nil, false
 	}
-	if k < 0 {
-		if -k >= int64(len(wordPow10)) {
-			return nil, false
-		}
-		h, l := bits.Mul64(den, wordPow10[-k])
-		if h != 0 {
-			return nil, false
-		}
-		den = l
-	}
-	qh, ql := quoRoundWords(xh, xl, den)
 	r := new(apd.Decimal)
 	setCoeffWords(&r.Coeff, qh, ql)
 	r.Exponent = -scale
 	r.Negative = x.Negative != y.Negative && (qh != 0 || ql != 0)
 	return r, true
+}
+
+// quoWords returns xh·2^64 + xl times 10^k divided by den, rounded half
+// away from zero, den > 0, and false when the dividend (k > 0) or the
+// divisor (k < 0) scaled by the power of ten does not fit.
+func quoWords(xh, xl, den uint64, k int64) (qh, ql uint64, ok bool) {
+	for up := k; up > 0; up -= 19 {
+		if xh, xl, ok = mulWords(xh, xl, wordPow10[min(up, 19)]); !ok {
+			return 0, 0, false
+		}
+	}
+	if k < 0 {
+		if -k >= int64(len(wordPow10)) {
+			return 0, 0, false
+		}
+		h, l := bits.Mul64(den, wordPow10[-k])
+		if h != 0 {
+			return 0, 0, false
+		}
+		den = l
+	}
+	qh, ql = quoRoundWords(xh, xl, den)
+	return qh, ql, true
 }
 
 // roundDownWords is roundToScale's rounding of a finite d with more
@@ -171,13 +180,21 @@ func leadingWord(d *apd.Decimal) (weight, first int64, ok bool) {
 	if !d.Coeff.IsUint64() {
 		return 0, 0, false
 	}
-	c := d.Coeff.Uint64()
+	weight, first = leadingOf(d.Coeff.Uint64(), int64(d.Exponent))
+	return weight, first, true
+}
+
+// leadingOf is weightAndFirstDigit for c × 10^exp: 0 and 0 for zero.
+func leadingOf(c uint64, exp int64) (weight, first int64) {
+	if c == 0 {
+		return 0, 0
+	}
 	nd := wordDigits(c)
-	adj := int64(d.Exponent) + nd - 1
+	adj := exp + nd - 1
 	weight, _ = floorDiv(adj, 4)
 	n := adj - 4*weight + 1 // the leading base-10000 digit's decimal digits
 	if nd >= n {
-		return weight, int64(c / wordPow10[nd-n]), true
+		return weight, int64(c / wordPow10[nd-n])
 	}
-	return weight, int64(c * wordPow10[n-nd]), true
+	return weight, int64(c * wordPow10[n-nd])
 }

@@ -39,6 +39,9 @@ func AppendTextIn(buf []byte, d Datum, z *Zone) []byte {
 	case KindFloat8:
 		return AppendFloat(buf, d.Float(), 64, 1)
 	case KindNumeric:
+		if c, s, ok := d.small(); ok {
+			return appendSmallNumeric(buf, c, s)
+		}
 		return appendNumeric(buf, d.num)
 	case KindText, KindVarchar, KindBpchar, KindUnknown, KindJSON, KindName, KindEnum:
 		return append(buf, d.s...)
