@@ -115,8 +115,54 @@ func filtered(arg, pred hscalar) hscalar {
 // equalScalars reports whether two bound expressions are the same
 // expression, wherever they were written.
 func equalScalars(a, b hscalar) bool {
-	return reflect.DeepEqual(stripLocations(a), stripLocations(b))
+	return reflect.DeepEqual(byValue(stripLocations(a)), byValue(stripLocations(b)))
 }
+
+// sameAggregate reports whether two aggregates of a grouping compute the
+// same thing.
+func sameAggregate(a, b hAggregate) bool {
+	for _, x := range []*hAggregate{&a, &b} {
+		x.arg, x.filter = byValue(x.arg), byValue(x.filter)
+		x.order = slices.Clone(x.order)
+		for i := range x.order {
+			x.order[i].s = byValue(x.order[i].s)
+		}
+	}
+	return reflect.DeepEqual(a, b)
+}
+
+// byValue returns s, for reflect.DeepEqual to compare, with every
+// literal replaced by its value as text: a datum holds a string's bytes,
+// or a decimal, behind a pointer, which DeepEqual compares as an
+// address, so that two 'a's written apart would differ.
+func byValue(s hscalar) hscalar {
+	if l, ok := s.(hLiteral); ok {
+		v := literalValue{null: l.v.IsNull(), t: l.t}
+		if !v.null {
+			v.text = repr.FormatText(l.v)
+		}
+		return v
+	}
+	cs := scalarChildren(s)
+	if len(cs) == 0 {
+		return s
+	}
+	ncs := make([]hscalar, len(cs))
+	for i, c := range cs {
+		ncs[i] = byValue(c)
+	}
+	return withScalarChildren(s, ncs)
+}
+
+// literalValue is a literal as byValue gives it: only compared, never
+// planned.
+type literalValue struct {
+	null bool
+	text string
+	t    repr.Type
+}
+
+func (l literalValue) typ() expr.ColumnType { return expr.ColumnType{Type: l.t} }
 
 // stripLocations returns s without the source positions it carries.
 func stripLocations(s hscalar) hscalar {
@@ -159,7 +205,7 @@ func (g *grouping) ungroup(s hscalar) (hscalar, error) {
 			return hLiteral{v: repr.NewInt4(0), t: repr.Int4}, nil
 		}
 		agg := hAggregate{grouping: keys}
-		i := slices.IndexFunc(g.aggs, func(o hAggregate) bool { return reflect.DeepEqual(o, agg) })
+		i := slices.IndexFunc(g.aggs, func(o hAggregate) bool { return sameAggregate(o, agg) })
 		if i < 0 {
 			i = len(g.aggs)
 			g.aggs = append(g.aggs, agg)
@@ -238,7 +284,7 @@ func (g *grouping) aggregate(a hAgg) (hscalar, error) {
 		}
 		i := len(g.aggs)
 		for j, o := range g.aggs {
-			if reflect.DeepEqual(o, agg) {
+			if sameAggregate(o, agg) {
 				i = j
 				break
 			}

@@ -256,3 +256,39 @@ func TestMakeObjectName(t *testing.T) {
 		t.Errorf("indexNameAddition: %q", got)
 	}
 }
+
+// TestGroupingMatchesLiteralsByValue: an expression in the select list
+// matches the same expression in GROUP BY, and an aggregate written twice
+// is one, however their string and numeric literals are held; literals
+// of different values or scales do not match.
+func TestGroupingMatchesLiteralsByValue(t *testing.T) {
+	cat := newTestCatalog(t)
+	for _, sql := range []string{
+		"SELECT a || 'z' FROM s GROUP BY a || 'z'",
+		"SELECT b * 1.50 FROM s GROUP BY b * 1.50",
+		"SELECT b + 123456789012345678901234567890.5 FROM s GROUP BY b + 123456789012345678901234567890.5",
+		"SELECT count(*) FILTER (WHERE a <> 'q') FROM s HAVING count(*) FILTER (WHERE a <> 'q') > 0",
+	} {
+		if _, err := Plan(cat, sql); err != nil {
+			t.Errorf("%s: %v", sql, err)
+		}
+	}
+	for _, sql := range []string{
+		"SELECT a || 'z' FROM s GROUP BY a || 'y'",
+		"SELECT b * 1.5 FROM s GROUP BY b * 1.50",
+	} {
+		if _, err := Plan(cat, sql); sqlerr.Code(err) != sqlerr.GroupingError {
+			t.Errorf("%s: %v, want a grouping error", sql, err)
+		}
+	}
+	aggs := func(sql string) int {
+		p, err := Plan(cat, sql)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.Count(expr.Explain(p[0].(*Select).Plan), "max(")
+	}
+	if once, twice := aggs("SELECT max(a || 'z') FROM s"), aggs("SELECT max(a || 'z'), max(a || 'z') FROM s"); once != 1 || twice != 1 {
+		t.Errorf("max(a || 'z') written twice is planned as %d aggregates, once as %d", twice, once)
+	}
+}

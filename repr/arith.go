@@ -53,7 +53,7 @@ func Neg(a Datum) (Datum, error) {
 		if c, s, ok := a.small(); ok {
 			return newSmallNumeric(-c, s), nil
 		}
-		return NewNumeric(negNumeric(a.num)), nil
+		return NewNumeric(negNumeric(a.dec())), nil
 	case a.kind == KindInterval:
 		return negInterval(a.Interval())
 	}
@@ -87,7 +87,7 @@ func arith(op ArithOp, a, b Datum) (Datum, error) {
 		}
 		return float8Arith(op, a.Float(), b.Float())
 	case a.kind == KindNumeric && b.kind == KindNumeric:
-		if a.num == nil && b.num == nil {
+		if a.p == nil && b.p == nil {
 			if r, ok, err := smallArith(op, a, b); ok || err != nil {
 				return r, err
 			}

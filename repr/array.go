@@ -98,7 +98,9 @@ func NewArray(elem Type, elems []Datum) Datum {
 		b = AppendDatum(b, e)
 	}
 	b = append(b, arrayEnd)
-	return Datum{kind: KindArray, valid: true, i: int64(elem.kind), j: int64(len(elems)), s: string(b)}
+	d := stringDatum(KindArray, string(b))
+	d.i, d.n = int64(elem.kind), uint32(len(elems))
+	return d
 }
 
 // NewVector returns the vector of type t (Int2Vector or OIDVector) of
@@ -119,14 +121,14 @@ func (d Datum) elemKind() Kind { return Kind(d.i &^ vectorFlag) }
 func (d Datum) IsVector() bool { return d.i&vectorFlag != 0 }
 
 // ArrayLen returns the number of elements of an array datum.
-func (d Datum) ArrayLen() int { return int(d.j) }
+func (d Datum) ArrayLen() int { return int(d.n) }
 
 // ArrayElems decodes the elements of an array datum as elem (the array
 // type's Elem, whose modifiers restore char(n) padding and numeric
 // display scales).
 func (d Datum) ArrayElems(elem Type) ([]Datum, error) {
-	out := make([]Datum, 0, d.j)
-	b := []byte(d.s)
+	out := make([]Datum, 0, d.n)
+	b := []byte(d.str())
 	for len(b) > 0 && b[0] == arrayNext {
 		e, n, err := decodeDatum(b[1:], elem)
 		if err != nil {

@@ -17,10 +17,10 @@ import (
 const hexDigits = "0123456789abcdef"
 
 // NewBytea returns a bytea datum holding the bytes of b.
-func NewBytea(b string) Datum { return Datum{kind: KindBytea, valid: true, s: b} }
+func NewBytea(b string) Datum { return stringDatum(KindBytea, b) }
 
 // Bytes returns the bytes of a bytea datum.
-func (d Datum) Bytes() string { return d.s }
+func (d Datum) Bytes() string { return d.str() }
 
 // hexValue returns the value of a hex digit in either case.
 func hexValue(c byte) (byte, bool) {

@@ -48,7 +48,7 @@ func cast(d Datum, to Type, assign bool, z *Zone) (Datum, error) {
 		// The planner casts only between values of one enum.
 		return d, nil
 	case from == KindJSON && to.kind == KindJSONB:
-		return ParseTextIn(to, d.s, z)
+		return ParseTextIn(to, d.str(), z)
 	case from == KindJSONB && !to.kind.IsString():
 		return castFromJSONB(d, to, assign, z)
 	case to.kind.IsOIDKind() && !from.IsString():
@@ -57,10 +57,10 @@ func cast(d Datum, to Type, assign bool, z *Zone) (Datum, error) {
 		return oidToInt(d, to.kind)
 	case from == KindChar && to.kind == KindInt4:
 		// The byte as a signed integer, as PostgreSQL's int4(char).
-		if d.s == "" {
+		if d.str() == "" {
 			return NewInt4(0), nil
 		}
-		return NewInt4(int32(int8(d.s[0]))), nil
+		return NewInt4(int32(int8(d.str()[0]))), nil
 	case from == KindInt4 && to.kind == KindChar:
 		if d.i < -128 || d.i > 127 {
 			return Null, sqlerr.New(sqlerr.NumericValueOutOfRange, "\"char\" out of range")
@@ -72,7 +72,7 @@ func cast(d Datum, to Type, assign bool, z *Zone) (Datum, error) {
 	case to.kind.IsString():
 		return castToString(d, to, assign, z)
 	case from.IsString():
-		return ParseTextIn(to, d.s, z)
+		return ParseTextIn(to, d.str(), z)
 	}
 	switch to.kind {
 	case KindBool:
@@ -143,7 +143,7 @@ func cast(d Datum, to Type, assign bool, z *Zone) (Datum, error) {
 		if err != nil {
 			return Null, err
 		}
-		return Datum{kind: to.kind, valid: true, i: us}, nil
+		return Datum{head: head{kind: to.kind, valid: true}, i: us}, nil
 	case KindInterval:
 		switch from {
 		case KindInterval:
@@ -169,9 +169,9 @@ func castToString(d Datum, to Type, assign bool, z *Zone) (Datum, error) {
 	var s string
 	switch {
 	case d.kind == KindBpchar:
-		s = strings.TrimRight(d.s, " ")
+		s = strings.TrimRight(d.str(), " ")
 	case d.kind.IsString():
-		s = d.s
+		s = d.str()
 	case d.kind == KindBool:
 		s = strconv.FormatBool(d.Bool())
 	default:

@@ -61,7 +61,7 @@ func Compare(a, b Datum) int {
 	case KindEnum:
 		return cmp.Compare(a.EnumSort(), b.EnumSort())
 	case KindNumeric:
-		if a.num == nil && b.num == nil {
+		if a.p == nil && b.p == nil {
 			if c, ok := compareSmall(a, b); ok {
 				return c
 			}
@@ -72,7 +72,7 @@ func Compare(a, b Datum) int {
 	case KindArray, KindUUID, KindBytea, KindJSONB:
 		// Array bodies are order-preserving encodings (array.go); uuid
 		// and bytea compare their bytes, a prefix first.
-		return strings.Compare(a.s, b.s)
+		return strings.Compare(a.str(), b.str())
 	case KindInterval:
 		x, y := a.Interval(), b.Interval()
 		if c := CompareIntervals(x, y); c != 0 {
@@ -90,9 +90,9 @@ func Compare(a, b Datum) int {
 // see: a char(n) value without its padding.
 func comparableString(d Datum) string {
 	if d.kind == KindBpchar {
-		return trimTrailingSpaces(d.s)
+		return trimTrailingSpaces(d.str())
 	}
-	return d.s
+	return d.str()
 }
 
 // compareFloats orders floats as PostgreSQL's float8 comparison does.

@@ -2,6 +2,7 @@ package repr
 
 import (
 	"math"
+	"unsafe"
 
 	"github.com/cockroachdb/apd/v3"
 )
@@ -18,10 +19,13 @@ import (
 //	                          is held exactly as a float64)
 //	numeric                   i: the coefficient and j: the display
 //	                          scale, if they fit (numeric_small.go);
-//	                          otherwise num: the decimal, including its
-//	                          exponent, which carries the display scale
-//	text, varchar, bpchar,    s: the string (bpchar already padded to its
-//	unknown                   length by input and casts)
+//	                          otherwise p: the *apd.Decimal, whose
+//	                          exponent carries the display scale
+//	text, varchar, bpchar,    p and j: the string's bytes and length
+//	unknown, and the other    (str); bpchar already padded to its length
+//	kinds held as bytes       by input and casts. An enum's i is its sort
+//	                          position, a jsonb's the length of its key,
+//	                          an array's its element kind and n its length
 //	date                      i: days since 2000-01-01
 //	timestamp, timestamptz    i: microseconds since 2000-01-01 00:00:00
 //	                          (UTC for timestamptz)
@@ -33,14 +37,44 @@ import (
 // Datums are values: copy them freely. The *apd.Decimal of a numeric is
 // shared by the copies and is never modified after the datum is built;
 // code that computes a numeric allocates a new Decimal.
+//
+// A datum is four words, with no more than four fields, so that Go keeps
+// one in registers: passed to and returned from a function, as every
+// Scalar's Eval does for every row, it is not spilled to memory and read
+// back. A string would be two of the four words, so it is held as its
+// pointer and length, and the pointer also holds a numeric's decimal.
 type Datum struct {
+	head
+	i int64
+	j int64
+	p unsafe.Pointer
+}
+
+// head is a datum's kind, whether it is non-NULL, and an array's length,
+// in one word.
+type head struct {
 	kind  Kind
 	valid bool
-	i     int64
-	j     int64
-	s     string
-	num   *apd.Decimal
+	n     uint32
 }
+
+// stringDatum returns a datum of kind k whose value is held as the bytes
+// of s.
+func stringDatum(k Kind, s string) Datum {
+	return Datum{head: head{kind: k, valid: true}, j: int64(len(s)), p: unsafe.Pointer(unsafe.StringData(s))}
+}
+
+// str returns the bytes of a datum held as a string, and "" for a datum
+// of another kind: their p is nil, but for a decimal's, with j 0.
+func (d Datum) str() string {
+	if d.p == nil {
+		return ""
+	}
+	return unsafe.String((*byte)(d.p), int(d.j))
+}
+
+// dec returns the decimal of a numeric datum held as one.
+func (d Datum) dec() *apd.Decimal { return (*apd.Decimal)(d.p) }
 
 // Null is the SQL NULL.
 var Null = Datum{}
@@ -71,34 +105,34 @@ func NewBool(b bool) Datum {
 	if b {
 		i = 1
 	}
-	return Datum{kind: KindBool, valid: true, i: i}
+	return Datum{head: head{kind: KindBool, valid: true}, i: i}
 }
 
 // NewInt2 returns a smallint datum.
-func NewInt2(v int16) Datum { return Datum{kind: KindInt2, valid: true, i: int64(v)} }
+func NewInt2(v int16) Datum { return Datum{head: head{kind: KindInt2, valid: true}, i: int64(v)} }
 
 // NewInt4 returns an integer datum.
-func NewInt4(v int32) Datum { return Datum{kind: KindInt4, valid: true, i: int64(v)} }
+func NewInt4(v int32) Datum { return Datum{head: head{kind: KindInt4, valid: true}, i: int64(v)} }
 
 // NewInt8 returns a bigint datum.
-func NewInt8(v int64) Datum { return Datum{kind: KindInt8, valid: true, i: v} }
+func NewInt8(v int64) Datum { return Datum{head: head{kind: KindInt8, valid: true}, i: v} }
 
 // newInt returns an integer datum of kind k; v must fit in k.
-func newInt(k Kind, v int64) Datum { return Datum{kind: k, valid: true, i: v} }
+func newInt(k Kind, v int64) Datum { return Datum{head: head{kind: k, valid: true}, i: v} }
 
 // NewFloat4 returns a real datum.
 func NewFloat4(f float32) Datum {
-	return Datum{kind: KindFloat4, valid: true, i: int64(math.Float64bits(float64(f)))}
+	return Datum{head: head{kind: KindFloat4, valid: true}, i: int64(math.Float64bits(float64(f)))}
 }
 
 // NewFloat8 returns a double precision datum.
 func NewFloat8(f float64) Datum {
-	return Datum{kind: KindFloat8, valid: true, i: int64(math.Float64bits(f))}
+	return Datum{head: head{kind: KindFloat8, valid: true}, i: int64(math.Float64bits(f))}
 }
 
 // newFloat returns a float datum of kind k; f must be exact in k.
 func newFloat(k Kind, f float64) Datum {
-	return Datum{kind: k, valid: true, i: int64(math.Float64bits(f))}
+	return Datum{head: head{kind: k, valid: true}, i: int64(math.Float64bits(f))}
 }
 
 // NewNumeric returns a numeric datum of d's value, whose exponent gives
@@ -108,36 +142,38 @@ func NewNumeric(d *apd.Decimal) Datum {
 	if c, s, ok := smallParts(d); ok {
 		return newSmallNumeric(c, s)
 	}
-	return Datum{kind: KindNumeric, valid: true, num: d}
+	return Datum{head: head{kind: KindNumeric, valid: true}, p: unsafe.Pointer(d)}
 }
 
 // NewText returns a text datum.
-func NewText(s string) Datum { return Datum{kind: KindText, valid: true, s: s} }
+func NewText(s string) Datum { return stringDatum(KindText, s) }
 
 // NewString returns a datum of string kind k (text, varchar, bpchar or
 // unknown) holding s as it is: no length is checked and no padding added.
-func NewString(k Kind, s string) Datum { return Datum{kind: k, valid: true, s: s} }
+func NewString(k Kind, s string) Datum { return stringDatum(k, s) }
 
 // NewDate returns a date datum for the given number of days since
 // 2000-01-01, or DateNegInfinity or DatePosInfinity.
-func NewDate(days int32) Datum { return Datum{kind: KindDate, valid: true, i: int64(days)} }
+func NewDate(days int32) Datum { return Datum{head: head{kind: KindDate, valid: true}, i: int64(days)} }
 
 // NewTimestamp returns a timestamp without time zone, in microseconds
 // since 2000-01-01 00:00:00.
-func NewTimestamp(us int64) Datum { return Datum{kind: KindTimestamp, valid: true, i: us} }
+func NewTimestamp(us int64) Datum { return Datum{head: head{kind: KindTimestamp, valid: true}, i: us} }
 
 // NewTime returns a time without time zone of us microseconds since
 // midnight; us must lie in 0..24:00:00 (ParseTextIn and the casts check
 // input).
-func NewTime(us int64) Datum { return Datum{kind: KindTime, valid: true, i: us} }
+func NewTime(us int64) Datum { return Datum{head: head{kind: KindTime, valid: true}, i: us} }
 
 // NewTimestampTZ returns a timestamp with time zone, in microseconds
 // since 2000-01-01 00:00:00 UTC.
-func NewTimestampTZ(us int64) Datum { return Datum{kind: KindTimestampTZ, valid: true, i: us} }
+func NewTimestampTZ(us int64) Datum {
+	return Datum{head: head{kind: KindTimestampTZ, valid: true}, i: us}
+}
 
 // NewInterval returns an interval datum.
 func NewInterval(v IntervalValue) Datum {
-	return Datum{kind: KindInterval, valid: true, i: v.Micros, j: int64(v.Months)<<32 | int64(uint32(v.Days))}
+	return Datum{head: head{kind: KindInterval, valid: true}, i: v.Micros, j: int64(v.Months)<<32 | int64(uint32(v.Days))}
 }
 
 // IsNull reports whether d is NULL.
@@ -164,7 +200,7 @@ func (d Datum) Float() float64 { return math.Float64frombits(uint64(d.i)) }
 func (d Datum) Numeric() *apd.Decimal { return d.decimal() }
 
 // Text returns the string of a text, varchar, bpchar or unknown datum.
-func (d Datum) Text() string { return d.s }
+func (d Datum) Text() string { return d.str() }
 
 // Date returns the days since 2000-01-01 of a date datum.
 func (d Datum) Date() int32 { return int32(d.i) }

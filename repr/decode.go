@@ -269,13 +269,16 @@ func decodeDatum(b []byte, t Type) (Datum, int, error) {
 		if err != nil {
 			return Null, 0, err
 		}
-		return Datum{kind: KindJSONB, valid: true, s: string(body), j: int64(key)}, n, nil
+		d := stringDatum(KindJSONB, string(body))
+		d.i = int64(key)
+		return d, n, nil
 	case KindArray:
 		_, count, err := arrayBodyLen(body)
 		if err != nil {
 			return Null, 0, err
 		}
-		d := Datum{kind: KindArray, valid: true, i: int64(t.elem), j: int64(count), s: string(body)}
+		d := stringDatum(KindArray, string(body))
+		d.i, d.n = int64(t.elem), uint32(count)
 		if t.vector {
 			d.i |= vectorFlag
 		}
@@ -288,7 +291,7 @@ func decodeDatum(b []byte, t Type) (Datum, int, error) {
 	case KindDate:
 		return NewDate(int32(binary.BigEndian.Uint32(body) ^ 1<<31)), n, nil
 	case KindTimestamp, KindTimestampTZ:
-		return Datum{kind: t.kind, valid: true, i: int64(binary.BigEndian.Uint64(body) ^ 1<<63)}, n, nil
+		return Datum{head: head{kind: t.kind, valid: true}, i: int64(binary.BigEndian.Uint64(body) ^ 1<<63)}, n, nil
 	case KindTime:
 		us := binary.BigEndian.Uint64(body)
 		if us > usPerDay {

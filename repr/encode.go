@@ -97,15 +97,15 @@ func AppendDatum(buf []byte, d Datum) []byte {
 		if c, s, ok := d.small(); ok {
 			return appendNumericKeyUint(buf, c < 0, absSmall(c), int(s))
 		}
-		return appendNumericKey(buf, d.num)
+		return appendNumericKey(buf, d.dec())
 	case KindText, KindVarchar, KindUnknown, KindJSON, KindName, KindChar:
-		return appendString(buf, d.s)
+		return appendString(buf, d.str())
 	case KindBpchar:
-		return appendString(buf, trimTrailingSpaces(d.s))
+		return appendString(buf, trimTrailingSpaces(d.str()))
 	case KindBytea:
-		return appendEscaped(append(buf, tagBytea), d.s)
+		return appendEscaped(append(buf, tagBytea), d.str())
 	case KindUUID:
-		return append(append(buf, tagUUID), d.s...)
+		return append(append(buf, tagUUID), d.str()...)
 	case KindEnum:
 		return appendEnum(buf, d)
 	case KindDate:
@@ -117,9 +117,9 @@ func AppendDatum(buf []byte, d Datum) []byte {
 	case KindTime:
 		return binary.BigEndian.AppendUint64(append(buf, tagTime), uint64(d.i))
 	case KindArray:
-		return append(append(buf, tagArray), d.s...)
+		return append(append(buf, tagArray), d.str()...)
 	case KindJSONB:
-		return append(append(buf, tagJSONB), d.s...)
+		return append(append(buf, tagJSONB), d.str()...)
 	case KindInterval:
 		v := d.Interval()
 		hi, lo := intervalSpan(v)

@@ -51,7 +51,9 @@ func (t Type) EnumName() string { return t.enumName }
 
 // NewEnum returns a value of an enum type: the label and its position.
 func NewEnum(sort float64, label string) Datum {
-	return Datum{kind: KindEnum, valid: true, i: int64(math.Float64bits(sort)), s: label}
+	d := stringDatum(KindEnum, label)
+	d.i = int64(math.Float64bits(sort))
+	return d
 }
 
 // EnumSort returns the sort position of an enum datum.
@@ -91,9 +93,9 @@ func (l *EnumLabels) Cast(d Datum) (Datum, error) {
 		return Null, nil
 	case d.kind.IsString():
 		if d.kind == KindBpchar {
-			return l.Parse(strings.TrimRight(d.s, " "))
+			return l.Parse(strings.TrimRight(d.str(), " "))
 		}
-		return l.Parse(d.s)
+		return l.Parse(d.str())
 	case d.kind == KindEnum:
 		return d, nil
 	}
@@ -111,7 +113,7 @@ func (l *EnumLabels) CastTo(d Datum, to Type) (Datum, error) {
 	case !d.valid:
 		return Null, nil
 	case d.kind.IsString():
-		return parseText(to, d.s, UTC, l)
+		return parseText(to, d.str(), UTC, l)
 	case d.kind == KindArray:
 		elems, err := d.Elems()
 		if err != nil {
@@ -162,7 +164,7 @@ func (l *EnumLabels) Range(lo, hi Datum) Datum {
 // appendEnum appends the row encoding of an enum datum.
 func appendEnum(buf []byte, d Datum) []byte {
 	buf = binary.BigEndian.AppendUint64(append(buf, tagEnum), floatKey(d.EnumSort()))
-	return appendEscaped(buf, d.s)
+	return appendEscaped(buf, d.str())
 }
 
 // decodeEnum reads the body of an enum's encoding (after the tag), whose

@@ -60,7 +60,7 @@ func AppendJSONIn(buf []byte, d Datum, z *Zone) []byte {
 		}
 		return append(buf, t...)
 	case KindJSON:
-		return append(buf, d.s...)
+		return append(buf, d.str()...)
 	case KindJSONB:
 		return AppendTextIn(buf, d, z)
 	case KindArray:

@@ -70,14 +70,16 @@ func NewJSONB(v *JSONB) Datum {
 		}
 	}
 	buf = append(buf, 0)
-	return Datum{kind: KindJSONB, valid: true, s: string(buf), j: int64(key)}
+	d := stringDatum(KindJSONB, string(buf))
+	d.i = int64(key)
+	return d
 }
 
 // JSONB returns the value of a jsonb datum.
 func (d Datum) JSONB() (JSONB, error) {
-	v, _, n, err := decodeJSONBBody([]byte(d.s))
-	if err == nil && n != len(d.s) {
-		err = errCorrupt("jsonb with %d bytes to spare", len(d.s)-n)
+	v, _, n, err := decodeJSONBBody([]byte(d.str()))
+	if err == nil && n != len(d.str()) {
+		err = errCorrupt("jsonb with %d bytes to spare", len(d.str())-n)
 	}
 	return v, err
 }
@@ -85,7 +87,7 @@ func (d Datum) JSONB() (JSONB, error) {
 // CompareJSONBKeys compares two jsonb datums as PostgreSQL's jsonb
 // operators do, which ignore a number's trailing zeros.
 func CompareJSONBKeys(a, b Datum) int {
-	x, y := a.s[:a.j], b.s[:b.j]
+	x, y := a.str()[:a.i], b.str()[:b.i]
 	switch {
 	case x < y:
 		return -1

@@ -114,10 +114,10 @@ func (d Datum) NumericScale() (int, bool) {
 	if _, s, ok := d.small(); ok {
 		return int(s), true
 	}
-	if d.num.Form != apd.Finite {
+	if d.dec().Form != apd.Finite {
 		return 0, false
 	}
-	return int(dscale(d.num)), true
+	return int(dscale(d.dec())), true
 }
 
 // rowScale returns the display scale that a finite value d read from a

@@ -22,20 +22,20 @@ import (
 // newSmallNumeric returns the numeric c × 10^-scale; c is not MinInt64,
 // whose magnitude has no int64, and scale lies in 0..maxNumericDscale.
 func newSmallNumeric(c int64, scale int32) Datum {
-	return Datum{kind: KindNumeric, valid: true, i: c, j: int64(scale)}
+	return Datum{head: head{kind: KindNumeric, valid: true}, i: c, j: int64(scale)}
 }
 
 // small returns the coefficient and scale of a numeric datum held in
 // words, and false for one held as a decimal.
 func (d Datum) small() (c int64, scale int32, ok bool) {
-	return d.i, int32(d.j), d.num == nil
+	return d.i, int32(d.j), d.p == nil
 }
 
 // decimal returns a numeric datum's value as a decimal, making one for a
 // datum held in words. The caller must not modify it.
 func (d Datum) decimal() *apd.Decimal {
-	if d.num != nil {
-		return d.num
+	if d.p != nil {
+		return d.dec()
 	}
 	r := new(apd.Decimal)
 	r.Coeff.SetUint64(absSmall(d.i))

@@ -5,13 +5,16 @@ import (
 	"math/rand/v2"
 	"strconv"
 	"testing"
+	"unsafe"
 
 	"github.com/cockroachdb/apd/v3"
 )
 
 // heldAsDecimal returns a numeric datum of d held behind the decimal, as
 // every numeric was before small ones were held in words.
-func heldAsDecimal(d *apd.Decimal) Datum { return Datum{kind: KindNumeric, valid: true, num: d} }
+func heldAsDecimal(d *apd.Decimal) Datum {
+	return Datum{head: head{kind: KindNumeric, valid: true}, p: unsafe.Pointer(d)}
+}
 
 // randomSmallish returns a decimal whose coefficient is near int64's
 // range as often as well inside it, with an exponent of -24 to 3: most fit a

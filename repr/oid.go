@@ -21,7 +21,7 @@ import (
 func (k Kind) IsOIDKind() bool { return k >= KindOID && k <= KindRegrole }
 
 // NewOID returns a datum of OID kind k (KindOID or a reg* kind).
-func NewOID(k Kind, v uint32) Datum { return Datum{kind: k, valid: true, i: int64(v)} }
+func NewOID(k Kind, v uint32) Datum { return Datum{head: head{kind: k, valid: true}, i: int64(v)} }
 
 // parseOID reads an object identifier as oidin does: an integer in
 // [-2^31, 2^32-1], surrounded by white space, a negative value read as

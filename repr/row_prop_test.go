@@ -143,7 +143,7 @@ func randomDatum(rng *rand.Rand, typ Type) Datum {
 			lo, span := int64(minTimestamp), uint64(endTimestamp)+uint64(-minTimestamp)
 			us = lo + int64(rng.Uint64N(span))
 		}
-		return Datum{kind: typ.Kind(), valid: true, i: us}
+		return Datum{head: head{kind: typ.Kind(), valid: true}, i: us}
 	case KindInterval:
 		pool := []IntervalValue{{}, {Months: 1}, {Days: 30}, {Micros: 30 * usPerDay}, {Days: 1}, {Micros: usPerDay},
 			{Months: -1}, {Days: -30}, {Micros: -1}, {Micros: 1},

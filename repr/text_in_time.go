@@ -98,7 +98,7 @@ func parseTimestamp(t Type, s string, z *Zone) (Datum, error) {
 	if err != nil {
 		return Null, err
 	}
-	return Datum{kind: t.kind, valid: true, i: us}, nil
+	return Datum{head: head{kind: t.kind, valid: true}, i: us}, nil
 }
 
 // roundTimestamp rounds a timestamp half away from zero to t's

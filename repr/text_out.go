@@ -42,11 +42,11 @@ func AppendTextIn(buf []byte, d Datum, z *Zone) []byte {
 		if c, s, ok := d.small(); ok {
 			return appendSmallNumeric(buf, c, s)
 		}
-		return appendNumeric(buf, d.num)
+		return appendNumeric(buf, d.dec())
 	case KindText, KindVarchar, KindBpchar, KindUnknown, KindJSON, KindName, KindEnum:
-		return append(buf, d.s...)
+		return append(buf, d.str()...)
 	case KindChar:
-		return appendChar(buf, d.s)
+		return appendChar(buf, d.str())
 	case KindDate:
 		return appendDate(buf, int64(d.Date()))
 	case KindTimestamp:
@@ -60,7 +60,7 @@ func AppendTextIn(buf []byte, d Datum, z *Zone) []byte {
 	case KindArray:
 		return appendArrayText(buf, d, z)
 	case KindUUID:
-		return appendUUID(buf, d.s)
+		return appendUUID(buf, d.str())
 	case KindJSONB:
 		v, err := d.JSONB()
 		if err != nil {
@@ -69,7 +69,7 @@ func AppendTextIn(buf []byte, d Datum, z *Zone) []byte {
 		}
 		return AppendJSONBText(buf, &v)
 	case KindBytea:
-		return appendByteaHex(buf, d.s)
+		return appendByteaHex(buf, d.str())
 	}
 	return buf
 }

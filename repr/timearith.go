@@ -54,7 +54,7 @@ func timeArith(op ArithOp, a, b Datum) (Datum, error) {
 		if err != nil {
 			return Null, err
 		}
-		return Datum{kind: a.kind, valid: true, i: us}, nil
+		return Datum{head: head{kind: a.kind, valid: true}, i: us}, nil
 	case a.kind == KindInterval && (b.kind == KindTimestamp || b.kind == KindTimestampTZ) && op == OpAdd:
 		return timeArith(op, b, a)
 	case a.kind == b.kind && (a.kind == KindTimestamp || a.kind == KindTimestampTZ) && op == OpSub:

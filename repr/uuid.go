@@ -10,11 +10,11 @@ import "freshet/sqlerr"
 const uuidLen = 16
 
 // NewUUID returns a uuid datum.
-func NewUUID(b [uuidLen]byte) Datum { return Datum{kind: KindUUID, valid: true, s: string(b[:])} }
+func NewUUID(b [uuidLen]byte) Datum { return stringDatum(KindUUID, string(b[:])) }
 
 // UUID returns the bytes of a uuid datum.
 func (d Datum) UUID() (b [uuidLen]byte) {
-	copy(b[:], d.s)
+	copy(b[:], d.str())
 	return b
 }
 
@@ -73,5 +73,5 @@ func UUIDFromBytes(b []byte) (Datum, error) {
 	if len(b) != uuidLen {
 		return Null, sqlerr.AssertionFailedf("uuid of %d bytes", len(b))
 	}
-	return Datum{kind: KindUUID, valid: true, s: string(b)}, nil
+	return stringDatum(KindUUID, string(b)), nil
 }

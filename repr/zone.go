@@ -238,13 +238,13 @@ func AtTimeZone(z *Zone, d Datum) (Datum, error) {
 		if !isInfiniteStamp(us) && !validTimestamp(us) {
 			return Null, errTimestampRange
 		}
-		return Datum{kind: KindTimestamp, valid: true, i: us}, nil
+		return Datum{head: head{kind: KindTimestamp, valid: true}, i: us}, nil
 	case KindTimestamp:
 		us := z.FromLocal(d.i)
 		if !isInfiniteStamp(us) && !validTimestamp(us) {
 			return Null, errTimestampRange
 		}
-		return Datum{kind: KindTimestampTZ, valid: true, i: us}, nil
+		return Datum{head: head{kind: KindTimestampTZ, valid: true}, i: us}, nil
 	}
 	return Null, sqlerr.AssertionFailedf("AT TIME ZONE of %s", d.kind)
 }
@@ -261,7 +261,7 @@ func AddIntervalIn(z *Zone, ts Datum, v IntervalValue) (Datum, error) {
 		if err != nil {
 			return Null, err
 		}
-		return Datum{kind: ts.kind, valid: true, i: us}, nil
+		return Datum{head: head{kind: ts.kind, valid: true}, i: us}, nil
 	}
 	local := z.ToLocal(ts.i)
 	moved, err := addInterval(local, IntervalValue{Months: v.Months, Days: v.Days})
@@ -272,7 +272,7 @@ func AddIntervalIn(z *Zone, ts Datum, v IntervalValue) (Datum, error) {
 	if err != nil {
 		return Null, err
 	}
-	return Datum{kind: KindTimestampTZ, valid: true, i: us}, nil
+	return Datum{head: head{kind: KindTimestampTZ, valid: true}, i: us}, nil
 }
 
 // SubIntervalIn is timestamptz - interval in zone z (AddIntervalIn of
