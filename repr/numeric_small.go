@@ -16,7 +16,7 @@ import (
 // allocation to make, to decode or to compute with: arithmetic, rounding,
 // comparison and the key and text forms of two of them work in machine
 // words here, and go to apd only when a result does not fit, with the
-// same result either way (TestSmallNumericsMatchBig). num is nil exactly
+// same result either way (TestSmallNumericsMatchBig). p is nil exactly
 // when a numeric datum is held so.
 
 // newSmallNumeric returns the numeric c × 10^-scale; c is not MinInt64,
