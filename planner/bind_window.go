@@ -290,15 +290,7 @@ func replaceWindowRefs(s hscalar, cols map[*pg.FuncCall]hscalar) hscalar {
 	if r, ok := s.(hWindowRef); ok {
 		return cols[r.call]
 	}
-	cs := scalarChildren(s)
-	if len(cs) == 0 {
-		return s
-	}
-	ncs := make([]hscalar, len(cs))
-	for i, c := range cs {
-		ncs[i] = replaceWindowRefs(c, cols)
-	}
-	return withScalarChildren(s, ncs)
+	return mapChildren(s, func(c hscalar) hscalar { return replaceWindowRefs(c, cols) })
 }
 
 // windowCall is a window function call being bound: the window

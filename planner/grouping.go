@@ -143,15 +143,7 @@ func byValue(s hscalar) hscalar {
 		}
 		return v
 	}
-	cs := scalarChildren(s)
-	if len(cs) == 0 {
-		return s
-	}
-	ncs := make([]hscalar, len(cs))
-	for i, c := range cs {
-		ncs[i] = byValue(c)
-	}
-	return withScalarChildren(s, ncs)
+	return mapChildren(s, byValue)
 }
 
 // literalValue is a literal as byValue gives it: only compared, never
@@ -170,15 +162,7 @@ func stripLocations(s hscalar) hscalar {
 		a.loc = 0
 		s = a
 	}
-	cs := scalarChildren(s)
-	if len(cs) == 0 {
-		return s
-	}
-	ncs := make([]hscalar, len(cs))
-	for i, c := range cs {
-		ncs[i] = stripLocations(c)
-	}
-	return withScalarChildren(s, ncs)
+	return mapChildren(s, stripLocations)
 }
 
 // ungroup rewrites s, bound over the FROM relation, over the Reduce.

@@ -421,6 +421,20 @@ func scalarChildren(s hscalar) []hscalar {
 	return nil
 }
 
+// mapChildren returns s with each of its scalar operands c replaced by
+// f(c).
+func mapChildren(s hscalar, f func(hscalar) hscalar) hscalar {
+	cs := scalarChildren(s)
+	if len(cs) == 0 {
+		return s
+	}
+	ncs := make([]hscalar, len(cs))
+	for i, c := range cs {
+		ncs[i] = f(c)
+	}
+	return withScalarChildren(s, ncs)
+}
+
 // withScalarChildren returns s with its scalar operands replaced by cs,
 // in scalarChildren's order.
 func withScalarChildren(s hscalar, cs []hscalar) hscalar {
