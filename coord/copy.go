@@ -12,6 +12,7 @@ import (
 	"freshet/expr"
 	"freshet/pgwire"
 	"freshet/planner"
+	"freshet/repr"
 	"freshet/sqlerr"
 )
 
@@ -61,65 +62,14 @@ func (s *Session) copyFrom(ctx context.Context, st *planner.Copy, w pgwire.Write
 	if err != nil {
 		return result{}, err
 	}
-	rows := newCopyRowBuilder(st, defaults)
-	// The rows gather packed in parts, which go to the write as they
-	// are: growing one buffer of a million rows, or joining the parts,
-	// copies them over and over.
-	var (
-		parts writeSet
-		part  *packedInserts
-		n     int
-		split *splitWrites
-	)
-	defer func() {
-		if split != nil {
-			split.finish()
-		}
-	}()
-	for ; ; rowNumber++ {
-		fields, err := src.next()
-		if err == io.EOF {
-			break
-		}
-		line, col := src.where()
-		if err != nil {
-			if col >= 0 {
-				return result{}, copyError(err, "COPY %s, line %d, column %s", st.Table.Name.Name, line, st.Table.Columns[st.Columns[col]].Name)
-			}
-			if line > 0 {
-				return result{}, copyError(err, "COPY %s, line %d", st.Table.Name.Name, line)
-			}
-			return result{}, err
-		}
-		if len(fields) != len(st.Columns) {
-			return result{}, sqlerr.New(sqlerr.BadCopyFileFormat, "%s", copyFieldError(st, len(fields))).
-				WithDetail("COPY %s, line %d", st.Table.Name.Name, line)
-		}
-		forceNulls(st.Options, fields)
-		size, fi, err := rows.encode(fields, zone)
-		if err != nil {
-			if fi >= 0 {
-				return result{}, copyError(err, "COPY %s, line %d, column %s", st.Table.Name.Name, line, st.Table.Columns[st.Columns[fi]].Name)
-			}
-			return result{}, err
-		}
-		if part == nil || part.full(size) {
-			if part != nil {
-				parts = append(parts, writePart{packed: part})
-				split = s.splitCopy(split, parts, n)
-			}
-			part = nextCopyPart(st, part, size)
-		}
-		part.Data = rows.appendRow(part.Data)
-		part.Ends = append(part.Ends, uint32(len(part.Data)))
-		n++
+	out := &copyParts{s: s, st: st}
+	defer out.finish()
+	err = copyRows(st, src, zone, defaults, &rowNumber, out)
+	if err != nil {
+		return result{}, err
 	}
-	if part != nil && len(part.Ends) > 0 {
-		parts = append(parts, writePart{packed: part})
-		if split != nil {
-			split.addPart(parts[len(parts)-1])
-		}
-	}
+	out.end()
+	parts, n, split := out.parts, out.n, out.split
 	if s.tx.status == pgwire.TxInBlock {
 		if err := s.engine.checkBlockWrite(&s.tx.keys, s.tx.writes, parts); err != nil {
 			return result{}, err
@@ -144,48 +94,67 @@ func (s *Session) copyFrom(ctx context.Context, st *planner.Copy, w pgwire.Write
 	return result{tag: fmt.Sprintf("COPY %d", n)}, nil
 }
 
-// splitCopy gives parts' last part, just filled, to split. Outside a
-// transaction block, it starts split at the first part that fills once
-// the COPY has read splitCopyRows rows (n), and gives it every part so
-// far. It returns split.
-func (s *Session) splitCopy(split *splitWrites, parts writeSet, n int) *splitWrites {
-	switch {
-	case split != nil:
-		split.addPart(parts[len(parts)-1])
-	case n >= splitCopyRows && s.tx.status != pgwire.TxInBlock:
-		split = splitWhileRead(s.engine.workers)
-		for _, part := range parts {
-			split.addPart(part)
+// copyRows reads src's rows one at a time and gathers them in out.
+// *rowNumber counts the rows, for the defaults that draw a value per
+// row.
+func copyRows(st *planner.Copy, src copySource, zone *repr.Zone, defaults []expr.Scalar, rowNumber *int64, out *copyParts) error {
+	rows := newCopyRowBuilder(st, defaults)
+	for ; ; *rowNumber++ {
+		fields, err := src.next()
+		if err == io.EOF {
+			return nil
 		}
+		line, col := src.where()
+		if err != nil {
+			if col >= 0 {
+				return copyError(err, "COPY %s, line %d, column %s", st.Table.Name.Name, line, st.Table.Columns[st.Columns[col]].Name)
+			}
+			return copyLineError(st, err, line, -1)
+		}
+		size, fi, err := encodeCopyRow(st, rows, fields, zone)
+		if err != nil {
+			if fi == noCopyPlace {
+				line = 0
+			}
+			return copyLineError(st, err, line, fi)
+		}
+		out.row(rows, size)
 	}
-	return split
 }
 
-// splitCopyRows is how many rows a COPY reads before it splits them
-// by worker as it reads: below it, a goroutine costs more than it
-// saves.
-const splitCopyRows = 8 << 10
-
-// nextCopyPart returns the part of a COPY's rows that follows last
-// (nil: the first), for a first row of size bytes: parts start small
-// and double up to copyChunkRows rows or copyChunkBytes bytes, sized by
-// the rows so far, so that a short COPY holds little more than its
-// rows and a long one few parts.
-func nextCopyPart(st *planner.Copy, last *packedInserts, size int) *packedInserts {
-	rows, avg := 64, max(size, 16)
-	if last != nil {
-		rows = min(2*len(last.Ends), copyChunkRows)
-		avg = len(last.Data)/len(last.Ends) + 1
+// encodeCopyRow checks that fields, a row of COPY st's data, has a
+// field per column, and encodes it with rows for their appendRow. It
+// returns the row's size, or an error and the index of the field it is
+// about: -1 for the line as a whole, noCopyPlace for an error about the
+// row's values together (a default's, a NOT NULL column's), which
+// PostgreSQL reports without the line.
+func encodeCopyRow(st *planner.Copy, rows *copyRowBuilder, fields [][]byte, zone *repr.Zone) (int, int, error) {
+	if len(fields) != len(st.Columns) {
+		return 0, -1, sqlerr.New(sqlerr.BadCopyFileFormat, "%s", copyFieldError(st, len(fields)))
 	}
-	rows = max(1, min(rows, copyChunkBytes/avg))
-	return newPackedInserts(uint64(st.Table.ID), st.Table.Shape, rows, max(rows*avg*9/8, size))
+	forceNulls(st.Options, fields)
+	size, fi, err := rows.encode(fields, zone)
+	if err != nil && fi < 0 {
+		fi = noCopyPlace
+	}
+	return size, fi, err
 }
 
-// copyChunkRows and copyChunkBytes bound a part of a COPY's rows.
-const (
-	copyChunkRows  = 64 << 10
-	copyChunkBytes = 4 << 20
-)
+// noCopyPlace is the field of an error that has no place in the data.
+const noCopyPlace = -2
+
+// copyLineError returns err, an error of line (from 1) of COPY st's
+// data, with its place as the detail: the column of field, or the line
+// alone for field -1; err as it is for line 0 (no place).
+func copyLineError(st *planner.Copy, err error, line, field int) error {
+	switch {
+	case line > 0 && field >= 0:
+		return copyError(err, "COPY %s, line %d, column %s", st.Table.Name.Name, line, st.Table.Columns[st.Columns[field]].Name)
+	case line > 0:
+		return copyError(err, "COPY %s, line %d", st.Table.Name.Name, line)
+	}
+	return err
+}
 
 // copyError returns err, with its SQLSTATE and message, and the place in
 // the COPY data where it happened as its detail (PostgreSQL's context).
@@ -212,12 +181,11 @@ type copySource interface {
 // separated by the delimiter, the NULL string for NULL, backslash
 // escapes, and an optional end marker \. on a line of its own.
 type textCopySource struct {
-	br          *bufio.Reader
-	delim, null string
-	line        int
-	done        bool
-	long        []byte   // a line longer than br's buffer, reused
-	fields      [][]byte // the last row's fields, reused
+	textFields
+	br   *bufio.Reader
+	line int
+	done bool
+	long []byte // a line longer than br's buffer, reused
 }
 
 // copyReadSize is the size of the buffer COPY FROM reads its data
@@ -225,14 +193,7 @@ type textCopySource struct {
 const copyReadSize = 64 << 10
 
 func newTextCopySource(r io.Reader, opts planner.CopyOptions) *textCopySource {
-	src := &textCopySource{br: bufio.NewReaderSize(r, copyReadSize), delim: opts.Delimiter, null: opts.Null}
-	if src.delim == "" {
-		src.delim = "\t"
-	}
-	if src.null == "" {
-		src.null = `\N`
-	}
-	return src
+	return &textCopySource{br: bufio.NewReaderSize(r, copyReadSize), textFields: newTextFields(opts)}
 }
 
 // next returns the fields of the next line. They alias the reader's
@@ -254,12 +215,46 @@ func (t *textCopySource) next() ([][]byte, error) {
 		return nil, err
 	}
 	t.done = err == io.EOF
-	text = bytes.TrimSuffix(bytes.TrimSuffix(text, []byte("\n")), []byte("\r"))
-	if string(text) == `\.` || (len(text) == 0 && err == io.EOF) {
+	text = lineText(text)
+	if isEndMarker(text) || (len(text) == 0 && err == io.EOF) {
 		t.done = true
 		return nil, io.EOF
 	}
 	t.line++
+	return t.split(text), nil
+}
+
+// lineText returns a line of text format without its line break: \n,
+// \r\n, or none for a last line without one.
+func lineText(line []byte) []byte {
+	return bytes.TrimSuffix(bytes.TrimSuffix(line, []byte("\n")), []byte("\r"))
+}
+
+// isEndMarker reports whether text, a line without its line break, is
+// the end marker \., which ends the data.
+func isEndMarker(text []byte) bool { return string(text) == `\.` }
+
+// textFields splits the lines of COPY's text format into fields.
+type textFields struct {
+	delim, null string
+	fields      [][]byte // the last line's fields, reused
+}
+
+func newTextFields(opts planner.CopyOptions) textFields {
+	f := textFields{delim: opts.Delimiter, null: opts.Null}
+	if f.delim == "" {
+		f.delim = "\t"
+	}
+	if f.null == "" {
+		f.null = `\N`
+	}
+	return f
+}
+
+// split returns the fields of text, a line without its line break, nil
+// for NULL. They alias text, or the field's unescaped copy, and are
+// valid until the next call.
+func (t *textFields) split(text []byte) [][]byte {
 	t.fields = t.fields[:0]
 	// A line with no backslash has no escapes to undo in any field.
 	escaped := bytes.IndexByte(text, '\\') >= 0
@@ -291,11 +286,10 @@ func (t *textCopySource) next() ([][]byte, error) {
 			t.fields = append(t.fields, p)
 		}
 		if !more {
-			break
+			return t.fields
 		}
 		text = rest
 	}
-	return t.fields, nil
 }
 
 func (t *textCopySource) where() (int, int) { return t.line, -1 }
@@ -363,6 +357,9 @@ func (s *Session) copyHeader(st *planner.Copy, src copySource) error {
 // NULL string) and FORCE_NULL (a field equal to the NULL string, quoted
 // or not, is NULL) to a row's fields, as PostgreSQL's NextCopyFrom does.
 func forceNulls(opts planner.CopyOptions, fields [][]byte) {
+	if opts.ForceNotNull == nil && opts.ForceNull == nil {
+		return
+	}
 	for i := range fields {
 		switch {
 		case fields[i] == nil && opts.ForceNotNull != nil && opts.ForceNotNull[i]:
