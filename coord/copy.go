@@ -64,7 +64,15 @@ func (s *Session) copyFrom(ctx context.Context, st *planner.Copy, w pgwire.Write
 	}
 	out := &copyParts{s: s, st: st}
 	defer out.finish()
-	err = copyRows(st, src, zone, defaults, &rowNumber, out)
+	// A text COPY's lines are parsed in segments, on as many cores as
+	// there are, unless a default must be drawn per row in their order.
+	// CSV's quoted values may hold line breaks, so its lines are not
+	// its rows; binary is read one row at a time.
+	if text, ok := src.(*textCopySource); ok && perStatement(defaults) {
+		err = s.copySegments(ctx, st, text, zone, defaults, &rowNumber, out)
+	} else {
+		err = copyRows(st, src, zone, defaults, &rowNumber, out)
+	}
 	if err != nil {
 		return result{}, err
 	}
@@ -94,9 +102,10 @@ func (s *Session) copyFrom(ctx context.Context, st *planner.Copy, w pgwire.Write
 	return result{tag: fmt.Sprintf("COPY %d", n)}, nil
 }
 
-// copyRows reads src's rows one at a time and gathers them in out.
-// *rowNumber counts the rows, for the defaults that draw a value per
-// row.
+// copyRows reads src's rows one at a time and gathers them in out: the
+// path of every format where the text is not parsed in segments
+// (copySegments). *rowNumber counts the rows, for the defaults that
+// draw a value per row.
 func copyRows(st *planner.Copy, src copySource, zone *repr.Zone, defaults []expr.Scalar, rowNumber *int64, out *copyParts) error {
 	rows := newCopyRowBuilder(st, defaults)
 	for ; ; *rowNumber++ {
@@ -222,6 +231,13 @@ func (t *textCopySource) next() ([][]byte, error) {
 	}
 	t.line++
 	return t.split(text), nil
+}
+
+// reread makes t read data, all that is left of its input, which it has
+// already read once.
+func (t *textCopySource) reread(data []byte) {
+	t.br.Reset(bytes.NewReader(data))
+	t.done = false
 }
 
 // lineText returns a line of text format without its line break: \n,

@@ -3,8 +3,14 @@ package coord
 import (
 	"fmt"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"freshet/expr"
+	"freshet/planner"
+	"freshet/repr"
 )
 
 // BenchmarkCopyFrom runs the load's COPY, 100,000 rows of text format
@@ -44,6 +50,49 @@ func BenchmarkCopyFrom(b *testing.B) {
 			}
 			b.ReportMetric(float64(cpu.Microseconds())/1000/float64(b.N), "cpu-ms/op")
 			b.ReportMetric(float64(b.N)*100_000/b.Elapsed().Seconds(), "rows/s")
+		})
+	}
+}
+
+// BenchmarkSegmentParse parses segments of 15,000 of the load's rows
+// (about 250 KB), one at a time and two at once on two goroutines, each
+// with a parser of its own, as a COPY's segments are parsed: two at once
+// should take little longer than one, unless the parsers share memory
+// they write (ownLines).
+func BenchmarkSegmentParse(b *testing.B) {
+	st := &planner.Copy{
+		Table: planner.Target{ID: 1, Columns: []planner.Column{
+			{Name: "id", Type: repr.Int4, Nullable: true},
+			{Name: "customer", Type: repr.Int4, Nullable: true},
+			{Name: "amount", Type: repr.NumericOf(10, 2), Nullable: true},
+		}},
+		Columns: []int{0, 1, 2},
+		Options: planner.CopyOptions{Format: "text"},
+	}
+	var sb strings.Builder
+	for g := 1; g <= 15_000; g++ {
+		fmt.Fprintf(&sb, "%d\t%d\t%d.%d\n", g, (g*37)%10000+1, g%1000/10, g%10)
+	}
+	seg := textSegment{data: []byte(sb.String())}
+	for _, n := range []int{1, 2} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			parsers := make([]*segmentParser, n)
+			for i := range parsers {
+				parsers[i] = newSegmentParser(st, repr.UTC, make([]expr.Scalar, len(st.Table.Columns)))
+			}
+			var stop atomic.Bool
+			for b.Loop() {
+				var wg sync.WaitGroup
+				for _, p := range parsers {
+					wg.Go(func() {
+						if rows := p.parse(seg, &stop); rows.err != nil || rows.lines != 15_000 {
+							b.Errorf("parse: %d lines, %v", rows.lines, rows.err)
+						}
+					})
+				}
+				wg.Wait()
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n*15_000), "ns/row")
 		})
 	}
 }

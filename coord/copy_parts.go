@@ -8,7 +8,9 @@ import (
 // copyParts gathers a COPY's rows packed in parts, which go to the write
 // as they are: growing one buffer of a million rows, or joining the
 // parts, copies them over and over. Each part is handed on to the split
-// (splitCopy) once the part after it has begun.
+// (splitCopy) once the part after it has begun, so that the split starts
+// at the same part whether the rows come one at a time (row) or in
+// parts that segments' parses filled (add).
 //
 // The zero value is not usable: s and st must be set. Invariant: part
 // is the last part, not yet in parts; n counts the rows of parts and
@@ -35,6 +37,16 @@ func (g *copyParts) row(rows *copyRowBuilder, size int) {
 	g.part.Data = rows.appendRow(g.part.Data)
 	g.part.Ends = append(g.part.Ends, uint32(len(g.part.Data)))
 	g.n++
+}
+
+// add appends part, a part a segment's parse filled, which follows the
+// rows so far.
+func (g *copyParts) add(part *packedInserts) {
+	if g.part != nil {
+		g.handOn()
+	}
+	g.part = part
+	g.n += part.Len()
 }
 
 // handOn puts the last part in parts and gives it to the split.
@@ -102,7 +114,9 @@ func nextCopyPart(st *planner.Copy, last *packedInserts, size int) *packedInsert
 
 // sizedCopyPart returns a part with room for rows rows, at most
 // copyPartRows and copyPartBytes, of the size of last's rows (nil: of
-// size bytes), and for one of size bytes.
+// size bytes), and for one of size bytes. A segment's parse asks for
+// room for the segment's lines left, so that one part holds a
+// segment's rows unless they are larger than the rows so far say.
 func sizedCopyPart(st *planner.Copy, last *packedInserts, size, rows int) *packedInserts {
 	avg := max(size, 16)
 	if last != nil {
