@@ -43,6 +43,9 @@ import (
 // Scalar's Eval does for every row, it is not spilled to memory and read
 // back. A string would be two of the four words, so it is held as its
 // pointer and length, and the pointer also holds a numeric's decimal.
+// Two datums of equal strings may therefore differ under == and
+// reflect.DeepEqual, which compare the pointer: compare values with
+// Compare.
 type Datum struct {
 	head
 	i int64
