@@ -406,12 +406,6 @@ func decodeNumeric(tag byte, body []byte) (*apd.Decimal, error) {
 		return nil, errCorrupt("numeric key of %d bytes", len(body))
 	}
 	neg := tag == tagNumNeg
-	get := func(i int) byte {
-		if neg {
-			return ^body[i]
-		}
-		return body[i]
-	}
 	e, i, err := numericExponent(body, neg)
 	if err != nil {
 		return nil, err
@@ -419,11 +413,10 @@ func decodeNumeric(tag byte, body []byte) (*apd.Decimal, error) {
 	var tmp [48]byte
 	digits := tmp[:0]
 	for ; i < len(body)-1; i++ {
-		c := get(i)
-		if c == 0 || c%2 == 0 || c > 199 {
-			return nil, errCorrupt("bad numeric digit byte 0x%02x", c)
+		pair, ok := digitPair(body[i], neg)
+		if !ok {
+			return nil, errCorrupt("bad numeric digit byte 0x%02x", digitByte(body[i], neg))
 		}
-		pair := (c - 1) / 2
 		digits = append(digits, '0'+pair/10, '0'+pair%10)
 	}
 	for len(digits) > 0 && digits[len(digits)-1] == '0' {

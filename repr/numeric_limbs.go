@@ -1,5 +1,7 @@
 package repr
 
+import "math/bits"
+
 // NumericForm is the kind of value a numeric's encoding holds.
 type NumericForm uint8
 
@@ -59,14 +61,11 @@ func EachNumericLimb(b []byte, give func(pos int, w int64)) (NumericForm, error)
 	limb := int64(0)
 	digits := 0
 	for ; i < len(body)-1; i++ {
-		c := body[i]
-		if neg {
-			c = ^c
+		c, ok := digitPair(body[i], neg)
+		if !ok {
+			return 0, errCorrupt("bad numeric digit byte 0x%02x", digitByte(body[i], neg))
 		}
-		if c == 0 || c%2 == 0 || c > 199 {
-			return 0, errCorrupt("bad numeric digit byte 0x%02x", c)
-		}
-		pair := int64(c-1) / 2
+		pair := int64(c)
 		if r := w - 1 - 9*pos; r >= 0 {
 			limb += pair * pow10Small[r]
 		} else {
@@ -104,4 +103,56 @@ func floorDiv9(w int64) int64 {
 		q--
 	}
 	return q
+}
+
+// maxScaled bounds the magnitude of ScaledNumeric's counts.
+const maxScaled = 1_000_000_000_000_000_000
+
+// ScaledNumeric reads b, the encoding of a non-NULL numeric datum as a
+// row holds it (tag first), as a count of 10^-scale (scale at most 18):
+// 12.3 at scale 2 is 1230. It reports false for NaN and the
+// infinities, a value with a non-zero digit below 10^-scale, one whose
+// count would be 10^18 or more in magnitude, and bytes that are not a
+// numeric's encoding (which EachNumericLimb reports as an error).
+func ScaledNumeric(b []byte, scale int) (int64, bool) {
+	if len(b) == 0 || scale < 0 || scale > 18 {
+		return 0, false
+	}
+	if b[0] == tagNumZero {
+		return 0, true
+	}
+	v, exp, neg, ok := numericWord(b[0], b[1:])
+	if !ok || -exp > int64(scale) {
+		return 0, false
+	}
+	up := int64(scale) + exp
+	if up >= 18 {
+		return 0, false
+	}
+	hi, lo := bits.Mul64(v, wordPow10[up])
+	if hi != 0 || lo >= maxScaled {
+		return 0, false
+	}
+	if neg {
+		return -int64(lo), true
+	}
+	return int64(lo), true
+}
+
+// NumericPlaces returns how many digits b, the encoding of a non-NULL
+// numeric datum as a row holds it, has after the point (0.5 has one,
+// 100 none), for a finite value of at most 18 digits; false for any
+// other value.
+func NumericPlaces(b []byte) (int, bool) {
+	if len(b) == 0 {
+		return 0, false
+	}
+	if b[0] == tagNumZero {
+		return 0, true
+	}
+	_, exp, _, ok := numericWord(b[0], b[1:])
+	if !ok {
+		return 0, false
+	}
+	return int(max(0, -exp)), true
 }

@@ -249,6 +249,64 @@ func appendSmallNumeric(buf []byte, c int64, scale int32) []byte {
 	return append(buf, digits[point:]...)
 }
 
+// numericWord reads the numeric key of a non-zero finite value (tag
+// tagNumPos or tagNumNeg, then body) of at most 18 digits as v × 10^exp,
+// negated if neg, v with no trailing zero; it reports false for any
+// other value and for bytes that are not a well-formed key's digits.
+func numericWord(tag byte, body []byte) (v uint64, exp int64, neg, ok bool) {
+	if tag != tagNumNeg && tag != tagNumPos || len(body) < 2 {
+		return 0, 0, false, false
+	}
+	neg = tag == tagNumNeg
+	e, i, err := numericExponent(body, neg)
+	if err != nil {
+		return 0, 0, false, false
+	}
+	// At most 18 digits: nine pairs, then the terminator.
+	if len(body)-1-i > 9 || len(body)-1 <= i {
+		return 0, 0, false, false
+	}
+	digits := int64(0)
+	for ; i < len(body)-1; i++ {
+		pair, ok := digitPair(body[i], neg)
+		if !ok {
+			return 0, 0, false, false
+		}
+		v = v*100 + uint64(pair)
+		digits += 2
+	}
+	// The key's last pair may end in a zero that pads an odd count.
+	for v != 0 && v%10 == 0 {
+		v /= 10
+		digits--
+	}
+	if v == 0 {
+		return 0, 0, false, false
+	}
+	// The digits are 0.v × 10^e.
+	return v, e - digits, neg, true
+}
+
+// digitPair returns the two digits (0 to 99) a numeric key's digit byte
+// c holds, complemented in a negative value's key, or false if c is not
+// a digit byte.
+func digitPair(c byte, neg bool) (byte, bool) {
+	c = digitByte(c, neg)
+	if c == 0 || c%2 == 0 || c > 199 {
+		return 0, false
+	}
+	return (c - 1) / 2, true
+}
+
+// digitByte returns a numeric key's digit byte c as a positive value's
+// key holds it.
+func digitByte(c byte, neg bool) byte {
+	if neg {
+		return ^c
+	}
+	return c
+}
+
 // decodeSmallNumeric reads the numeric key of a column of type t into a
 // datum held in words, and reports false when the value does not fit, t
 // gives a scale by the value (a quotient's), or the bytes are not a
@@ -261,41 +319,11 @@ func decodeSmallNumeric(tag byte, body []byte, t Type) (Datum, bool) {
 	if tag == tagNumZero {
 		return newSmallNumeric(0, scale), true
 	}
-	if tag != tagNumNeg && tag != tagNumPos || len(body) < 2 {
+	v, exp, neg, ok := numericWord(tag, body)
+	if !ok {
 		return Null, false
 	}
-	neg := tag == tagNumNeg
-	e, i, err := numericExponent(body, neg)
-	if err != nil {
-		return Null, false
-	}
-	// At most 18 digits: nine pairs, then the terminator.
-	if len(body)-1-i > 9 || len(body)-1 <= i {
-		return Null, false
-	}
-	var v uint64
-	digits := int64(0)
-	for ; i < len(body)-1; i++ {
-		c := body[i]
-		if neg {
-			c = ^c
-		}
-		if c == 0 || c%2 == 0 || c > 199 {
-			return Null, false
-		}
-		v = v*100 + uint64((c-1)/2)
-		digits += 2
-	}
-	// The key's last pair may end in a zero that pads an odd count.
-	for v != 0 && v%10 == 0 {
-		v /= 10
-		digits--
-	}
-	if v == 0 {
-		return Null, false
-	}
-	// The value is 0.v × 10^e: v × 10^(e-digits), at least at t's scale.
-	exp := e - digits
+	// The value is v × 10^exp, at least at t's scale.
 	if exp > 0 || -exp < int64(scale) {
 		up := int64(scale) + exp
 		if up >= int64(len(wordPow10)) {
