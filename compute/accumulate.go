@@ -2,6 +2,7 @@ package compute
 
 import (
 	"encoding/binary"
+	"math"
 	"slices"
 
 	"freshet/arrange"
@@ -223,6 +224,21 @@ func addRawNumeric(sums *partials, g, i int, kind accumulatorKind, v []byte, d i
 		sums.add(g, i, d)
 		return
 	}
+	scale := sums.scales[i]
+	if scale == scaleOfFirst {
+		if places, ok := repr.NumericPlaces(v); ok {
+			sums.setScale(i, places)
+			scale = places
+		}
+	}
+	if scale >= 0 {
+		if c, ok := repr.ScaledNumeric(v, scale); ok {
+			if w, ok := mulDiff(c, d); ok {
+				sums.addScaled(g, i, w)
+				return
+			}
+		}
+	}
 	form, err := repr.EachNumericLimb(v, func(pos int, w int64) { sums.addLimb(g, i, int16(pos), d*w) })
 	if err != nil {
 		panic(sqlerr.AssertionFailedf("summing a numeric column: %v", err))
@@ -235,6 +251,23 @@ func addRawNumeric(sums *partials, g, i int, kind accumulatorKind, v []byte, d i
 	case repr.NumericNegInf:
 		sums.addLimb(g, i, limbNegInf, d)
 	}
+}
+
+// scaleOfFirst is the scale of a sum of an unconstrained numeric column
+// until its first value, whose places set it (partials.setScale): a
+// column's values most often have as many places as each other.
+const scaleOfFirst = -2
+
+// mulDiff returns c × d and reports whether it fits an int64.
+func mulDiff(c, d int64) (int64, bool) {
+	if d == 1 {
+		return c, true
+	}
+	p := c * d
+	if c != 0 && (p/c != d || c == -1 && d == math.MinInt64) {
+		return 0, false
+	}
+	return p, true
 }
 
 // contributionsPiece is how many rows the contributions operator takes
@@ -281,9 +314,26 @@ func newContributor(types []repr.Type, keys []expr.Scalar, accs []accumulator) *
 	for i := range accs {
 		c.indexes[i] = binary.BigEndian.AppendUint16(nil, uint16(i))
 	}
-	for _, a := range accs {
-		if a.kind == accDecimal && types[a.col].Kind() == repr.KindNumeric {
+	for i, a := range accs {
+		if a.kind != accDecimal {
+			continue
+		}
+		// A decimal sum keeps a count of its column's places where the
+		// type gives them: an int8's are none, a numeric(p, s)'s s.
+		switch t := types[a.col]; t.Kind() {
+		case repr.KindNumeric:
 			c.rawNum[a.col] = true
+			c.sums.setScale(i, scaleOfFirst)
+			if _, s, ok := t.NumericPrecision(); ok {
+				// Counts of 10^-s below 10^18 (repr.ScaledNumeric): a
+				// scale past that, or below 0, keeps limbs only.
+				if s < 0 || s > 18 {
+					s = -1
+				}
+				c.sums.setScale(i, s)
+			}
+		case repr.KindInt8:
+			c.sums.setScale(i, 0)
 		}
 	}
 	var read []int
@@ -347,6 +397,12 @@ func (c *contributor) addRaw(raw [][]byte, t uint64, d int64) error {
 		}
 		if a.kind == accDecimal {
 			if v := c.scratch[a.col]; !v.IsNull() {
+				if v.Kind() == repr.KindInt8 && sums.scales[i] == 0 {
+					if w, ok := mulDiff(v.Int(), d); ok {
+						sums.addScaled(g, i, w)
+						continue
+					}
+				}
 				eachLimb(v, func(pos int16, w int64) { sums.addLimb(g, i, pos, d*w) })
 			}
 			continue

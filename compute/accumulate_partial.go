@@ -39,8 +39,14 @@ type partials struct {
 	groups []partialGroup
 	// sums[g*accs+i] is accumulator i's weight in group g (for every
 	// kind but accDecimal), and limbs[g*accs+i] its limbs (accDecimal).
-	sums  []int64
-	limbs [][]limb
+	// A decimal accumulator whose scales[i] is not negative also keeps
+	// a count of 10^-scales[i] in sums[g*accs+i] (addScaled), which
+	// emitBefore adds to its limbs: one word that a row's value is added
+	// to, beside the group's counts, where a limb sum is a search of a
+	// slice of its own.
+	sums   []int64
+	limbs  [][]limb
+	scales []int
 	// arena holds copies of the groups' keys. The updates sent carry
 	// views of it, so no byte of it is ever written twice: a full arena
 	// is left to them and the collector, and a new one started.
@@ -95,7 +101,11 @@ const minPartialSlots = 64
 
 func newPartials(accs int) *partials {
 	seed := maphash.MakeSeed()
-	return &partials{accs: accs, seed: seed, wordSeed: maphash.Comparable(seed, uint64(0)), slots: make([]int32, minPartialSlots), nextArena: partialArena}
+	scales := make([]int, accs)
+	for i := range scales {
+		scales[i] = -1
+	}
+	return &partials{accs: accs, seed: seed, wordSeed: maphash.Comparable(seed, uint64(0)), slots: make([]int32, minPartialSlots), nextArena: partialArena, scales: scales}
 }
 
 // len returns the number of groups held.
@@ -196,6 +206,49 @@ func (ps *partials) addLimb(g, i int, pos int16, w int64) {
 	ps.limbs[g*ps.accs+i] = append(ls, limb{pos: pos, sum: w})
 }
 
+// setScale makes decimal accumulator i keep a count of 10^-scale
+// (addScaled), a scale from 0 to 18, or none if scale is negative; it
+// holds no count yet.
+func (ps *partials) setScale(i, scale int) {
+	ps.scales[i] = scale
+}
+
+// addScaled adds w, a count of 10^-scales[i], to decimal accumulator i
+// of group g. A count that would overflow is first moved to the limbs.
+func (ps *partials) addScaled(g, i int, w int64) {
+	at := g*ps.accs + i
+	old := ps.sums[at]
+	// Go's addition wraps: it overflowed if both addends have one sign
+	// and the sum the other.
+	if sum := old + w; (old >= 0) != (w >= 0) || (sum >= 0) == (w >= 0) {
+		ps.sums[at] = sum
+		return
+	}
+	ps.foldScaled(g, i)
+	ps.sums[at] = w
+}
+
+// foldScaled adds decimal accumulator i of group g's count of
+// 10^-scales[i] to its limbs, and zeroes it.
+func (ps *partials) foldScaled(g, i int) {
+	at := g*ps.accs + i
+	v := ps.sums[at]
+	if v == 0 {
+		return
+	}
+	// The magnitude of the least int64 is its own negation, as a uint64.
+	mag := uint64(v)
+	if v < 0 {
+		mag = uint64(-v)
+	}
+	eachWordLimb(mag, v < 0, -int64(ps.scales[i]), func(pos int16, w int64) { ps.addLimb(g, i, pos, w) })
+	ps.sums[at] = 0
+}
+
+// scaledLimbs is the most limbs a count of foldScaled makes: below 2^63
+// times at most 10^8 (the alignment to a limb), it has 27 digits.
+const scaledLimbs = 3
+
 // updatesBefore returns at most how many updates emitBefore(upper)
 // appends.
 func (ps *partials) updatesBefore(upper uint64) int {
@@ -205,7 +258,11 @@ func (ps *partials) updatesBefore(upper uint64) int {
 			continue
 		}
 		for i := range ps.accs {
-			n += 1 + len(ps.limbs[g*ps.accs+i])
+			at := g*ps.accs + i
+			n += 1 + len(ps.limbs[at])
+			if ps.scales[i] >= 0 && ps.sums[at] != 0 {
+				n += scaledLimbs
+			}
 		}
 	}
 	return n
@@ -223,6 +280,9 @@ func (ps *partials) emitBefore(res []arrange.Update, upper uint64, indexes [][]b
 		for i, a := range kinds {
 			at := g*ps.accs + i
 			if a.kind == accDecimal {
+				if ps.scales[i] >= 0 {
+					ps.foldScaled(g, i)
+				}
 				for _, l := range ps.limbs[at] {
 					if l.sum != 0 {
 						res = append(res, arrange.Update{Key: grp.key, Val: vals.get(uint16(i), l.pos), Time: grp.time, Diff: l.sum})

@@ -145,6 +145,31 @@ func BenchmarkPartialsGroup(b *testing.B) {
 	}
 }
 
+// BenchmarkPartialsHydrate sums three accumulators of rows as a view's
+// hydration over a table does: the rows, 4M of them, stream by in the
+// table's order, and their group keys, one int4 column among 10,000
+// values, come in no order of their own, so that the groups are read
+// from memory the rows' stream keeps evicting from the caches.
+func BenchmarkPartialsHydrate(b *testing.B) {
+	const rows, groups = 4 << 20, 10000
+	keys := make([]byte, 0, rows*5)
+	for g := range rows {
+		keys = binary.BigEndian.AppendUint32(append(keys, 3), uint32(g*37%groups))
+	}
+	b.SetBytes(5)
+	var ps *partials
+	for i := 0; b.Loop(); i++ {
+		if i%rows == 0 {
+			ps = newPartials(3)
+		}
+		k := keys[i%rows*5 : i%rows*5+5]
+		g := ps.group(k, 5)
+		ps.add(g, 0, 1)
+		ps.add(g, 1, 1)
+		ps.add(g, 2, int64(i%1000))
+	}
+}
+
 // TestShortWord checks that a short key's word and its length are the
 // key: no two keys of one length, over a small alphabet at every length
 // up to a word and random ones at the longer lengths, share a word. Keys

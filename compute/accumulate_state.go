@@ -300,7 +300,10 @@ func (gs *accGroups) update(g int32, t uint64, res []arrange.Update) []arrange.U
 		gs.rows[g] = row
 	}
 	for i := range values {
-		if values[i] != 0 || len(limbs[i]) > 0 {
+		// Limbs summed by different routes (a row's own, or a count of
+		// many rows' places, partials.addScaled) may cancel in value but
+		// not position by position: a sum of no rows is zero.
+		if values[i] != 0 || len(limbs[i]) > 0 && !limbTotal(limbs[i]).IsZero() {
 			return res
 		}
 	}

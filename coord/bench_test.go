@@ -310,13 +310,25 @@ func BenchmarkFreshnessBesideHydration(b *testing.B) {
 // for it (getrusage): the measure of a change to hydration that wall
 // time on a shared machine cannot separate.
 func BenchmarkHydrate(b *testing.B) {
+	hydrate(b, "g % 10000 + 1", "int", "g % 100")
+}
+
+// BenchmarkHydrateNumeric is BenchmarkHydrate with freshet-bench's
+// amounts, numeric(10,2): their sum is kept in limbs.
+func BenchmarkHydrateNumeric(b *testing.B) {
+	hydrate(b, "(g * 37) % 10000 + 1", "numeric(10,2)", "(g % 1000) / 10.0")
+}
+
+// hydrate times the view's CREATE over 300k orders whose amount column
+// has type typ; row g has the customer and the amount given.
+func hydrate(b *testing.B, customer, typ, amount string) {
 	env := openSQL(b, b.TempDir())
 	defer func() { env.e.Close() }()
 	s := env.session()
 	env.exec(s, "CREATE TABLE customers (id int, region int)")
-	env.exec(s, "CREATE TABLE orders (id int, customer int, amount int)")
+	env.exec(s, "CREATE TABLE orders (id int, customer int, amount "+typ+")")
 	env.exec(s, "INSERT INTO customers SELECT g, g % 50 FROM generate_series(1, 10000) g")
-	env.exec(s, "INSERT INTO orders SELECT g, g % 10000 + 1, g % 100 FROM generate_series(1, 300000) g")
+	env.exec(s, "INSERT INTO orders SELECT g, "+customer+", "+amount+" FROM generate_series(1, 300000) g")
 	var cpu time.Duration
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
