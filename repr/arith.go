@@ -50,7 +50,7 @@ func Neg(a Datum) (Datum, error) {
 	case a.kind.IsFloat():
 		return newFloat(a.kind, -a.Float()), nil
 	case a.kind == KindNumeric:
-		if c, s, ok := a.small(); ok {
+		if c, s, ok := a.SmallNumeric(); ok {
 			return newSmallNumeric(-c, s), nil
 		}
 		return NewNumeric(negNumeric(a.dec())), nil

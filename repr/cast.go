@@ -211,7 +211,7 @@ func castToInt(d Datum, to Kind) (Datum, error) {
 		}
 		return newInt(to, int64(f)), nil
 	case d.kind == KindNumeric:
-		if c, s, ok := d.small(); ok {
+		if c, s, ok := d.SmallNumeric(); ok {
 			if v, ok := roundSmall(c, s, 0); ok {
 				if v < lo || v > hi {
 					return Null, errIntOutOfRange(to)
@@ -296,7 +296,7 @@ func castToNumeric(d Datum, to Type) (Datum, error) {
 	var n *apd.Decimal
 	switch {
 	case d.kind == KindNumeric:
-		if c, s, ok := d.small(); ok {
+		if c, s, ok := d.SmallNumeric(); ok {
 			if r, ok, err := smallTypmod(c, s, to); ok {
 				return r, err
 			}

@@ -94,7 +94,7 @@ func AppendDatum(buf []byte, d Datum) []byte {
 	case KindFloat4, KindFloat8:
 		return binary.BigEndian.AppendUint64(append(buf, tagFloat), floatKey(d.Float()))
 	case KindNumeric:
-		if c, s, ok := d.small(); ok {
+		if c, s, ok := d.SmallNumeric(); ok {
 			return appendNumericKeyUint(buf, c < 0, absSmall(c), int(s))
 		}
 		return appendNumericKey(buf, d.dec())

@@ -189,7 +189,7 @@ func numericFromInt(v int64) *apd.Decimal { return apd.New(v, 0) }
 // the limit. NaN and the infinities are returned as they are.
 func RoundNumeric(d Datum, scale int64) Datum {
 	scale = min(max(scale, -(maxNumericIntDigits+1)), maxNumericDscale)
-	if c, s, ok := d.small(); ok && scale >= 0 {
+	if c, s, ok := d.SmallNumeric(); ok && scale >= 0 {
 		if r, ok := roundSmall(c, s, int32(scale)); ok {
 			return newSmallNumeric(r, int32(scale))
 		}

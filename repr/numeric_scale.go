@@ -111,7 +111,7 @@ func (d Datum) NumericScale() (int, bool) {
 	if !d.valid || d.kind != KindNumeric {
 		return 0, false
 	}
-	if _, s, ok := d.small(); ok {
+	if _, s, ok := d.SmallNumeric(); ok {
 		return int(s), true
 	}
 	if d.dec().Form != apd.Finite {

@@ -25,12 +25,6 @@ func newSmallNumeric(c int64, scale int32) Datum {
 	return Datum{head: head{kind: KindNumeric, valid: true}, i: c, j: int64(scale)}
 }
 
-// small returns the coefficient and scale of a numeric datum held in
-// words, and false for one held as a decimal.
-func (d Datum) small() (c int64, scale int32, ok bool) {
-	return d.i, int32(d.j), d.p == nil
-}
-
 // decimal returns a numeric datum's value as a decimal, making one for a
 // datum held in words. The caller must not modify it.
 func (d Datum) decimal() *apd.Decimal {
@@ -44,12 +38,12 @@ func (d Datum) decimal() *apd.Decimal {
 	return r
 }
 
-// SmallNumeric returns the coefficient and display scale of a finite
-// numeric datum of the value c × 10^-scale with c in int64's range, and
-// false for any other numeric, which Numeric then gives. It costs
-// nothing; Numeric may allocate.
+// SmallNumeric returns the coefficient and display scale of a numeric
+// datum held in words, the value c × 10^-scale, and false for one held
+// as a decimal, which Numeric then gives. It costs nothing; Numeric may
+// allocate.
 func (d Datum) SmallNumeric() (c int64, scale int32, ok bool) {
-	return d.small()
+	return d.i, int32(d.j), d.p == nil
 }
 
 // smallParts returns the coefficient and scale of a finite decimal that
@@ -125,8 +119,8 @@ func roundSmall(c int64, s, t int32) (int64, bool) {
 // false when the result, or a step to it, does not fit them; the caller
 // then computes in decimals (numericArith), which gives the same value.
 func smallArith(op ArithOp, x, y Datum) (Datum, bool, error) {
-	xc, xs, _ := x.small()
-	yc, ys, _ := y.small()
+	xc, xs, _ := x.SmallNumeric()
+	yc, ys, _ := y.SmallNumeric()
 	switch op {
 	case OpAdd, OpSub, OpMod:
 		// At the larger scale, as numericArith aligns them.
@@ -205,8 +199,8 @@ func addOverflows(a, b int64) (int64, bool) {
 // compareSmall compares two numerics held in words, and reports false if
 // aligning their scales does not fit.
 func compareSmall(x, y Datum) (int, bool) {
-	xc, xs, _ := x.small()
-	yc, ys, _ := y.small()
+	xc, xs, _ := x.SmallNumeric()
+	yc, ys, _ := y.SmallNumeric()
 	s := max(xs, ys)
 	a, ok := scaleUpSmall(xc, s-xs)
 	if !ok {

@@ -81,7 +81,7 @@ func TestSmallNumericsMatchBig(t *testing.T) {
 	var small, wordArith int
 	for i, x := range ds {
 		xs, xb := NewNumeric(x), heldAsDecimal(x)
-		if _, _, ok := xs.small(); !ok {
+		if _, _, ok := xs.SmallNumeric(); !ok {
 			continue
 		}
 		small++
@@ -130,7 +130,7 @@ func TestSmallNumericsMatchBig(t *testing.T) {
 
 		y := ds[(i*7+3)%len(ds)]
 		ys, yb := NewNumeric(y), heldAsDecimal(y)
-		if _, _, ok := ys.small(); !ok {
+		if _, _, ok := ys.SmallNumeric(); !ok {
 			continue
 		}
 		if got, want := Compare(xs, ys), Compare(xb, yb); got != want {
@@ -178,7 +178,7 @@ func TestSmallNumericEdges(t *testing.T) {
 		{"0.000", true},
 	} {
 		d := num(c.text)
-		if _, _, ok := d.small(); ok != c.small {
+		if _, _, ok := d.SmallNumeric(); ok != c.small {
 			t.Errorf("%s held in words: %v, want %v", c.text, ok, c.small)
 		}
 	}

@@ -39,7 +39,7 @@ func AppendTextIn(buf []byte, d Datum, z *Zone) []byte {
 	case KindFloat8:
 		return AppendFloat(buf, d.Float(), 64, 1)
 	case KindNumeric:
-		if c, s, ok := d.small(); ok {
+		if c, s, ok := d.SmallNumeric(); ok {
 			return appendSmallNumeric(buf, c, s)
 		}
 		return appendNumeric(buf, d.dec())
