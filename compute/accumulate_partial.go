@@ -160,9 +160,9 @@ func (ps *partials) group(key []byte, time uint64) int {
 	for range ps.accs {
 		ps.sums = append(ps.sums, 0)
 	}
-	if n := len(ps.groups) * ps.accs; n > len(ps.limbs) {
-		// Limb slices of groups sent earlier are reused, already empty.
-		ps.limbs = append(ps.limbs, make([][]limb, n-len(ps.limbs))...)
+	// Limb slices of groups sent earlier are reused, already empty.
+	for len(ps.limbs) < len(ps.groups)*ps.accs {
+		ps.limbs = append(ps.limbs, nil)
 	}
 	if 2*len(ps.groups) > len(ps.slots) {
 		ps.index(2 * len(ps.slots))
@@ -245,12 +245,27 @@ func (ps *partials) foldScaled(g, i int) {
 	ps.sums[at] = 0
 }
 
+// settle moves the counts of the groups at times before upper into
+// their limbs (foldScaled), as emitBefore would.
+func (ps *partials) settle(upper uint64) {
+	for g, grp := range ps.groups {
+		if grp.time >= upper {
+			continue
+		}
+		for i, scale := range ps.scales {
+			if scale >= 0 {
+				ps.foldScaled(g, i)
+			}
+		}
+	}
+}
+
 // scaledLimbs is the most limbs a count of foldScaled makes: below 2^63
 // times at most 10^8 (the alignment to a limb), it has 27 digits.
 const scaledLimbs = 3
 
 // updatesBefore returns at most how many updates emitBefore(upper)
-// appends.
+// appends: as many as it sends, after settle(upper).
 func (ps *partials) updatesBefore(upper uint64) int {
 	n := 0
 	for g, grp := range ps.groups {
