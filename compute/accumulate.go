@@ -449,9 +449,6 @@ func (s *sender) hold(t uint64) { s.cap = holdAt(s.op, s.cap, t) }
 // send sends the sums of the times before upper.
 func (s *sender) send(upper uint64) {
 	sums := s.c.sums
-	// Counts become limbs first, so that the updates are counted, and
-	// their slice sized, as they will be sent.
-	sums.settle(upper)
 	if n := sums.updatesBefore(upper); n > 0 {
 		s.out.GiveSlice(s.cap.Time(), sums.emitBefore(make([]arrange.Update, 0, n), upper, s.c.indexes, s.c.vals, s.c.accs))
 	}

@@ -1,6 +1,7 @@
 package compute
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
@@ -208,4 +209,78 @@ func TestShortWord(t *testing.T) {
 	if shortWord([]byte("k1")) != shortWord([]byte("k11")) {
 		t.Fatal(`"k1" and "k11" were expected to share a word`)
 	}
+}
+
+// TestDenseGroupsMatchSlots checks the dense indexes against what they
+// cache: over seeded rounds of keys of every length they take and none
+// they do not (one byte, and two of the same number; an integer column's
+// keys of two and three bytes, five
+// bytes under two leading bytes, eight bytes, text, numbers below,
+// within and far past the ones an index covers, keys past a word), at several times, with the groups of some times sent and
+// forgotten between rounds (the others kept, at new indexes), a key and
+// time always find a group of that key and time, the one they started,
+// and two never share one.
+func TestDenseGroupsMatchSlots(t *testing.T) {
+	defer func(n int) { denseMinGroups = n }(denseMinGroups)
+	forSeeds(t, 100, func(t *testing.T, seed uint64) {
+		rng := rand.New(rand.NewPCG(seed, 93))
+		denseMinGroups = 1 + rng.IntN(64)
+		ps := newPartials(1)
+		base := uint64(0)
+		for round := 0; round < 6; round++ {
+			want := map[string]int{}
+			owner := map[int]string{}
+			for range 2000 {
+				var key []byte
+				n := uint32(rng.IntN(3000))
+				if rng.IntN(4) == 0 {
+					n += uint32(rng.IntN(3)) << 30
+				}
+				switch rng.IntN(8) {
+				case 7:
+					// One byte, and two whose number is the same: one
+					// length's index never answers for another's.
+					key = []byte{byte(n)}
+					if rng.IntN(2) == 0 {
+						key = []byte{0, byte(n)}
+					}
+				case 0, 1:
+					key = binary.BigEndian.AppendUint32([]byte{byte(3 + rng.IntN(2))}, n)
+				case 2:
+					// An integer column's key: a tag for its length, then
+					// its bytes.
+					if n < 256 {
+						key = []byte{0x2a, byte(n)}
+					} else {
+						key = binary.BigEndian.AppendUint16([]byte{0x2b}, uint16(n))
+					}
+				case 3:
+					key = binary.BigEndian.AppendUint32([]byte{5, 0, 0, byte(rng.IntN(2))}, n)
+				case 4:
+					key = fmt.Appendf(nil, "k%d", rng.IntN(50))
+				default:
+					key = binary.BigEndian.AppendUint32([]byte{3, 3, 3, 3, 3, 3}, n)
+				}
+				time := base + uint64(rng.IntN(3))
+				id := fmt.Sprintf("%x@%d", key, time)
+				g := ps.group(key, time)
+				if grp := ps.groups[g]; !bytes.Equal(grp.key, key) || grp.time != time {
+					t.Fatalf("round %d: %s found the group of %x@%d", round, id, grp.key, grp.time)
+				}
+				if w, ok := want[id]; ok && w != g {
+					t.Fatalf("round %d: %s found group %d, started as %d", round, id, g, w)
+				}
+				if o, ok := owner[g]; ok && o != id {
+					t.Fatalf("round %d: %s and %s share group %d", round, id, o, g)
+				}
+				want[id], owner[g] = g, id
+			}
+			// Send and forget the times before upper: the groups kept
+			// move to new indexes.
+			upper := base + uint64(rng.IntN(4))
+			ps.emitBefore(nil, upper, [][]byte{{0, 0}}, limbVals{}, []accumulator{{kind: accRows}})
+			ps.forget(upper)
+			base = upper
+		}
+	})
 }
