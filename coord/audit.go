@@ -50,7 +50,7 @@ func (e *Engine) Audit() error {
 	}
 	for d, r := range e.retired {
 		if len(e.reg.ImportersOf(d)) == 0 {
-			problems = append(problems, fmt.Sprintf("retired index %q (dataflow %d) has no importer left but still runs", r.name, d))
+			problems = append(problems, fmt.Sprintf("retired %s (dataflow %d) has no importer left but still runs", r.what, d))
 		}
 	}
 	// A dataflow that completed (a view over constants) has ended and

@@ -16,12 +16,14 @@ import (
 
 // retiredIndex is an index that left the catalog while other dataflows
 // still import it: its dataflow keeps serving them until the last one
-// goes.
+// goes. A dataflow whose drop the runtime refused (lingerAfterRefusal)
+// is kept the same way.
 type retiredIndex struct {
-	// id is the index's former catalog id, under which (and under its
-	// errors id) the arrangement stays exported, retired.
-	id   uint64
-	name string
+	// id is the object's former catalog id, under which (and under its
+	// errors id) the arrangement stays exported, retired; 0 if unknown.
+	id uint64
+	// what names it for messages: `index "i"`.
+	what string
 }
 
 // PlanDrop plans a drop against the catalog it is given. It returns a nil
@@ -94,7 +96,7 @@ func (e *Engine) Drop(ctx context.Context, plan PlanDrop) (*catalog.DropPlan, er
 		delete(e.retired, d.id)
 	}
 	for _, r := range retire {
-		e.retired[r.dataflow] = &retiredIndex{id: r.obj.ID, name: r.obj.Name}
+		e.retired[r.dataflow] = &retiredIndex{id: r.obj.ID, what: fmt.Sprintf("index %q", r.obj.Name)}
 		e.reg.Retire(arrange.GlobalID(r.obj.ID))
 		e.reg.Retire(compute.ErrorsID(expr.GlobalID(r.obj.ID)))
 	}
@@ -106,12 +108,9 @@ func (e *Engine) Drop(ctx context.Context, plan PlanDrop) (*catalog.DropPlan, er
 
 	defer e.doneDropping(marked)
 	e.endReads(victims)
-	err = e.dropDataflows(order)
+	e.dropDataflows(order)
 	e.dropIdleRetired()
-	if err == nil {
-		err = perr
-	}
-	return p, err
+	return p, perr
 }
 
 // doomed is a dataflow a drop or a failure ends, with what it is for
@@ -192,7 +191,7 @@ func (e *Engine) closeOverRetiredLocked(set map[dataflow.ID]doomed) {
 			for _, imp := range e.reg.ImportersOf(d) {
 				r, retired := e.retired[imp]
 				if _, in := set[imp]; retired && !in {
-					set[imp] = doomed{id: imp, what: fmt.Sprintf("index %q", r.name), obj: r.id}
+					set[imp] = doomed{id: imp, what: r.what, obj: r.id}
 					changed = true
 				}
 			}
@@ -242,7 +241,7 @@ func (e *Engine) persistentLocked(d dataflow.ID) bool {
 // and name.
 func (e *Engine) describeLocked(d dataflow.ID) string {
 	if r, ok := e.retired[d]; ok {
-		return fmt.Sprintf("dropped index %q", r.name)
+		return "dropped " + r.what
 	}
 	for id, x := range e.dataflows {
 		if x == d {
@@ -312,22 +311,46 @@ func (e *Engine) endReads(victims []readEnd) {
 }
 
 // dropDataflows drops each dataflow of order, in order, on every worker.
-// The order puts importers first, so the runtime's drop guard refuses
-// none; a refusal is a bug in that order, reported and not retried.
-func (e *Engine) dropDataflows(order []doomed) error {
-	var first error
+// The order puts importers first, and a drop waits for the importers
+// that are being ended elsewhere, so the runtime's drop guard refuses
+// none that the plan counted. One it did not count (a dataflow on its
+// way out that nobody marked as ending) makes the runtime refuse: the
+// dataflow it still reads is then kept, retired, until it goes
+// (lingerAfterRefusal), so that a drop neither pulls state from under a
+// reader nor leaves a dataflow behind.
+func (e *Engine) dropDataflows(order []doomed) {
+	lingering := false
 	for _, d := range order {
 		e.awaitEndingImporters(d.id)
-		err := e.cluster.Drop(context.Background(), d.id)
-		e.finishEnding(d.id)
-		if err != nil {
-			e.log.Error("a planned dataflow drop was refused", "dataflow", d.id, "object", d.what, "error", err)
-			if first == nil {
-				first = sqlerr.AssertionFailedf("dropping the dataflow of %s: %v", d.what, err)
-			}
+		if err := e.cluster.Drop(context.Background(), d.id); err != nil {
+			e.lingerAfterRefusal(d, err)
+			lingering = true
 		}
+		e.finishEnding(d.id)
 	}
-	return first
+	if lingering {
+		// An importer may have gone between the refusal and the
+		// retirement, with no one left to tell.
+		e.dropIdleRetired()
+	}
+}
+
+// lingerAfterRefusal keeps dataflow d, whose drop the runtime refused
+// with err because a dataflow still imports it, as a retired index is
+// kept: its exports take no new importer, and it is dropped once the
+// last one goes (onRetiredIdle, dropIdleRetired).
+func (e *Engine) lingerAfterRefusal(d doomed, err error) {
+	e.log.Warn("a dropped dataflow is still read by a dataflow its drop did not count; it stays until that one goes",
+		"dataflow", d.id, "object", d.what, "error", err)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if _, ok := e.retired[d.id]; !ok {
+		e.retired[d.id] = &retiredIndex{id: d.obj, what: strings.TrimPrefix(d.what, "dropped ")}
+	}
+	if d.obj != 0 {
+		e.reg.Retire(arrange.GlobalID(d.obj))
+		e.reg.Retire(compute.ErrorsID(expr.GlobalID(d.obj)))
+	}
 }
 
 // markEndingLocked records that the dataflows of order are being ended:
@@ -381,7 +404,7 @@ func (e *Engine) dropIdleRetired() {
 	var idle []doomed
 	for _, d := range sortedIDs(e.retired) {
 		if len(e.reg.ImportersOf(d)) == 0 {
-			idle = append(idle, doomed{id: d, what: fmt.Sprintf("dropped index %q", e.retired[d].name)})
+			idle = append(idle, doomed{id: d, what: "dropped " + e.retired[d].what})
 			delete(e.retired, d)
 		}
 	}
@@ -404,7 +427,7 @@ func (e *Engine) onRetiredIdle(d dataflow.ID) {
 		// The entry goes only once the drop is done, so that a drop
 		// sweeping idle retired indexes meanwhile drops (and waits for)
 		// this one too rather than returning before it is gone.
-		e.dropDataflows([]doomed{{id: d, what: fmt.Sprintf("dropped index %q", r.name)}})
+		e.dropDataflows([]doomed{{id: d, what: "dropped " + r.what}})
 		e.mu.Lock()
 		delete(e.retired, d)
 		e.mu.Unlock()

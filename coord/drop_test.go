@@ -545,3 +545,49 @@ func TestReadThatFailsEndsWithItsFailure(t *testing.T) {
 		t.Fatalf("a read after the failed one: %s", got)
 	}
 }
+
+// TestDropKeepsWhatAnUncountedImporterReads: a dataflow that imports an
+// index but is neither an object's nor a read's (as one on its way out
+// that nobody marked as ending) is not counted by the drop's plan, and
+// the runtime refuses the index's drop. The DROP still succeeds, the
+// index's dataflow stays, retired, while that importer runs (no state
+// pulled from under it), and goes when it does: the engine settles with
+// nothing left behind.
+func TestDropKeepsWhatAnUncountedImporterReads(t *testing.T) {
+	env := openSQL(t, t.TempDir())
+	defer func() { env.e.Close() }()
+	s := env.session()
+	env.exec(s, "CREATE TABLE t (a int, b int)")
+	env.exec(s, "INSERT INTO t VALUES (1, 2), (3, 4)")
+	env.exec(s, "CREATE INDEX i ON t (a)")
+	env.e.mu.Lock()
+	ix, err := env.e.cat.Resolve(catalog.DefaultDatabase, catalog.DefaultSchema, "i")
+	if err != nil {
+		env.e.mu.Unlock()
+		t.Fatal(err)
+	}
+	indexFlow, at := env.e.dataflows[ix.ID], env.e.fed
+	env.e.mu.Unlock()
+	stray, err := env.e.cluster.Build(context.Background(), at, func(b *dataflow.Builder) {
+		if _, err := env.e.reg.Import(b, arrange.GlobalID(ix.ID), "stray"); err != nil {
+			t.Error(err)
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	env.exec(s, "DROP INDEX i")
+	env.e.mu.Lock()
+	_, kept := env.e.retired[indexFlow]
+	env.e.mu.Unlock()
+	if !kept {
+		t.Fatal("the index's dataflow, still imported, is not kept as retired")
+	}
+	if got := env.query(s, "SELECT a, b FROM t ORDER BY a"); got != "1,2 3,4" {
+		t.Fatalf("t after the drop: %q", got)
+	}
+	if err := env.e.cluster.Drop(context.Background(), stray); err != nil {
+		t.Fatal(err)
+	}
+	env.settled()
+}

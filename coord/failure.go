@@ -126,7 +126,7 @@ func (e *Engine) failRead(f dataflow.Failure) {
 // a retired index.
 func (e *Engine) doomedLocked(d dataflow.ID) (doomed, bool) {
 	if r, ok := e.retired[d]; ok {
-		return doomed{id: d, what: fmt.Sprintf("dropped index %q", r.name), obj: r.id}, true
+		return doomed{id: d, what: "dropped " + r.what, obj: r.id}, true
 	}
 	for id, x := range e.dataflows {
 		if x == d {
