@@ -873,6 +873,15 @@ func (e *Engine) buildTableLocked(ctx context.Context, o *catalog.Object, replay
 		}
 		seeds = r.batches
 		e.resetLogLocked(o.ID, r.updates, r.rows)
+		if r.dealt >= replayCollectBytes {
+			// The chunks the rows were dealt into are garbage now, as
+			// large as the table. Collected at once, their memory serves
+			// what comes next (the next table's replay, the views'
+			// hydration) instead of memory new to the process, which
+			// costs more than the collection where a page fault is
+			// dear: at 4M rows, a restart took a quarter fewer faults.
+			runtime.GC()
+		}
 	}
 	var exportErr error
 	var errMu sync.Mutex
@@ -918,6 +927,10 @@ func (e *Engine) buildTableLocked(ctx context.Context, o *catalog.Object, replay
 	}
 	return nil
 }
+
+// replayCollectBytes is the least log, dealt at a restart, after which
+// the engine collects the garbage at once (buildTableLocked).
+const replayCollectBytes = 16 << 20
 
 // TableWrite is one row change of a write transaction.
 type TableWrite struct {

@@ -181,6 +181,9 @@ const replayWork = 1 << 20
 type replayed struct {
 	batches       []*arrange.Batch
 	updates, rows int64
+	// dealt is the bytes of rows dealt into chunks, garbage once the
+	// batches are built.
+	dealt int64
 }
 
 // replayLog arranges table o's log at time at into a batch per worker,
@@ -243,6 +246,7 @@ func replayLogParts(n int, o *catalog.Object, at uint64, tk *tableKeys, scan fun
 		r.updates += p.updates
 		r.rows += p.rows
 		for w := range p.shards {
+			r.dealt += int64(p.shards[w].bytes)
 			shards[w].join(&p.shards[w])
 		}
 		// The shards' chunks are the workers' now: each is let go once
