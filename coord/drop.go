@@ -2,6 +2,7 @@ package coord
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -317,28 +318,31 @@ func (e *Engine) endReads(victims []readEnd) {
 // way out that nobody marked as ending) makes the runtime refuse: the
 // dataflow it still reads is then kept, retired, until it goes
 // (lingerAfterRefusal), so that a drop neither pulls state from under a
-// reader nor leaves a dataflow behind.
-func (e *Engine) dropDataflows(order []doomed) {
-	lingering := false
+// reader nor leaves a dataflow behind. It returns the dataflows kept so.
+// A drop that fails otherwise (the cluster closing) is logged.
+func (e *Engine) dropDataflows(order []doomed) (kept []dataflow.ID) {
 	for _, d := range order {
 		e.awaitEndingImporters(d.id)
-		if err := e.cluster.Drop(context.Background(), d.id); err != nil {
+		err := e.cluster.Drop(context.Background(), d.id)
+		var inUse *arrange.InUseError
+		switch {
+		case errors.As(err, &inUse):
 			e.lingerAfterRefusal(d, err)
-			lingering = true
+			kept = append(kept, d.id)
+		case err != nil:
+			e.log.Error("a planned dataflow drop failed", "dataflow", d.id, "object", d.what, "error", err)
 		}
 		e.finishEnding(d.id)
 	}
-	if lingering {
-		// An importer may have gone between the refusal and the
-		// retirement, with no one left to tell.
-		e.dropIdleRetired()
-	}
+	return kept
 }
 
 // lingerAfterRefusal keeps dataflow d, whose drop the runtime refused
 // with err because a dataflow still imports it, as a retired index is
 // kept: its exports take no new importer, and it is dropped once the
-// last one goes (onRetiredIdle, dropIdleRetired).
+// last one goes (onRetiredIdle). An importer that went between the
+// refusal and the retirement told no one: the drops and failures that
+// end dataflows sweep idle retired ones after (dropIdleRetired).
 func (e *Engine) lingerAfterRefusal(d doomed, err error) {
 	e.log.Warn("a dropped dataflow is still read by a dataflow its drop did not count; it stays until that one goes",
 		"dataflow", d.id, "object", d.what, "error", err)
@@ -404,7 +408,7 @@ func (e *Engine) dropIdleRetired() {
 	var idle []doomed
 	for _, d := range sortedIDs(e.retired) {
 		if len(e.reg.ImportersOf(d)) == 0 {
-			idle = append(idle, doomed{id: d, what: "dropped " + e.retired[d].what})
+			idle = append(idle, doomed{id: d, what: "dropped " + e.retired[d].what, obj: e.retired[d].id})
 			delete(e.retired, d)
 		}
 	}
@@ -426,11 +430,14 @@ func (e *Engine) onRetiredIdle(d dataflow.ID) {
 		}
 		// The entry goes only once the drop is done, so that a drop
 		// sweeping idle retired indexes meanwhile drops (and waits for)
-		// this one too rather than returning before it is gone.
-		e.dropDataflows([]doomed{{id: d, what: "dropped " + r.what}})
-		e.mu.Lock()
-		delete(e.retired, d)
-		e.mu.Unlock()
+		// this one too rather than returning before it is gone; it stays
+		// if the drop was refused (lingerAfterRefusal).
+		kept := e.dropDataflows([]doomed{{id: d, what: "dropped " + r.what, obj: r.id}})
+		if len(kept) == 0 {
+			e.mu.Lock()
+			delete(e.retired, d)
+			e.mu.Unlock()
+		}
 	}()
 }
 
