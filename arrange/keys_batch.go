@@ -3,6 +3,7 @@ package arrange
 import (
 	"bytes"
 	"math"
+	"slices"
 
 	"freshet/internal/prefault"
 )
@@ -78,4 +79,85 @@ func KeysBatch(rows [][]byte, ends [][]uint32, at uint64, release func(piece int
 		}
 	}
 	return b, true
+}
+
+// keysInRun is how much of a log, at least, KeysBatchMerged takes as
+// copied in order: seven eighths of its keys.
+const keysInRunNum, keysInRunDen = 7, 8
+
+// KeysBatchMerged is KeysBatch for inserts at time at whose keys come in
+// order but for a few: a log read back in the order of its rows, with
+// rows inserted since that order before the last one (ids written again,
+// say). The keys up to the first that does not order after the one
+// before it are the run; the rest are sorted, and the two merged into
+// the batch, equal keys summed. It reports false, having changed
+// nothing, when the run holds less than seven eighths of the keys, or
+// the keys do not fit a batch's offsets: a Batcher is then the way.
+// Unlike KeysBatch it lets go of no piece before it is done.
+func KeysBatchMerged(rows [][]byte, ends [][]uint32, at uint64) (*Batch, bool) {
+	if len(rows) != len(ends) {
+		panic(assertionFailedf("KeysBatchMerged: %d pieces of rows and %d of ends", len(rows), len(ends)))
+	}
+	type ref struct{ p, from, to uint32 }
+	var (
+		run, n, size int
+		inRun        = true
+		last         []byte
+		rest         []ref
+	)
+	for p, piece := range rows {
+		from := uint32(0)
+		for _, end := range ends[p] {
+			key := piece[from:end]
+			if inRun && n > 0 && bytes.Compare(key, last) <= 0 {
+				inRun = false
+			}
+			if inRun {
+				run++
+				last = key
+			} else {
+				rest = append(rest, ref{uint32(p), from, end})
+			}
+			from = end
+			n++
+		}
+		size += len(piece)
+	}
+	if n == 0 || run*keysInRunDen < n*keysInRunNum || size > math.MaxUint32 || at == Done {
+		return nil, false
+	}
+	key := func(r ref) []byte { return rows[r.p][r.from:r.to] }
+	slices.SortFunc(rest, func(x, y ref) int { return bytes.Compare(key(x), key(y)) })
+	var b Builder
+	b.reserve(sizeHint{keys: n, keyBytes: size, upds: n})
+	prefault.Slice(b.keyBytes)
+	prefault.Slice(b.keyOff)
+	next := 0
+	push := func(k []byte) {
+		// Rows sorted before this run key go first.
+		for next < len(rest) && bytes.Compare(key(rest[next]), k) < 0 {
+			b.Push(key(rest[next]), nil, at, 1)
+			next++
+		}
+		b.Push(k, nil, at, 1)
+	}
+	i := 0
+	for p, piece := range rows {
+		from := uint32(0)
+		for _, end := range ends[p] {
+			if i == run {
+				break
+			}
+			push(piece[from:end])
+			from = end
+			i++
+		}
+		if i == run {
+			break
+		}
+	}
+	for ; next < len(rest); next++ {
+		b.Push(key(rest[next]), nil, at, 1)
+	}
+	return b.Done(Description{Lower: 0, Upper: at + 1}), true
 }

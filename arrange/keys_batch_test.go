@@ -110,3 +110,109 @@ func TestKeysBatchEmpty(t *testing.T) {
 	}()
 	KeysBatch([][]byte{{1, 2}}, [][]uint32{nil}, 4, nil)
 }
+
+// TestKeysBatchMerged checks that the batch KeysBatchMerged builds from
+// keys in order but for a tail (keys the run already holds, keys between
+// its keys, repeats among themselves) is, column for column, the batch
+// a Batcher builds from the same inserts, repeats summed; and that a log
+// whose run holds less than seven eighths of its keys is refused, its
+// pieces unchanged.
+func TestKeysBatchMerged(t *testing.T) {
+	forSeeds(t, 40, func(t *testing.T, rng *rand.Rand) {
+		const at = 7
+		randomKey := func() []byte {
+			key := make([]byte, 1+rng.IntN(5))
+			for i := range key {
+				key[i] = byte(rng.IntN(4))
+			}
+			return key
+		}
+		var run [][]byte
+		for range 8 + rng.IntN(300) {
+			run = append(run, randomKey())
+		}
+		slices.SortFunc(run, bytes.Compare)
+		run = slices.CompactFunc(run, bytes.Equal)
+		tail := rng.IntN(len(run)/7 + 1)
+		if rng.IntN(4) == 0 {
+			// Past an eighth: refused.
+			tail = len(run)/7 + 1 + rng.IntN(len(run))
+		}
+		keys := slices.Clone(run)
+		for range tail {
+			switch rng.IntN(3) {
+			case 0:
+				keys = append(keys, run[rng.IntN(len(run))])
+			case 1:
+				keys = append(keys, keys[len(run)+rng.IntN(len(keys)-len(run)+1)-1])
+			default:
+				keys = append(keys, randomKey())
+			}
+		}
+		rows, ends := keyPieces(rng, keys)
+		kept := slices.Clone(rows)
+		got, ok := KeysBatchMerged(rows, ends, at)
+		// The run is the keys up to the first out of order.
+		inRun := 1
+		for inRun < len(keys) && bytes.Compare(keys[inRun], keys[inRun-1]) > 0 {
+			inRun++
+		}
+		if wantOK := inRun*8 >= len(keys)*7; ok != wantOK {
+			t.Fatalf("%d keys, %d in the run: accepted %v, want %v", len(keys), inRun, ok, wantOK)
+		}
+		if !ok {
+			for p := range rows {
+				if !bytes.Equal(rows[p], kept[p]) {
+					t.Fatalf("refused, but piece %d changed", p)
+				}
+			}
+			return
+		}
+		bt := NewBatcher(0)
+		for _, k := range keys {
+			bt.Stage(k, nil, at, 1)
+		}
+		want := bt.Seal(at + 1)
+		var gotUpdates, wantUpdates []string
+		for _, pair := range []struct {
+			b   *Batch
+			out *[]string
+		}{{got, &gotUpdates}, {want, &wantUpdates}} {
+			c := pair.b.Cursor()
+			for ; c.KeyValid(); c.StepKey() {
+				for ; c.ValValid(); c.StepVal() {
+					c.History(func(tm uint64, d int64) {
+						*pair.out = append(*pair.out, fmt.Sprintf("%x@%d:%d", c.Key(), tm, d))
+					})
+				}
+			}
+		}
+		if !slices.Equal(gotUpdates, wantUpdates) {
+			t.Fatalf("%d keys, %d in the run:\n got %v\nwant %v", len(keys), inRun, gotUpdates, wantUpdates)
+		}
+		if got.Description() != want.Description() {
+			t.Fatalf("description %+v, want %+v", got.Description(), want.Description())
+		}
+	})
+}
+
+// TestKeysBatchMergedAtTheBound checks the bound itself: seven keys in
+// order and one after are taken, six and two are not.
+func TestKeysBatchMergedAtTheBound(t *testing.T) {
+	for _, c := range []struct {
+		run  int
+		take bool
+	}{{7, true}, {6, false}} {
+		var keys [][]byte
+		for i := range c.run {
+			keys = append(keys, []byte{byte(10 + i)})
+		}
+		for len(keys) < 8 {
+			keys = append(keys, []byte{byte(len(keys) - c.run)})
+		}
+		rows, ends := keyPieces(rand.New(rand.NewPCG(1, 2)), keys)
+		if _, ok := KeysBatchMerged(rows, ends, 3); ok != c.take {
+			t.Fatalf("%d of 8 keys in order: taken %v, want %v", c.run, ok, c.take)
+		}
+	}
+}

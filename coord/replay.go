@@ -18,8 +18,10 @@ import (
 // A log of inserts read back in row order (a table loaded in the order
 // of its first column) is copied into its batches as it is
 // (arrange.KeysBatch), with no sort and no comparison but each row's
-// with the one before; any other log is staged in a batcher, sorted in
-// chunks and merged, as the arrangement would. Reading and arranging are not
+// with the one before; one in row order but for a few rows at its end
+// (ids inserted again since) has those sorted and merged in as it is
+// copied (arrange.KeysBatchMerged); any other log is staged in a
+// batcher, sorted in chunks and merged, as the arrangement would. Reading and arranging are not
 // overlapped: on a machine with no more cores than workers they would
 // only take turns, and arranging after the read knows each batch's size.
 
@@ -134,6 +136,9 @@ func (s *replayShard) arrange(at uint64) *arrange.Batch {
 	if b, ok := s.inOrder(at); ok {
 		return b
 	}
+	if b, ok := s.mostlyInOrder(at); ok {
+		return b
+	}
 	b := arrange.NewBatcher(0)
 	b.Expect(s.rows, s.bytes, 0)
 	for i, c := range s.chunks {
@@ -166,6 +171,26 @@ func (s *replayShard) inOrder(at uint64) (*arrange.Batch, bool) {
 		rows[i], ends[i] = c.rows, c.ends
 	}
 	b, ok := arrange.KeysBatch(rows, ends, at, func(i int) { s.chunks[i] = nil })
+	if ok {
+		s.chunks = nil
+	}
+	return b, ok
+}
+
+// mostlyInOrder returns the batch of the shard's rows if they are
+// inserts in order but for a few at the end (arrange.KeysBatchMerged):
+// rows written since the log was last in order, whose ids the table
+// already held.
+func (s *replayShard) mostlyInOrder(at uint64) (*arrange.Batch, bool) {
+	rows := make([][]byte, len(s.chunks))
+	ends := make([][]uint32, len(s.chunks))
+	for i, c := range s.chunks {
+		if c.diffs != nil {
+			return nil, false
+		}
+		rows[i], ends[i] = c.rows, c.ends
+	}
+	b, ok := arrange.KeysBatchMerged(rows, ends, at)
 	if ok {
 		s.chunks = nil
 	}

@@ -189,3 +189,49 @@ func TestFullReplayChunkIsMappedInWhole(t *testing.T) {
 		}
 	}
 }
+
+// TestReplayOfAMostlySortedLog: a shard of inserts in row order but for
+// rows inserted since (keys the table already held, with other values,
+// and rows repeated) arranges into the batch a batcher builds from the
+// same rows, through the merge of its sorted run and the rest
+// (arrange.KeysBatchMerged), not the batcher.
+func TestReplayOfAMostlySortedLog(t *testing.T) {
+	const seed = 43
+	t.Logf("seed %d", seed)
+	rng := rand.New(rand.NewPCG(seed, 8))
+	for round := range 10 {
+		var rows [][]byte
+		n := 1000 + rng.IntN(20000)
+		for i := range int32(n) {
+			rows = append(rows, repr.PackRow(repr.NewInt4(i), repr.NewInt4(i)))
+		}
+		for range rng.IntN(n / 8) {
+			if rng.IntN(3) == 0 {
+				rows = append(rows, rows[rng.IntN(len(rows))])
+				continue
+			}
+			k := rng.Int32N(int32(n))
+			rows = append(rows, repr.PackRow(repr.NewInt4(k), repr.NewInt4(-k)))
+		}
+		var s replayShard
+		bt := arrange.NewBatcher(0)
+		for _, r := range rows {
+			s.deal(r, 1)
+			bt.Stage(r, nil, 9, 1)
+		}
+		want := bt.Seal(10)
+		if _, ok := s.inOrder(9); ok {
+			t.Fatalf("round %d: taken as in order", round)
+		}
+		got, ok := s.mostlyInOrder(9)
+		if !ok {
+			t.Fatalf("round %d: %d rows, %d of them at the end, not taken as mostly in order", round, len(rows), len(rows)-n)
+		}
+		if g, w := batchText(got), batchText(want); g != w {
+			t.Fatalf("round %d: the merged batch differs from the batcher's:\n%.300s\nwant\n%.300s", round, g, w)
+		}
+		if s.chunks != nil {
+			t.Fatalf("round %d: the chunks were kept", round)
+		}
+	}
+}
