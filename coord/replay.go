@@ -162,13 +162,9 @@ func (s *replayShard) arrange(at uint64) *arrange.Batch {
 // inOrder returns the batch of the shard's rows if they are inserts in
 // strictly increasing order, releasing each chunk once copied.
 func (s *replayShard) inOrder(at uint64) (*arrange.Batch, bool) {
-	rows := make([][]byte, len(s.chunks))
-	ends := make([][]uint32, len(s.chunks))
-	for i, c := range s.chunks {
-		if c.diffs != nil {
-			return nil, false
-		}
-		rows[i], ends[i] = c.rows, c.ends
+	rows, ends, ok := s.insertPieces()
+	if !ok {
+		return nil, false
 	}
 	b, ok := arrange.KeysBatch(rows, ends, at, func(i int) { s.chunks[i] = nil })
 	if ok {
@@ -182,19 +178,30 @@ func (s *replayShard) inOrder(at uint64) (*arrange.Batch, bool) {
 // rows written since the log was last in order, whose ids the table
 // already held.
 func (s *replayShard) mostlyInOrder(at uint64) (*arrange.Batch, bool) {
-	rows := make([][]byte, len(s.chunks))
-	ends := make([][]uint32, len(s.chunks))
-	for i, c := range s.chunks {
-		if c.diffs != nil {
-			return nil, false
-		}
-		rows[i], ends[i] = c.rows, c.ends
+	rows, ends, ok := s.insertPieces()
+	if !ok {
+		return nil, false
 	}
 	b, ok := arrange.KeysBatchMerged(rows, ends, at)
 	if ok {
 		s.chunks = nil
 	}
 	return b, ok
+}
+
+// insertPieces returns the shard's chunks as the pieces of rows and ends
+// KeysBatch takes, or false if any holds an update that is not an
+// insert.
+func (s *replayShard) insertPieces() (rows [][]byte, ends [][]uint32, ok bool) {
+	rows = make([][]byte, len(s.chunks))
+	ends = make([][]uint32, len(s.chunks))
+	for i, c := range s.chunks {
+		if c.diffs != nil {
+			return nil, nil, false
+		}
+		rows[i], ends[i] = c.rows, c.ends
+	}
+	return rows, ends, true
 }
 
 // replayWork is how many updates a batcher merges at a time while a
