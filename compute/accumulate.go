@@ -227,6 +227,11 @@ func addRawNumeric(sums *partials, g, i int, kind accumulatorKind, v []byte, d i
 	scale := sums.scales[i]
 	if scale == scaleOfFirst {
 		if places, ok := repr.NumericPlaces(v); ok {
+			// Past 18 places no count fits (repr.ScaledNumeric): limbs
+			// only.
+			if places > 18 {
+				places = -1
+			}
 			sums.setScale(i, places)
 			scale = places
 		}
