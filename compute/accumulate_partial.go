@@ -6,6 +6,7 @@ import (
 	"hash/maphash"
 
 	"freshet/arrange"
+	"freshet/repr"
 )
 
 // partials sums the contributions of rows per group key, time and
@@ -242,10 +243,7 @@ func (ps *partials) setScale(i, scale int) {
 // of group g. A count that would overflow is first moved to the limbs.
 func (ps *partials) addScaled(g, i int, w int64) {
 	at := g*ps.accs + i
-	old := ps.sums[at]
-	// Go's addition wraps: it overflowed if both addends have one sign
-	// and the sum the other.
-	if sum := old + w; (old >= 0) != (w >= 0) || (sum >= 0) == (w >= 0) {
+	if sum, ok := repr.AddInt64(ps.sums[at], w); ok {
 		ps.sums[at] = sum
 		return
 	}
@@ -488,11 +486,11 @@ func (ps *partials) denseNote(key []byte, time uint64, g int) {
 		return
 	}
 	d := &ps.dense[len(key)]
+	if !d.on && len(ps.groups) < denseMinGroups {
+		return
+	}
 	u := denseNumber(key)
 	if !d.on {
-		if len(ps.groups) < denseMinGroups {
-			return
-		}
 		*d = denseIndex{on: true, time: time, base: u, groups: append(d.groups[:0], 0)}
 	}
 	if time != d.time {

@@ -112,6 +112,21 @@ func errNoOperator(op string, a, b Datum) error {
 		kinds[a.kind].display, op, kinds[b.kind].display)
 }
 
+// AddInt64 returns x + y, wrapped as Go's addition wraps, and reports
+// whether it did not overflow: it did if both addends have one sign and
+// the sum the other.
+func AddInt64(x, y int64) (int64, bool) {
+	r := x + y
+	return r, (x >= 0) != (y >= 0) || (r >= 0) == (x >= 0)
+}
+
+// MulInt64 returns x × y, wrapped as Go's multiplication wraps, and
+// reports whether it did not overflow.
+func MulInt64(x, y int64) (int64, bool) {
+	r := x * y
+	return r, x == 0 || r/x == y && !(x == -1 && y == math.MinInt64)
+}
+
 // intArith computes on integers of kind k with PostgreSQL's overflow
 // checks.
 func intArith(op ArithOp, k Kind, x, y int64) (Datum, error) {
@@ -119,8 +134,8 @@ func intArith(op ArithOp, k Kind, x, y int64) (Datum, error) {
 	var r int64
 	switch op {
 	case OpAdd:
-		r = x + y
-		if k == KindInt8 && (x >= 0) == (y >= 0) && (r >= 0) != (x >= 0) {
+		var ok bool
+		if r, ok = AddInt64(x, y); k == KindInt8 && !ok {
 			return Null, errIntOutOfRange(k)
 		}
 	case OpSub:
@@ -129,8 +144,8 @@ func intArith(op ArithOp, k Kind, x, y int64) (Datum, error) {
 			return Null, errIntOutOfRange(k)
 		}
 	case OpMul:
-		r = x * y
-		if k == KindInt8 && x != 0 && (r/x != y || x == -1 && y == math.MinInt64) {
+		var ok bool
+		if r, ok = MulInt64(x, y); k == KindInt8 && !ok {
 			return Null, errIntOutOfRange(k)
 		}
 	case OpDiv:

@@ -2,6 +2,8 @@ package repr
 
 import (
 	"fmt"
+	"math"
+	"math/big"
 	"math/rand/v2"
 	"testing"
 
@@ -116,6 +118,25 @@ func BenchmarkEachNumericLimb(b *testing.B) {
 	for i := 0; b.Loop(); i++ {
 		if _, err := EachNumericLimb(encs[i%len(encs)], func(pos int, w int64) { sum += w }); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// TestInt64Overflow checks AddInt64 and MulInt64 at int64's edges,
+// against math/big.
+func TestInt64Overflow(t *testing.T) {
+	edges := []int64{0, 1, -1, 2, -2, 3, math.MaxInt64, math.MinInt64, math.MaxInt64 / 2, math.MinInt64 / 2, 1 << 32, -(1 << 32), 3037000499, -3037000500}
+	fits := func(z *big.Int) bool { return z.IsInt64() }
+	for _, x := range edges {
+		for _, y := range edges {
+			bx, by := big.NewInt(x), big.NewInt(y)
+			if r, ok := AddInt64(x, y); ok != fits(new(big.Int).Add(bx, by)) || ok && r != x+y {
+				t.Errorf("AddInt64(%d, %d) = %d, %v", x, y, r, ok)
+			}
+			want := new(big.Int).Mul(bx, by)
+			if r, ok := MulInt64(x, y); ok != fits(want) || ok && r != want.Int64() {
+				t.Errorf("MulInt64(%d, %d) = %d, %v", x, y, r, ok)
+			}
 		}
 	}
 }
