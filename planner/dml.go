@@ -99,7 +99,11 @@ func checkNotNull(plan expr.Relation, t Target, base int) expr.Relation {
 	return expr.Project{Input: expr.Map{Input: plan, Scalars: checks}, Outputs: outs}
 }
 
-func (p *planner) insert(is *pg.InsertStmt) (Statement, error) {
+// insert plans INSERT is. fast, if not nil, holds is's values as
+// parseFastInsert read them, and is has no SelectStmt: the rows are made
+// from the literals where they can be, and from fast's full tree where
+// not.
+func (p *planner) insert(is *pg.InsertStmt, fast *fastInsert) (Statement, error) {
 	switch {
 	case is.WithClause != nil:
 		return nil, unsupported("WITH in INSERT")
@@ -117,8 +121,16 @@ func (p *planner) insert(is *pg.InsertStmt) (Statement, error) {
 		types[i] = c.Type.Type
 	}
 	var rel hrel
+	if fast != nil {
+		if c, ok := p.constantRows(is.Override, fast.rows(), fast.width, fast.at, r, cols, types); ok {
+			rel = c
+		} else {
+			is = fast.tree().GetInsertStmt()
+		}
+	}
 	sel := is.SelectStmt.GetSelectStmt()
 	switch {
+	case rel != nil:
 	case sel == nil:
 		// DEFAULT VALUES
 		row := make([]hscalar, len(r.Columns))
@@ -132,7 +144,7 @@ func (p *planner) insert(is *pg.InsertStmt) (Statement, error) {
 		sel.LimitCount == nil && sel.LimitOffset == nil && sel.WithClause == nil:
 		// VALUES: each value is cast to its column's type directly, so an
 		// untyped literal is read as that type.
-		if c, ok := p.constantRows(is, sel, r, cols, types); ok {
+		if c, ok := p.constantRows(is.Override, len(sel.ValuesLists), valuesWidth(sel), valuesLiteral(sel), r, cols, types); ok {
 			rel = c
 		} else if rel, err = p.valuesInsert(is, sel, r, cols, types); err != nil {
 			return nil, err

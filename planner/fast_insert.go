@@ -17,16 +17,20 @@ import (
 //	INSERT INTO [schema.]table [(column, …)] VALUES (constant, …), … [;]
 //
 // where a constant is a number (signed or not), a string in single
-// quotes, NULL, TRUE or FALSE, and names are plain lower-case words that
-// are not keywords. It builds the tree PostgreSQL's parser builds for
-// that text, locations included, without the parser: for a 1,000-row
-// statement most of the parser's time is spent producing and decoding
-// its tree, not checking the grammar. Anything else (a comment, a quoted
-// name, an expression, another clause) is not read here, ok is false, and
-// the statement goes to the parser, which also reports every error.
-// TestFastInsertMatchesParser checks the trees are the same.
+// quotes, NULL, TRUE or FALSE, names are plain lower-case words that
+// are not keywords, and every row is as wide as the first. It keeps the
+// constants as literals, one after another, with no tree: for a
+// 1,000-row statement most of the parser's time is spent producing and
+// decoding its tree, not checking the grammar, and a tree of the
+// parser's nodes costs several hundred bytes a row where the literals
+// cost 32 bytes a value. Anything else (a comment, a quoted name, an
+// expression, another clause) is not read here, ok is false, and the
+// statement goes to the parser, which also reports every error.
+// fastInsert.tree builds the parser's tree from what was read, for the
+// plans the literals do not make; TestFastInsertMatchesParser checks it
+// is the tree the parser builds.
 func parseFastInsert(sql string) (Parsed, bool) {
-	r := fastReader{s: sql, slab: min(strings.Count(sql, ",")+2, slabMax)}
+	r := fastReader{s: sql}
 	r.space()
 	start := r.i
 	if !r.word("insert") || !r.word("into") {
@@ -49,7 +53,7 @@ func parseFastInsert(sql string) (Parsed, bool) {
 		}
 		rv.Schemaname = name
 	}
-	ins := &pg.InsertStmt{Relation: rv, Override: pg.OverridingKind_OVERRIDING_NOT_SET}
+	f := &fastInsert{stmt: &pg.InsertStmt{Relation: rv, Override: pg.OverridingKind_OVERRIDING_NOT_SET}}
 	if r.punct('(') {
 		for {
 			loc := r.i
@@ -57,7 +61,7 @@ func parseFastInsert(sql string) (Parsed, bool) {
 			if !ok {
 				return Parsed{}, false
 			}
-			ins.Cols = append(ins.Cols, &pg.Node{Node: &pg.Node_ResTarget{ResTarget: &pg.ResTarget{Name: col, Location: int32(loc)}}})
+			f.stmt.Cols = append(f.stmt.Cols, &pg.Node{Node: &pg.Node_ResTarget{ResTarget: &pg.ResTarget{Name: col, Location: int32(loc)}}})
 			if r.punct(')') {
 				break
 			}
@@ -69,24 +73,20 @@ func parseFastInsert(sql string) (Parsed, bool) {
 	if !r.word("values") {
 		return Parsed{}, false
 	}
-	sel := &pg.SelectStmt{LimitOption: pg.LimitOption_LIMIT_OPTION_DEFAULT, Op: pg.SetOperation_SETOP_NONE}
-	width := 0
+	// Commas bound the values: one more than there are commas, fewer
+	// where a string holds one.
+	f.lits = make([]literal, 0, strings.Count(sql[r.i:], ",")+1)
 	for {
 		if !r.punct('(') {
 			return Parsed{}, false
 		}
-		// Rows are mostly as wide as the one before.
-		items := takeSlice(&r.a.items, width, r.slab)
+		row := len(f.lits)
 		for {
-			c, ok := r.constant()
+			l, ok := r.constant()
 			if !ok {
 				return Parsed{}, false
 			}
-			n := take(&r.a.nodes, r.slab)
-			ac := take(&r.a.aconsts, r.slab)
-			ac.AConst = c
-			n.Node = ac
-			items = append(items, n)
+			f.lits = append(f.lits, l)
 			if r.punct(')') {
 				break
 			}
@@ -94,12 +94,12 @@ func parseFastInsert(sql string) (Parsed, bool) {
 				return Parsed{}, false
 			}
 		}
-		width = len(items)
-		n, l, list := take(&r.a.nodes, r.slab), take(&r.a.lists, r.slab), take(&r.a.listNodes, r.slab)
-		l.Items = items
-		list.List = l
-		n.Node = list
-		sel.ValuesLists = append(sel.ValuesLists, n)
+		// Rows of other widths are the parser's, and its error's.
+		if w := len(f.lits) - row; row == 0 {
+			f.width = w
+		} else if w != f.width {
+			return Parsed{}, false
+		}
 		if !r.punct(',') {
 			break
 		}
@@ -109,9 +109,109 @@ func parseFastInsert(sql string) (Parsed, bool) {
 	if r.i != len(sql) {
 		return Parsed{}, false
 	}
-	ins.SelectStmt = &pg.Node{Node: &pg.Node_SelectStmt{SelectStmt: sel}}
-	node := &pg.Node{Node: &pg.Node_InsertStmt{InsertStmt: ins}}
-	return Parsed{SQL: sql, Text: strings.TrimSpace(sql[start:end]), node: node}, true
+	return Parsed{SQL: sql, Text: strings.TrimSpace(sql[start:end]), fast: f}, true
+}
+
+// fastInsert is an INSERT parseFastInsert read: its target and columns
+// as the parser's nodes, with no SelectStmt, and its values as literals,
+// row after row, width to a row.
+type fastInsert struct {
+	stmt  *pg.InsertStmt
+	lits  []literal
+	width int
+}
+
+// rows is the number of rows of values.
+func (f *fastInsert) rows() int { return len(f.lits) / f.width }
+
+// at is the literal in row ri and place j.
+func (f *fastInsert) at(ri, j int) (literal, bool) { return f.lits[ri*f.width+j], true }
+
+// literalKind is what a literal is.
+type literalKind uint8
+
+const (
+	litNull literalKind = iota
+	litTrue
+	litFalse
+	// litInt is an integer that fits in 32 bits, in ival.
+	litInt
+	// litNumber is any other number, its text (sign included) in text.
+	litNumber
+	// litString is a string in quotes, its value in text.
+	litString
+)
+
+// literal is one constant among an INSERT's values, as the grammar reads
+// it; loc is its place in the statement's text (a negative number's is
+// its sign's).
+type literal struct {
+	text string
+	loc  int32
+	ival int32
+	kind literalKind
+}
+
+// literalOf is the literal the parser's constant ac is; ok is false for
+// a constant no literal is (a bit string).
+func literalOf(ac *pg.A_Const) (literal, bool) {
+	l := literal{loc: ac.Location}
+	if ac.Isnull {
+		return l, true // litNull
+	}
+	switch v := ac.Val.(type) {
+	case *pg.A_Const_Ival:
+		l.kind, l.ival = litInt, v.Ival.Ival
+	case *pg.A_Const_Fval:
+		l.kind, l.text = litNumber, v.Fval.Fval
+	case *pg.A_Const_Sval:
+		l.kind, l.text = litString, v.Sval.Sval
+	case *pg.A_Const_Boolval:
+		l.kind = litFalse
+		if v.Boolval.Boolval {
+			l.kind = litTrue
+		}
+	default:
+		return literal{}, false
+	}
+	return l, true
+}
+
+// node is the parser's constant for l.
+func (l literal) node() *pg.A_Const {
+	c := &pg.A_Const{Location: l.loc}
+	switch l.kind {
+	case litNull:
+		c.Isnull = true
+	case litTrue, litFalse:
+		c.Val = &pg.A_Const_Boolval{Boolval: &pg.Boolean{Boolval: l.kind == litTrue}}
+	case litInt:
+		c.Val = &pg.A_Const_Ival{Ival: &pg.Integer{Ival: l.ival}}
+	case litNumber:
+		c.Val = &pg.A_Const_Fval{Fval: &pg.Float{Fval: l.text}}
+	case litString:
+		c.Val = &pg.A_Const_Sval{Sval: &pg.String{Sval: l.text}}
+	}
+	return c
+}
+
+// tree is the parser's tree of the statement f was read from: a new
+// InsertStmt, sharing f's target and columns, whose VALUES holds every
+// literal as the parser's constant.
+func (f *fastInsert) tree() *pg.Node {
+	sel := &pg.SelectStmt{LimitOption: pg.LimitOption_LIMIT_OPTION_DEFAULT, Op: pg.SetOperation_SETOP_NONE}
+	sel.ValuesLists = make([]*pg.Node, f.rows())
+	for ri := range sel.ValuesLists {
+		items := make([]*pg.Node, f.width)
+		for j := range items {
+			l, _ := f.at(ri, j)
+			items[j] = &pg.Node{Node: &pg.Node_AConst{AConst: l.node()}}
+		}
+		sel.ValuesLists[ri] = &pg.Node{Node: &pg.Node_List{List: &pg.List{Items: items}}}
+	}
+	ins := &pg.InsertStmt{Relation: f.stmt.Relation, Cols: f.stmt.Cols, Override: f.stmt.Override,
+		SelectStmt: &pg.Node{Node: &pg.Node_SelectStmt{SelectStmt: sel}}}
+	return &pg.Node{Node: &pg.Node_InsertStmt{InsertStmt: ins}}
 }
 
 // fastReader reads parseFastInsert's text: i is the next byte, after
@@ -119,59 +219,6 @@ func parseFastInsert(sql string) (Parsed, bool) {
 type fastReader struct {
 	s string
 	i int
-	a fastArena
-	// slab is the number of values a new slab holds: the statement's
-	// commas bound its values, so a short statement makes small slabs.
-	slab int
-}
-
-// fastArena hands out the nodes of one statement's tree from slabs: a
-// 1,000-row INSERT's tree has tens of thousands of small nodes, which
-// allocated one by one cost more than reading the text. A slab lives as
-// long as any node in it; a tree's nodes live and die together, so the
-// slabs hold nothing longer than the tree would.
-type fastArena struct {
-	nodes     []pg.Node
-	aconsts   []pg.Node_AConst
-	consts    []pg.A_Const
-	ivals     []pg.A_Const_Ival
-	integers  []pg.Integer
-	fvals     []pg.A_Const_Fval
-	floats    []pg.Float
-	svals     []pg.A_Const_Sval
-	strings   []pg.String
-	lists     []pg.List
-	listNodes []pg.Node_List
-	items     []*pg.Node
-}
-
-// slabMax bounds the values a slab holds.
-const slabMax = 256
-
-// take returns a zero value from the slab *s, making a new slab of n
-// values when it is used up.
-func take[T any](s *[]T, n int) *T {
-	if len(*s) == 0 {
-		*s = make([]T, n)
-	}
-	v := &(*s)[0]
-	*s = (*s)[1:]
-	return v
-}
-
-// takeSlice returns an empty slice with room for k values from the slab
-// *s, which holds n values when it is made anew; appending beyond k
-// moves the slice out of the slab.
-func takeSlice[T any](s *[]T, k, n int) []T {
-	if k == 0 || k > n {
-		return make([]T, 0, k)
-	}
-	if len(*s) < k {
-		*s = make([]T, n)
-	}
-	v := (*s)[:0:k]
-	*s = (*s)[k:]
-	return v
 }
 
 // space skips white space as PostgreSQL's lexer knows it.
@@ -247,27 +294,20 @@ func (r *fastReader) ident() (string, bool) {
 // fits in 32 bits is an Integer, any other number a Float holding its
 // text, a minus sign is folded into the number (at the sign's location),
 // a string is a String.
-func (r *fastReader) constant() (*pg.A_Const, bool) {
+func (r *fastReader) constant() (literal, bool) {
 	loc := int32(r.i)
 	if r.i >= len(r.s) {
-		return nil, false
+		return literal{}, false
 	}
 	switch c := r.s[r.i]; {
 	case c == '\'':
 		s, ok := r.str()
-		if !ok {
-			return nil, false
-		}
-		c, v, str := take(&r.a.consts, r.slab), take(&r.a.svals, r.slab), take(&r.a.strings, r.slab)
-		str.Sval = s
-		v.Sval = str
-		c.Val, c.Location = v, loc
-		return c, true
+		return literal{kind: litString, text: s, loc: loc}, ok
 	case c == '-':
 		r.i++
 		r.space()
 		if r.i >= len(r.s) || r.s[r.i] < '0' || r.s[r.i] > '9' {
-			return nil, false
+			return literal{}, false
 		}
 		return r.number(loc, true)
 	case '0' <= c && c <= '9':
@@ -275,20 +315,23 @@ func (r *fastReader) constant() (*pg.A_Const, bool) {
 	}
 	w, ok := r.bare()
 	if !ok {
-		return nil, false
+		return literal{}, false
 	}
 	switch strings.ToLower(w) {
 	case "null":
-		return &pg.A_Const{Isnull: true, Location: loc}, true
-	case "true", "false":
-		return &pg.A_Const{Val: &pg.A_Const_Boolval{Boolval: &pg.Boolean{Boolval: strings.EqualFold(w, "true")}}, Location: loc}, true
+		return literal{kind: litNull, loc: loc}, true
+	case "true":
+		return literal{kind: litTrue, loc: loc}, true
+	case "false":
+		return literal{kind: litFalse, loc: loc}, true
 	}
-	return nil, false
+	return literal{}, false
 }
 
 // number reads digits with at most one decimal point between digits;
-// exponents, hexadecimal and the like go to the parser.
-func (r *fastReader) number(loc int32, neg bool) (*pg.A_Const, bool) {
+// exponents, hexadecimal and the like go to the parser. A negative
+// number's sign is at loc.
+func (r *fastReader) number(loc int32, neg bool) (literal, bool) {
 	j, dot := r.i, false
 	for j < len(r.s) {
 		c := r.s[j]
@@ -307,40 +350,49 @@ func (r *fastReader) number(loc int32, neg bool) (*pg.A_Const, bool) {
 		// A number runs into a letter, a point or an underscore: the
 		// lexer has its own rules (and errors) for those.
 		if c := r.s[j]; c == '_' || c == '.' || c >= 0x80 || ('a' <= c && c <= 'z') || ('A' <= c && c <= 'Z') {
-			return nil, false
+			return literal{}, false
 		}
 	}
-	text := r.s[r.i:j]
+	digits := r.s[r.i:j]
+	i := r.i
 	r.i = j
 	r.space()
-	if !dot {
-		if v, err := strconv.ParseInt(text, 10, 32); err == nil {
+	// The lexer reads the digits without the sign: -2147483648 is a
+	// Float, as 2147483648 is.
+	if !dot && len(digits) <= 10 {
+		if v, err := strconv.ParseInt(digits, 10, 32); err == nil {
 			if neg {
 				v = -v
 			}
-			c, iv, n := take(&r.a.consts, r.slab), take(&r.a.ivals, r.slab), take(&r.a.integers, r.slab)
-			n.Ival = int32(v)
-			iv.Ival = n
-			c.Val, c.Location = iv, loc
-			return c, true
+			return literal{kind: litInt, ival: int32(v), loc: loc}, true
 		}
 	}
-	if neg {
-		text = "-" + text
+	text := digits
+	switch {
+	case neg && int(loc)+1 == i:
+		text = r.s[loc:j]
+	case neg:
+		text = "-" + digits
 	}
-	c, fv, f := take(&r.a.consts, r.slab), take(&r.a.fvals, r.slab), take(&r.a.floats, r.slab)
-	f.Fval = text
-	fv.Fval = f
-	c.Val, c.Location = fv, loc
-	return c, true
+	return literal{kind: litNumber, text: text, loc: loc}, true
 }
 
-// str reads a string in single quotes, ” standing for one quote. A
-// string followed by another across a line break is one string to the
-// parser; the caller then finds no comma and gives up.
+// str reads a string in single quotes, a quote written twice standing
+// for one. A string followed by another across a line break is one
+// string to the parser; the caller then finds no comma and gives up.
 func (r *fastReader) str() (string, bool) {
-	var b strings.Builder
 	j := r.i + 1
+	k := strings.IndexByte(r.s[j:], '\'')
+	if k < 0 {
+		return "", false
+	}
+	if e := j + k + 1; e >= len(r.s) || r.s[e] != '\'' {
+		// No quote doubled: the value is the text itself.
+		r.i = e
+		r.space()
+		return r.s[j : j+k], true
+	}
+	var b strings.Builder
 	for {
 		k := strings.IndexByte(r.s[j:], '\'')
 		if k < 0 {

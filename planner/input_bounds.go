@@ -49,11 +49,27 @@ const frameWeight = 3
 // would overflow its stack. It reads the text once and allocates only a
 // stack of open brackets.
 func checkInputBounds(sql string) error {
+	if err := checkLength(sql); err != nil {
+		return err
+	}
+	return checkNesting(sql)
+}
+
+// checkLength is checkInputBounds' bound on the length, which holds for
+// every statement.
+func checkLength(sql string) error {
 	if len(sql) > MaxStatementLength {
 		return sqlerr.New(sqlerr.ProgramLimitExceeded, "statement is too long").
 			WithDetail("The statement is %d bytes; the limit is %d.", len(sql), MaxStatementLength).
 			WithHint("Load bulk data with COPY, or split the statement.")
 	}
+	return nil
+}
+
+// checkNesting is checkInputBounds' bound on the nesting depth, which
+// protects the C parser's stack: text that parser does not read (an
+// INSERT parseFastInsert reads) needs no check.
+func checkNesting(sql string) error {
 	if depth, at := nestingDepth(sql, MaxNestingDepth); depth > MaxNestingDepth {
 		return sqlerr.New(sqlerr.StatementTooComplex, "stack depth limit exceeded").
 			WithDetail("The statement nests expressions, operator chains or set operations deeper than the limit of %d.", MaxNestingDepth).

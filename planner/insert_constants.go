@@ -12,14 +12,16 @@ import (
 // its column's type as binding, assignment and folding do it
 // (bindValuesRows, assign, valuesRelation), with no bound scalar per
 // value. For a 1,000-row statement those scalars were most of its
-// planning. ok is false for any other INSERT: a DEFAULT or an
-// expression among the values, rows of differing widths, a column left
-// out that has a default, an identity column given a value, a value its
-// column's cast refuses. That INSERT is bound the general way, which
-// also reports its errors, where and as PostgreSQL does.
+// planning. The values are rows rows of width literals, at(ri, j) the
+// j-th of row ri (ok false if it is no literal or the row is not that
+// wide). ok is false for any other INSERT: a DEFAULT or an expression
+// among the values, rows of differing widths, a column left out that
+// has a default, an identity column given a value, a value its column's
+// cast refuses. That INSERT is bound the general way, which also
+// reports its errors, where and as PostgreSQL does.
 // TestConstantRowsMatchBinding holds the two ways together.
-func (p *planner) constantRows(is *pg.InsertStmt, sel *pg.SelectStmt, r Relation, cols []int, types []repr.Type) (hConstant, bool) {
-	if is.Override != pg.OverridingKind_OVERRIDING_NOT_SET {
+func (p *planner) constantRows(override pg.OverridingKind, rows, width int, at func(ri, j int) (literal, bool), r Relation, cols []int, types []repr.Type) (hConstant, bool) {
+	if override != pg.OverridingKind_OVERRIDING_NOT_SET || width != len(cols) {
 		return hConstant{}, false
 	}
 	given := make([]bool, len(r.Columns))
@@ -35,25 +37,20 @@ func (p *planner) constantRows(is *pg.InsertStmt, sel *pg.SelectStmt, r Relation
 		}
 	}
 	arity := len(r.Columns)
-	out := hConstant{rows: make([][]repr.Datum, len(sel.ValuesLists)), typ: make([]expr.ColumnType, arity)}
+	out := hConstant{rows: make([][]repr.Datum, rows), typ: make([]expr.ColumnType, arity)}
 	for c := range out.typ {
 		out.typ[c] = expr.ColumnType{Type: types[c], Nullable: !given[c]}
 	}
 	// One slab holds every row's values.
-	slab := make([]repr.Datum, len(sel.ValuesLists)*arity)
-	for ri, l := range sel.ValuesLists {
-		items := l.GetList().GetItems()
-		if len(items) != len(cols) {
-			return hConstant{}, false
-		}
+	slab := make([]repr.Datum, rows*arity)
+	for ri := range rows {
 		row := slab[ri*arity : (ri+1)*arity : (ri+1)*arity]
-		for j, n := range items {
-			ac := n.GetAConst()
-			if ac == nil {
+		for j, c := range cols {
+			l, ok := at(ri, j)
+			if !ok {
 				return hConstant{}, false
 			}
-			c := cols[j]
-			v, ok := p.constantValue(ac, types[c])
+			v, ok := p.constantValue(l, types[c])
 			if !ok {
 				return hConstant{}, false
 			}
@@ -67,38 +64,63 @@ func (p *planner) constantRows(is *pg.InsertStmt, sel *pg.SelectStmt, r Relation
 	return out, true
 }
 
-// constantValue is the value of constant ac stored in a column of type
-// t, as bindConst, coerce and castConstant make it; ok is false where
-// any of them fails or would leave a cast to run later.
-func (p *planner) constantValue(ac *pg.A_Const, t repr.Type) (repr.Datum, bool) {
-	if ac.Isnull {
-		return repr.Null, true
+// valuesWidth is the width of the first row of sel's VALUES.
+func valuesWidth(sel *pg.SelectStmt) int {
+	if len(sel.ValuesLists) == 0 {
+		return 0
 	}
-	var l hLiteral
-	switch v := ac.Val.(type) {
-	case *pg.A_Const_Sval:
+	return len(sel.ValuesLists[0].GetList().GetItems())
+}
+
+// valuesLiteral reads sel's VALUES for constantRows: the literal at row
+// ri and place j, ok false where it is no constant or the row is not as
+// wide as the first.
+func valuesLiteral(sel *pg.SelectStmt) func(ri, j int) (literal, bool) {
+	width := valuesWidth(sel)
+	return func(ri, j int) (literal, bool) {
+		items := sel.ValuesLists[ri].GetList().GetItems()
+		if len(items) != width {
+			return literal{}, false
+		}
+		ac := items[j].GetAConst()
+		if ac == nil {
+			return literal{}, false
+		}
+		return literalOf(ac)
+	}
+}
+
+// constantValue is the value of literal l stored in a column of type t,
+// as bindConst, coerce and castConstant make it; ok is false where any
+// of them fails or would leave a cast to run later.
+func (p *planner) constantValue(l literal, t repr.Type) (repr.Datum, bool) {
+	var v hLiteral
+	switch l.kind {
+	case litNull:
+		return repr.Null, true
+	case litString:
 		// An untyped string is read as the column's type.
-		d, err := p.b.parseLiteral(t, v.Sval.Sval)
+		d, err := p.b.parseLiteral(t, l.text)
 		return d, err == nil
-	case *pg.A_Const_Ival:
-		l = hLiteral{v: repr.NewInt4(v.Ival.Ival), t: repr.Int4}
-	case *pg.A_Const_Fval:
+	case litInt:
+		v = hLiteral{v: repr.NewInt4(l.ival), t: repr.Int4}
+	case litNumber:
 		var err error
-		if l, err = numberValue(v.Fval.Fval); err != nil {
+		if v, err = numberValue(l.text); err != nil {
 			return repr.Null, false
 		}
-	case *pg.A_Const_Boolval:
-		l = hLiteral{v: repr.NewBool(v.Boolval.Boolval), t: repr.Bool}
+	case litTrue, litFalse:
+		v = hLiteral{v: repr.NewBool(l.kind == litTrue), t: repr.Bool}
 	default:
 		return repr.Null, false
 	}
-	from := l.t
+	from := v.t
 	switch {
 	case from == t, from.Base() == t.Base() && t == t.Base():
-		return l.v, true
+		return v.v, true
 	case repr.TypeCastContext(from, t) < repr.CastAssignment, isRegKind(from.Kind()), t.EnumOID() != 0:
 		return repr.Null, false
 	}
-	d, err := castValue(l.v, from, t, true, p.b.zone(), nil)
+	d, err := castValue(v.v, from, t, true, p.b.zone(), nil)
 	return d, err == nil
 }

@@ -177,7 +177,13 @@ func planValuesBothWays(t *testing.T, cat Catalog, sql string) (fast hConstant, 
 	if perr != nil || len(parsed) != 1 {
 		t.Fatalf("%s: %v", sql, perr)
 	}
+	// A statement parseFastInsert read is planned from its literals, and
+	// bound from the tree it builds; the literals of that tree must make
+	// the same rows.
 	is := parsed[0].node.GetInsertStmt()
+	if f := parsed[0].fast; f != nil {
+		is = f.tree().GetInsertStmt()
+	}
 	sel := is.SelectStmt.GetSelectStmt()
 	plan := func() (*planner, Relation, []int, []repr.Type) {
 		p := newPlanner(cat, sql, nil)
@@ -196,7 +202,14 @@ func planValuesBothWays(t *testing.T, cat Catalog, sql string) (fast hConstant, 
 		return p, r, cols, types
 	}
 	p, r, cols, types := plan()
-	fast, ok = p.constantRows(is, sel, r, cols, types)
+	fast, ok = p.constantRows(is.Override, len(sel.ValuesLists), valuesWidth(sel), valuesLiteral(sel), r, cols, types)
+	if f := parsed[0].fast; f != nil {
+		p, r, cols, types = plan()
+		read, readOK := p.constantRows(is.Override, f.rows(), f.width, f.at, r, cols, types)
+		if readOK != ok || fmt.Sprint(read.rows) != fmt.Sprint(fast.rows) || fmt.Sprint(read.typ) != fmt.Sprint(fast.typ) {
+			t.Fatalf("%s: from the literals read %v %v (%v), from the tree %v %v (%v)", sql, read.rows, read.typ, readOK, fast.rows, fast.typ, ok)
+		}
+	}
 	p, r, cols, types = plan()
 	general, err = p.valuesInsert(is, sel, r, cols, types)
 	return fast, ok, general, err

@@ -24,6 +24,9 @@ type Parsed struct {
 	// Text is this statement's own text.
 	Text string
 	node *pg.Node
+	// fast is an INSERT of constants parseFastInsert read; node is then
+	// nil.
+	fast *fastInsert
 	// sub is a SUBSCRIBE form, which PostgreSQL's grammar lacks;
 	// node is then nil.
 	sub *subscribeSyntax
@@ -37,14 +40,19 @@ type Parsed struct {
 // position PostgreSQL reports.
 //
 // Text beyond the input bounds (input_bounds.go) is refused, 54000 or
-// 54001, before the parser sees it, so that no text can overflow the
-// parser's C stack.
+// 54001, before the C parser sees it, so that no text can overflow its
+// stack.
 func Parse(sql string) ([]Parsed, error) {
-	if err := checkInputBounds(sql); err != nil {
+	if err := checkLength(sql); err != nil {
 		return nil, err
 	}
+	// What parseFastInsert reads nests three levels, and no C parser
+	// reads it: its text is not measured.
 	if p, ok := parseFastInsert(sql); ok {
 		return []Parsed{p}, nil
+	}
+	if err := checkNesting(sql); err != nil {
+		return nil, err
 	}
 	if p, ok, err := parseSpecial(sql); ok {
 		if err != nil {
@@ -150,6 +158,9 @@ func (p *planner) parsed(ps Parsed) (Statement, error) {
 	if ps.explainView != nil {
 		return &ExplainView{Name: *ps.explainView}, nil
 	}
+	if ps.fast != nil {
+		return p.insert(ps.fast.stmt, ps.fast)
+	}
 	s, err := p.statement(ps.node)
 	if f, ok := s.(*Fetch); ok && err == nil {
 		f.Timeout = ps.fetchTimeout
@@ -235,7 +246,7 @@ func (p *planner) statement(n *pg.Node) (Statement, error) {
 	case *pg.Node_SelectStmt:
 		return p.selectStmt(x.SelectStmt)
 	case *pg.Node_InsertStmt:
-		return p.insert(x.InsertStmt)
+		return p.insert(x.InsertStmt, nil)
 	case *pg.Node_UpdateStmt:
 		return p.update(x.UpdateStmt)
 	case *pg.Node_DeleteStmt:

@@ -150,7 +150,7 @@ func planTraced(cat Catalog, sql string) (*planner, Statement, error) {
 		return nil, nil, fmt.Errorf("want one statement, have %d", len(stmts))
 	}
 	p := newPlanner(cat, sql, nil)
-	stmt, err := p.statement(stmts[0].node)
+	stmt, err := p.parsed(stmts[0])
 	if err == nil && len(p.b.params) > 0 {
 		err = sqlerr.New(sqlerr.UndefinedParameter, "there is no parameter $1")
 	}

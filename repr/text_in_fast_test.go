@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"freshet/sqlerr"
 )
 
 // fastTypes are the types AppendTextFast reads, and some it must leave
@@ -120,4 +122,61 @@ func randomNumberText(rng *rand.Rand) string {
 		b.WriteByte('.')
 	}
 	return b.String()
+}
+
+// TestPlainSmallDecimal: parseNumeric, which reads plain text in words
+// (plainSmallDecimal, smallTypmod), gives what the decimal path gives
+// (parseDecimal, applyNumericTypmod, NewNumeric): the same value, display
+// scale and key, or the same error, on edge cases and seeded random
+// numbers, for every numeric type of fastTypes.
+func TestPlainSmallDecimal(t *testing.T) {
+	check := func(t *testing.T, typ Type, s string) bool {
+		t.Helper()
+		got, gerr := parseNumeric(typ, s)
+		d, werr := parseDecimal(s)
+		if werr == nil {
+			d, werr = applyNumericTypmod(d, typ)
+		}
+		switch {
+		case (gerr == nil) != (werr == nil):
+			t.Fatalf("%s %q: %v (%v), the decimal path %v", typ, s, got, gerr, werr)
+		case gerr != nil:
+			g, w := sqlerr.From(gerr), sqlerr.From(werr)
+			if g.Code != w.Code || g.Message != w.Message || g.Detail != w.Detail {
+				t.Fatalf("%s %q: %s %s (%s), the decimal path %s %s (%s)", typ, s, g.Code, g.Message, g.Detail, w.Code, w.Message, w.Detail)
+			}
+		default:
+			want := NewNumeric(d)
+			_, _, gs := got.SmallNumeric()
+			_, _, ws := want.SmallNumeric()
+			if got.String() != want.String() || gs != ws || !bytes.Equal(AppendDatum(nil, got), AppendDatum(nil, want)) {
+				t.Fatalf("%s %q: %v, the decimal path %v", typ, s, got, want)
+			}
+		}
+		_, _, plain := plainSmallDecimal(s)
+		return plain
+	}
+	var types []Type
+	for _, typ := range fastTypes {
+		if typ.Kind() == KindNumeric {
+			types = append(types, typ)
+		}
+	}
+	for _, typ := range types {
+		for _, s := range fastEdgeCases {
+			check(t, typ, s)
+		}
+	}
+	forSeeds(t, 10, func(t *testing.T, seed uint64) {
+		rng := rand.New(rand.NewPCG(seed, 0x5ca1e))
+		plain := 0
+		for range 5000 {
+			if check(t, types[rng.IntN(len(types))], randomNumberText(rng)) {
+				plain++
+			}
+		}
+		if plain < 1000 {
+			t.Errorf("plainSmallDecimal read %d of 5000 inputs", plain)
+		}
+	})
 }
