@@ -166,10 +166,20 @@ const maxNamedStatement = 200
 
 // withStatementText returns ctx carrying sql as its statement's text.
 func withStatementText(ctx context.Context, sql string) context.Context {
-	if r := []rune(sql); len(r) > maxNamedStatement {
-		sql = string(r[:maxNamedStatement]) + "…"
+	return context.WithValue(ctx, statementKey{}, statementPrefix(sql))
+}
+
+// statementPrefix is sql cut after its first maxNamedStatement
+// characters, with an ellipsis where it was cut.
+func statementPrefix(sql string) string {
+	n := 0
+	for i := range sql {
+		if n == maxNamedStatement {
+			return sql[:i] + "…"
+		}
+		n++
 	}
-	return context.WithValue(ctx, statementKey{}, sql)
+	return sql
 }
 
 // statementText returns the text withStatementText put in ctx, or "".

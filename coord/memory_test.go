@@ -4,6 +4,7 @@ import (
 	"context"
 	"runtime"
 	"runtime/metrics"
+	"strings"
 	"testing"
 
 	"freshet/sqlerr"
@@ -40,4 +41,24 @@ func TestMemoryLimitCancelsTheQuery(t *testing.T) {
 		t.Fatalf("the view after the cancelled query: %s", got)
 	}
 	env.settled()
+}
+
+// TestStatementPrefix: a statement's text is named by its first
+// maxNamedStatement characters, counted as characters, not bytes.
+func TestStatementPrefix(t *testing.T) {
+	for _, c := range []struct {
+		n    int
+		cut  bool
+		char string
+	}{{0, false, "a"}, {199, false, "é"}, {200, false, "é"}, {201, true, "é"}, {5000, true, "a"}, {201, true, "日"}} {
+		sql := strings.Repeat(c.char, c.n)
+		got := statementPrefix(sql)
+		want := sql
+		if c.cut {
+			want = strings.Repeat(c.char, maxNamedStatement) + "…"
+		}
+		if got != want {
+			t.Errorf("%d × %q: %q, want %q", c.n, c.char, got, want)
+		}
+	}
 }
