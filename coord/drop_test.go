@@ -2,6 +2,7 @@ package coord
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -590,4 +591,122 @@ func TestDropKeepsWhatAnUncountedImporterReads(t *testing.T) {
 		t.Fatal(err)
 	}
 	env.settled()
+}
+
+// TestCreatePlannedOverAnIndexDroppedMeanwhile: a CREATE is planned while
+// view v has an index, so its plan reads v through the index, and it
+// commits after a DROP INDEX has taken the index out of the catalog but
+// before that DROP has dropped the index's dataflow (it is ending a read
+// of the index, without the engine's lock). The create depends on v,
+// which is still there: it used to build a dataflow that imported the
+// dropped index, an importer the DROP's plan had not counted, and the
+// runtime refused the index's drop (the importer the chaos test found).
+// The create now fails as a stale plan (40001), the index's dataflow is
+// dropped, and nothing imports it: for a materialized view, and for an
+// index on a view that reads v.
+func TestCreatePlannedOverAnIndexDroppedMeanwhile(t *testing.T) {
+	for _, kind := range []string{"materialized view", "index"} {
+		t.Run(kind, func(t *testing.T) {
+			env := openSQL(t, t.TempDir())
+			defer func() { env.e.Close() }()
+			s, other := env.session(), env.session()
+			env.exec(s, "CREATE TABLE t (k int, v int)")
+			env.exec(s, "INSERT INTO t VALUES (1, 1), (2, 2)")
+			env.exec(s, "CREATE VIEW v AS SELECT k, v FROM t WHERE v > 0")
+			env.exec(s, "CREATE VIEW w AS SELECT k FROM v")
+			env.exec(s, "CREATE INDEX v_idx ON v (k)")
+			env.e.mu.Lock()
+			ix, err := env.e.cat.Resolve(catalog.DefaultDatabase, catalog.DefaultSchema, "v_idx")
+			if err != nil {
+				env.e.mu.Unlock()
+				t.Fatal(err)
+			}
+			w, err := env.e.cat.Resolve(catalog.DefaultDatabase, catalog.DefaultSchema, "w")
+			if err != nil {
+				env.e.mu.Unlock()
+				t.Fatal(err)
+			}
+			indexFlow := env.e.dataflows[ix.ID]
+			env.e.mu.Unlock()
+
+			// The create is planned, as its session plans it, before the
+			// DROP: the plan reads v through v_idx.
+			var create func() error
+			var plan expr.Relation
+			switch kind {
+			case "materialized view":
+				stmts, err := planner.Plan(s.catalog(), "CREATE MATERIALIZED VIEW m AS SELECT count(*) FROM v")
+				if err != nil {
+					t.Fatal(err)
+				}
+				st := stmts[0].(*planner.CreateView)
+				o := s.objectFor(catalog.MaterializedView, st.Name, st.Columns, st.Query)
+				names, err := s.dependOn(o, st)
+				if err != nil {
+					t.Fatal(err)
+				}
+				plan = st.Plan
+				create = func() error { return env.e.CreateMaterializedView(context.Background(), o, st.Plan, names) }
+			case "index":
+				if plan, err = s.relationPlan(w); err != nil {
+					t.Fatal(err)
+				}
+				o := &catalog.Object{Kind: catalog.Index, Name: "w_idx", Database: w.Database, Schema: w.Schema,
+					On: w.ID, DependsOn: []uint64{w.ID}, SQL: "k"}
+				create = func() error {
+					return env.e.CreateIndex(context.Background(), o, plan, []expr.Scalar{expr.Column{Index: 0}}, "w")
+				}
+			}
+			if !slices.Contains(dependencies(plan), ix.ID) {
+				t.Fatal("the plan does not read v through v_idx, which the test needs")
+			}
+
+			// A read of v_idx in flight: the DROP ends it, and waits for
+			// it to end without the engine's lock.
+			rctx, read, err := env.e.beginRead(context.Background(), []uint64{ix.ID})
+			if err != nil {
+				t.Fatal(err)
+			}
+			dropped := make(chan error, 1)
+			go func() { dropped <- env.queryErr(other, "DROP INDEX v_idx") }()
+			<-rctx.Done()
+			if env.e.catalogHas("v_idx") {
+				t.Fatal("the DROP ended the read before it committed")
+			}
+			// The create commits between the DROP's commit and its
+			// dataflows' drop.
+			createErr := create()
+			env.e.endRead(read)
+			if err := <-dropped; err != nil {
+				t.Fatalf("DROP INDEX v_idx: %v", err)
+			}
+
+			if c := sqlerr.Code(createErr); c != sqlerr.SerializationFailure {
+				t.Fatalf("the create planned before DROP INDEX v_idx: %v (%s), want 40001", createErr, c)
+			}
+			if importers := env.e.reg.Importers(arrange.GlobalID(ix.ID)); len(importers) > 0 {
+				t.Errorf("dataflows %v import v_idx after DROP INDEX returned", importers)
+			}
+			env.e.mu.Lock()
+			_, kept := env.e.retired[indexFlow]
+			env.e.mu.Unlock()
+			if kept {
+				t.Errorf("the runtime refused the drop of v_idx's dataflow %d, which stays, retired", indexFlow)
+			}
+			env.settled()
+			// Planned again, the create reads v itself.
+			if kind == "materialized view" {
+				env.exec(s, "CREATE MATERIALIZED VIEW m AS SELECT count(*) FROM v")
+				if got := env.query(s, "SELECT * FROM m"); got != "2" {
+					t.Fatalf("m: %q, want 2", got)
+				}
+			} else {
+				env.exec(s, "CREATE INDEX w_idx ON w (k)")
+				if got := env.query(s, "SELECT k FROM w ORDER BY k"); got != "1 2" {
+					t.Fatalf("w: %q, want 1 2", got)
+				}
+			}
+			env.settled()
+		})
+	}
 }

@@ -699,6 +699,9 @@ func (e *Engine) createIndex(ctx context.Context, o *catalog.Object, on expr.Rel
 	if err := e.checkDependsLocked(o, map[uint64]string{o.On: onName}); err != nil {
 		return nil, err
 	}
+	if err := e.checkPlanReadsLocked(o, on); err != nil {
+		return nil, err
+	}
 	if t := e.cat.Get(o.On); o.Unique && t != nil {
 		// The key is counted from the table's log, which must hold every
 		// write that has a timestamp; mu is then held until the key is
@@ -751,6 +754,28 @@ func (e *Engine) checkDependsLocked(o *catalog.Object, names map[uint64]string) 
 		}
 	}
 	return e.failedErr(e.throughViewsLocked(deps))
+}
+
+// checkPlanReadsLocked checks, as o's create commits, that every
+// relation o's plan reads is still in the catalog. checkDependsLocked
+// does not cover it all: a view read through its index is planned as a
+// read of the index, but o depends on the view. A DROP INDEX that
+// commits between the plan and this check leaves the view, and the
+// index's dataflow running until the DROP drops it, after the lock is
+// released: o's dataflow would import it then, an importer the DROP
+// never counted, and the runtime would refuse to drop the index's
+// dataflow (the case lingerAfterRefusal was added for). Such a plan is
+// stale, and fails as a write's stale plan does (40001), to be run, and
+// so planned, again.
+func (e *Engine) checkPlanReadsLocked(o *catalog.Object, plan expr.Relation) error {
+	for _, id := range dependencies(plan) {
+		if id == 0 || isSystemTable(id) || e.cat.Get(id) != nil {
+			continue
+		}
+		return sqlerr.New(sqlerr.SerializationFailure, "could not serialize access: an index that %q was planned to read was dropped while it was being created", o.Name).
+			WithHint("Run the statement again.")
+	}
+	return nil
 }
 
 // objectDeps returns what o reads: its DependsOn and, for an index, what
@@ -1935,6 +1960,9 @@ func (e *Engine) createMaterializedView(ctx context.Context, o *catalog.Object, 
 		return nil, err
 	}
 	if err := e.checkDependsLocked(o, names); err != nil {
+		return nil, err
+	}
+	if err := e.checkPlanReadsLocked(o, plan); err != nil {
 		return nil, err
 	}
 	if _, err := e.cat.Create(o); err != nil {

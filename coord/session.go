@@ -861,9 +861,33 @@ func (s *Session) createView(ctx context.Context, st *planner.CreateView, w pgwi
 	}
 	o := s.objectFor(kind, st.Name, st.Columns, st.Query)
 	o.UsesTypes = st.Enums
-	// The view depends on every relation its definition reads, as the
-	// planner recorded them; the engine checks, when it commits the
-	// view, that they all still exist.
+	names, err := s.dependOn(o, st)
+	if err != nil {
+		return result{}, err
+	}
+	if st.OrReplace && !st.Materialized {
+		if replaced, err := s.replaceView(ctx, o, st.Name); replaced || err != nil {
+			return result{tag: st.Tag()}, err
+		}
+	}
+	if st.Materialized {
+		err = s.engine.CreateMaterializedView(withProgress(ctx, progressNotices(w)), o, st.Plan, names)
+	} else {
+		err = s.engine.CreateView(ctx, o, names)
+	}
+	err = s.engine.createError(ctx, o.DependsOn, err)
+	if err != nil && st.IfNotExists && sqlerr.Code(err) == sqlerr.DuplicateTable {
+		w.Notice(sqlerr.New(sqlerr.DuplicateTable, "relation %q already exists, skipping", st.Name.Name).WithSeverity(sqlerr.SeverityNotice))
+		err = nil
+	}
+	return result{tag: st.Tag()}, err
+}
+
+// dependOn makes view o depend on every relation its definition st
+// reads, as the planner recorded them, and returns their names for the
+// engine's errors; the engine checks, when it commits the view, that
+// they all still exist.
+func (s *Session) dependOn(o *catalog.Object, st *planner.CreateView) (map[uint64]string, error) {
 	names := map[uint64]string{}
 	for _, r := range st.Reads {
 		id := uint64(r.ID)
@@ -873,7 +897,7 @@ func (s *Session) createView(ctx context.Context, st *planner.CreateView, w pgwi
 			// session's state as a statement is planned would hold
 			// that state in a dataflow.
 			if g, ok := generatedViews[r.Name.Name]; ok && g.session != nil && st.Materialized {
-				return result{}, sqlerr.New(sqlerr.FeatureNotSupported, "materialized views over %s are not supported", r.Name.Name)
+				return nil, sqlerr.New(sqlerr.FeatureNotSupported, "materialized views over %s are not supported", r.Name.Name)
 			}
 			continue
 		}
@@ -886,23 +910,7 @@ func (s *Session) createView(ctx context.Context, st *planner.CreateView, w pgwi
 			names[id] = r.Name.Name
 		}
 	}
-	if st.OrReplace && !st.Materialized {
-		if replaced, err := s.replaceView(ctx, o, st.Name); replaced || err != nil {
-			return result{tag: st.Tag()}, err
-		}
-	}
-	var err error
-	if st.Materialized {
-		err = s.engine.CreateMaterializedView(withProgress(ctx, progressNotices(w)), o, st.Plan, names)
-	} else {
-		err = s.engine.CreateView(ctx, o, names)
-	}
-	err = s.engine.createError(ctx, o.DependsOn, err)
-	if err != nil && st.IfNotExists && sqlerr.Code(err) == sqlerr.DuplicateTable {
-		w.Notice(sqlerr.New(sqlerr.DuplicateTable, "relation %q already exists, skipping", st.Name.Name).WithSeverity(sqlerr.SeverityNotice))
-		err = nil
-	}
-	return result{tag: st.Tag()}, err
+	return names, nil
 }
 
 func (s *Session) createIndex(ctx context.Context, st *planner.CreateIndex, w pgwire.Writer) (result, error) {
