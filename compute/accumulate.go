@@ -286,7 +286,7 @@ const accIndexLen = 2
 //
 // It reads a row's columns as their encodings (rawColumns), up to the
 // last one it needs: keys that are columns are cut from them, and so are
-// the numeric columns summed (rawNum), whose limbs are read from their
+// the numeric columns summed (rawAcc), whose limbs are read from their
 // encoding (with their non-NULL counts); only the columns other keys
 // and accumulators read are decoded.
 type contributor struct {
@@ -297,7 +297,9 @@ type contributor struct {
 	indexes [][]byte
 	vals    limbVals
 	sums    *partials
-	rawNum  map[int]bool
+	// rawAcc[i] reports whether accumulator i sums a numeric column read
+	// from its encoding.
+	rawAcc []bool
 	// decoded are the columns decoded into scratch; end is one past the
 	// last column read.
 	decoded []int
@@ -310,11 +312,14 @@ type contributor struct {
 }
 
 func newContributor(types []repr.Type, keys []expr.Scalar, accs []accumulator) *contributor {
-	c := &contributor{accs: accs, types: types, vals: limbVals{}, sums: newPartials(len(accs)), rawNum: map[int]bool{}}
+	c := &contributor{accs: accs, types: types, vals: limbVals{}, sums: newPartials(len(accs)), rawAcc: make([]bool, len(accs))}
 	c.indexes = make([][]byte, len(accs))
 	for i := range accs {
 		c.indexes[i] = binary.BigEndian.AppendUint16(nil, uint16(i))
 	}
+	// The numeric columns a decimal sum reads are read from their
+	// encodings by every accumulator of them.
+	rawCol := map[int]bool{}
 	for i, a := range accs {
 		if a.kind != accDecimal {
 			continue
@@ -323,7 +328,7 @@ func newContributor(types []repr.Type, keys []expr.Scalar, accs []accumulator) *
 		// type gives them: an int8's are none, a numeric(p, s)'s s.
 		switch t := types[a.col]; t.Kind() {
 		case repr.KindNumeric:
-			c.rawNum[a.col] = true
+			rawCol[a.col] = true
 			c.sums.setScale(i, scaleOfFirst)
 			if _, s, ok := t.NumericPrecision(); ok {
 				// Counts of 10^-s below 10^18 (repr.ScaledNumeric): a
@@ -337,11 +342,14 @@ func newContributor(types []repr.Type, keys []expr.Scalar, accs []accumulator) *
 			c.sums.setScale(i, 0)
 		}
 	}
+	for i, a := range accs {
+		c.rawAcc[i] = a.kind != accRows && rawCol[a.col]
+	}
 	var read []int
-	for _, a := range accs {
+	for i, a := range accs {
 		switch {
 		case a.kind == accRows:
-		case c.rawNum[a.col]:
+		case c.rawAcc[i]:
 			c.end = max(c.end, a.col+1)
 		default:
 			read = append(read, a.col)
@@ -392,7 +400,7 @@ func (c *contributor) addRaw(raw [][]byte, t uint64, d int64) error {
 	sums := c.sums
 	g := sums.group(key, t)
 	for i, a := range c.accs {
-		if a.kind != accRows && c.rawNum[a.col] {
+		if c.rawAcc[i] {
 			addRawNumeric(sums, g, i, a.kind, raw[a.col], d)
 			continue
 		}
