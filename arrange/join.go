@@ -533,7 +533,12 @@ func stageMarks(in *dataflow.Input[*Batch], p *Batcher) {
 // giveByTime sends updates, each at its own time, one message per time.
 // The operator's capability must be at or before every time.
 func giveByTime(out *dataflow.Output[Update], upds []Update) {
-	slices.SortStableFunc(upds, func(x, y Update) int { return cmp.Compare(x.Time, y.Time) })
+	byTime := func(x, y Update) int { return cmp.Compare(x.Time, y.Time) }
+	// Most often every update is at one time: a join's output of one
+	// statement's changes.
+	if !slices.IsSortedFunc(upds, byTime) {
+		slices.SortStableFunc(upds, byTime)
+	}
 	for i := 0; i < len(upds); {
 		j := i + 1
 		for j < len(upds) && upds[j].Time == upds[i].Time {

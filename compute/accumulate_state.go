@@ -44,6 +44,10 @@ func (r *renderer) accumulateGroups(contribs dataflow.Stream[arrange.Update], pl
 			pending, ready []arrange.Update
 			cap            *dataflow.Capability
 			charged        int64
+			// spare is the whole of the slice ready was cut from: once
+			// it is applied, the next contributions are gathered in it
+			// rather than in a slice new to the heap.
+			spare []arrange.Update
 		)
 		return dataflow.ScheduleFunc(func() {
 			for {
@@ -73,6 +77,7 @@ func (r *renderer) accumulateGroups(contribs dataflow.Stream[arrange.Update], pl
 					if ready, pending = splitBefore(pending, upper); len(ready) == 0 {
 						break
 					}
+					spare = ready
 				}
 				n := min(len(ready), accumulatePiece)
 				out.GiveSlice(cap.Time(), gs.apply(ready[:n], nil))
@@ -88,7 +93,9 @@ func (r *renderer) accumulateGroups(contribs dataflow.Stream[arrange.Update], pl
 			}
 			if len(pending) == 0 && len(ready) == 0 {
 				cap = letGo(op, cap)
-				pending, ready = nil, nil
+				// The keys and vals of what was applied go.
+				clear(spare)
+				pending, ready, spare = spare[:0], nil, nil
 				return
 			}
 			least := uint64(dataflow.Done)
