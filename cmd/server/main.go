@@ -107,7 +107,6 @@ func run(listen, debugListen string, web httpOptions, cfg coord.Config, srv *pgw
 		default:
 		}
 	}
-	go returnIdleMemory(ctx, time.Second, opened)
 	paceCollector(ctx, nil)
 	if debugListen != "" {
 		addr, err := serveDebug(ctx, debugListen, logger)
@@ -123,6 +122,7 @@ func run(listen, debugListen string, web httpOptions, cfg coord.Config, srv *pgw
 		return fmt.Errorf("opening %s: %w", dataDir, err)
 	}
 	defer sup.Close()
+	go returnIdleMemory(ctx, time.Second, opened, sup.Metrics().Statements)
 	if web.addr != "" {
 		addr, err := serveHTTP(ctx, web.addr, web.insecure, sup, logger)
 		switch {

@@ -66,6 +66,9 @@ type heapSample struct {
 	// objects, live or not yet swept; live is the bytes the last
 	// collection found live.
 	free, objects, live uint64
+	// statements counts the statements the server finished, which
+	// readHeap leaves to its caller.
+	statements uint64
 }
 
 func readHeap() heapSample {
@@ -93,11 +96,21 @@ const idleFreeFloor = 32 << 20
 // the collector runs when the heap doubles, which an idle server never
 // makes it do.
 func shouldReturn(prev, cur heapSample) bool {
-	if cur.cycles != prev.cycles {
+	if !quiet(prev, cur) {
 		return false
 	}
 	worth := func(n uint64) bool { return n > idleFreeFloor && n > cur.objects/4 }
 	return worth(cur.free) || cur.objects > cur.live && worth(cur.objects-cur.live)
+}
+
+// quiet reports whether the server was idle between two samples a tick
+// apart: no collection ran and no statement finished. Handing the heap
+// back holds the runtime's heap lock while it releases every free page,
+// which stalls any allocation meanwhile (20 ms, measured, with 40 MB
+// free): a server writing a row at a time, which never collects, is not
+// idle, and its statements must not wait on it.
+func quiet(prev, cur heapSample) bool {
+	return cur.cycles == prev.cycles && cur.statements == prev.statements
 }
 
 // returnIdleMemory hands free heap back to the system once the server
@@ -113,10 +126,17 @@ func shouldReturn(prev, cur heapSample) bool {
 // them live. After each signal on opened (an engine opened, at the start
 // or after a restart in place), the first quiet tick collects and hands
 // back whatever that left.
-func returnIdleMemory(ctx context.Context, every time.Duration, opened <-chan struct{}) {
+func returnIdleMemory(ctx context.Context, every time.Duration, opened <-chan struct{}, statements func() uint64) {
 	tick := time.NewTicker(every)
 	defer tick.Stop()
-	prev := readHeap()
+	sample := func() heapSample {
+		h := readHeap()
+		if statements != nil {
+			h.statements = statements()
+		}
+		return h
+	}
+	prev := sample()
 	startup := false
 	for {
 		select {
@@ -130,10 +150,10 @@ func returnIdleMemory(ctx context.Context, every time.Duration, opened <-chan st
 			continue
 		case <-tick.C:
 		}
-		cur := readHeap()
-		if quiet := cur.cycles == prev.cycles; quiet && startup || shouldReturn(prev, cur) {
+		cur := sample()
+		if quiet(prev, cur) && startup || shouldReturn(prev, cur) {
 			debug.FreeOSMemory()
-			cur = readHeap()
+			cur = sample()
 			startup = false
 		}
 		prev = cur

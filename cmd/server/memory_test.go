@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -39,6 +40,7 @@ func TestShouldReturn(t *testing.T) {
 		{"garbage no collection has seen", heapSample{cycles: 9}, heapSample{cycles: 9, free: 10 * mb, objects: 1400 * mb, live: 220 * mb}, true},
 		{"the same while collections run", heapSample{cycles: 8}, heapSample{cycles: 9, free: 10 * mb, objects: 1400 * mb, live: 220 * mb}, false},
 		{"objects a little past the live heap", heapSample{cycles: 9}, heapSample{cycles: 9, free: 10 * mb, objects: 420 * mb, live: 400 * mb}, false},
+		{"a statement finished: still busy", heapSample{cycles: 9, statements: 4}, heapSample{cycles: 9, statements: 5, free: 300 * mb, objects: 100 * mb}, false},
 	} {
 		if got := shouldReturn(tc.prev, tc.cur); got != tc.want {
 			t.Errorf("%s: shouldReturn = %v, want %v", tc.name, got, tc.want)
@@ -61,11 +63,51 @@ func TestReturnIdleMemory(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	go returnIdleMemory(ctx, 20*time.Millisecond, nil)
+	go returnIdleMemory(ctx, 20*time.Millisecond, nil, nil)
 	deadline := time.Now().Add(10 * time.Second)
 	for readHeap().free > idleFreeFloor {
 		if time.Now().After(deadline) {
 			t.Fatalf("%d free heap bytes after 10 s of quiet", readHeap().free)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestReturnIdleMemoryWaitsForStatements: while statements finish every
+// tick, with no collection (a client writing a row at a time), the
+// returner leaves the free heap alone, and hands it back once they stop.
+func TestReturnIdleMemoryWaitsForStatements(t *testing.T) {
+	burst := make([][]byte, 0, 256)
+	for range 256 {
+		burst = append(burst, make([]byte, 1<<20))
+	}
+	runtime.KeepAlive(burst)
+	burst = nil
+	runtime.GC()
+	if before := readHeap(); before.free <= idleFreeFloor {
+		t.Fatalf("the burst left only %d free bytes: the test does not reach the returner", before.free)
+	}
+	var busy atomic.Bool
+	var statements atomic.Uint64
+	busy.Store(true)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go returnIdleMemory(ctx, 20*time.Millisecond, nil, func() uint64 {
+		if busy.Load() {
+			return statements.Add(1)
+		}
+		return statements.Load()
+	})
+	// Ten ticks of statements: nothing is handed back.
+	time.Sleep(200 * time.Millisecond)
+	if free := readHeap().free; free <= idleFreeFloor {
+		t.Fatalf("%d free heap bytes: handed back while statements ran", free)
+	}
+	busy.Store(false)
+	deadline := time.Now().Add(10 * time.Second)
+	for readHeap().free > idleFreeFloor {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d free heap bytes after 10 s with no statement", readHeap().free)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
@@ -79,7 +121,7 @@ func TestReturnIdleMemoryAfterOpen(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	opened := make(chan struct{}, 1)
-	go returnIdleMemory(ctx, 20*time.Millisecond, opened)
+	go returnIdleMemory(ctx, 20*time.Millisecond, opened, nil)
 	for open := range 2 {
 		leaveLiveGarbage(t)
 		opened <- struct{}{}
