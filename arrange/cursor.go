@@ -114,6 +114,28 @@ func (c *BatchCursor) RewindKeys() {
 	}
 }
 
+// FlatRun returns up to max keys from the cursor's on, read in bulk, if
+// the batch is flat: every key has one val, which is empty, with one
+// update, and every update is at one time with one diff, as in the batch
+// a table's rows make. Key i of the run is keys[ends[i]:ends[i+1]], for
+// i < len(ends)-1, each with the update (t, d); the cursor moves to the
+// key after the run. ok is false, and the cursor does not move, for a
+// batch that is not flat, a cursor past its key's val, or at the end.
+func (c *BatchCursor) FlatRun(max int) (keys []byte, ends []uint32, t uint64, d int64, ok bool) {
+	b := c.batch
+	// Every val empty (no valOff) is one val a key, as a key's vals are
+	// distinct; no diffs is one update a val, each of diff0; no times,
+	// each at time0.
+	if b == nil || max <= 0 || !c.KeyValid() || c.val != c.key || b.valOff != nil || b.diffs != nil || b.times != nil {
+		return nil, nil, 0, 0, false
+	}
+	n := min(max, b.nKeys()-c.key)
+	ends = b.keyOff[c.key : c.key+n+1]
+	c.key += n
+	c.enterKey()
+	return b.keyBytes, ends, b.time0[0], b.diff0[0], true
+}
+
 // ValValid reports whether the cursor is at a val of the current key.
 func (c *BatchCursor) ValValid() bool { return c.val < c.valEnd }
 

@@ -107,3 +107,97 @@ func pick(rng interface{ Perm(int) []int }, pool []string, n int) []string {
 	}
 	return out
 }
+
+// TestFlatRun: FlatRun reads in runs exactly the keys and updates a
+// cursor's walk reads, for a flat batch (one empty val and one update a
+// key, every update at one time with one diff), from any key it is
+// called at; for any other batch it declines and leaves the cursor where
+// it was.
+func TestFlatRun(t *testing.T) {
+	d := Description{Lower: 0, Upper: 10}
+	keys := func(n int, val string, time func(i int) uint64, diff func(i int) int64) []update {
+		var ups []update
+		for i := range n {
+			ups = append(ups, update{fmt.Sprintf("k%03d", i), val, time(i), diff(i)})
+		}
+		return ups
+	}
+	at := func(t uint64) func(int) uint64 { return func(int) uint64 { return t } }
+	by := func(d int64) func(int) int64 { return func(int) int64 { return d } }
+	flat := map[string]*Batch{
+		"inserts at one time":     build(d, keys(10, "", at(3), by(1))...),
+		"retractions at one time": build(d, keys(7, "", at(5), by(-2))...),
+		"one key":                 build(d, keys(1, "", at(0), by(1))...),
+	}
+	if b, ok := KeysBatch([][]byte{[]byte("abc")}, [][]uint32{{1, 2, 3}}, 4, nil); ok {
+		flat["a table's replayed rows"] = b
+	} else {
+		t.Fatal("KeysBatch declined rows in order")
+	}
+	twoUpdates := keys(4, "", at(2), by(1))
+	twoUpdates = append(twoUpdates, update{"k001", "", 3, 1})
+	slices.SortFunc(twoUpdates, compareUpdates)
+	notFlat := map[string]*Batch{
+		"times differ":         build(d, keys(6, "", func(i int) uint64 { return uint64(i) }, by(1))...),
+		"diffs differ":         build(d, keys(6, "", at(1), func(i int) int64 { return int64(i + 1) })...),
+		"vals not empty":       build(d, keys(6, "v", at(1), by(1))...),
+		"a val with two times": build(d, twoUpdates...),
+		"two vals a key":       build(d, update{"a", "x", 1, 1}, update{"a", "y", 1, 1}, update{"b", "x", 1, 1}),
+	}
+	for name, b := range flat {
+		want := contents(b.Cursor())
+		for _, size := range []int{1, 2, 3, 100} {
+			for start := range len(want) {
+				c := b.Cursor()
+				var got []update
+				for range start {
+					got = append(got, contents1(c)...)
+					c.StepKey()
+				}
+				for c.KeyValid() {
+					ks, ends, tm, df, ok := c.FlatRun(size)
+					if !ok {
+						t.Fatalf("%s: FlatRun(%d) declined at a key of a flat batch", name, size)
+					}
+					if n := len(ends) - 1; n < 1 || n > size {
+						t.Fatalf("%s: FlatRun(%d) read %d keys", name, size, n)
+					}
+					for i := range len(ends) - 1 {
+						got = append(got, update{string(ks[ends[i]:ends[i+1]]), "", tm, df})
+					}
+				}
+				if _, _, _, _, ok := c.FlatRun(size); ok {
+					t.Fatalf("%s: FlatRun at the end read a run", name)
+				}
+				if !slices.Equal(got, want) {
+					t.Fatalf("%s, runs of %d from key %d:\n got  %v\n want %v", name, size, start, got, want)
+				}
+			}
+		}
+		// Past its key's val, the cursor is left to StepKey.
+		c := b.Cursor()
+		c.StepVal()
+		if _, _, _, _, ok := c.FlatRun(5); ok || !c.KeyValid() || c.ValValid() {
+			t.Fatalf("%s: FlatRun read a run from past a key's val", name)
+		}
+	}
+	for name, b := range notFlat {
+		c := b.Cursor()
+		if _, _, _, _, ok := c.FlatRun(100); ok {
+			t.Fatalf("%s: FlatRun read a batch that is not flat", name)
+		}
+		if got, want := contents(c), contents(b.Cursor()); !slices.Equal(got, want) {
+			t.Fatalf("%s: FlatRun moved the cursor: %v, want %v", name, got, want)
+		}
+	}
+}
+
+// contents1 reads the updates of c's current key.
+func contents1(c Cursor) []update {
+	var out []update
+	for ; c.ValValid(); c.StepVal() {
+		k, v := string(c.Key()), string(c.Val())
+		c.History(func(t uint64, d int64) { out = append(out, update{k, v, t, d}) })
+	}
+	return out
+}

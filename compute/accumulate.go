@@ -671,17 +671,22 @@ func (r *renderer) contributionsOfImport(in importedRows, fp *filterProject, typ
 		skip := func(uint64, int64) { read++ }
 		// pass reads the row at the cursor and reports whether it
 		// passes the chain; err is set if the chain failed on it.
-		pass := func(key, val []byte) bool {
+		// passRaw is pass of a stored row, read directly.
+		passRaw := func(stored []byte) bool {
 			err = nil
-			if direct {
-				raw = rawColumns(in.stored(key, val), need, raw)
-				for _, c := range notNull {
-					if repr.IsNullEncoding(raw[c]) {
-						return false
-					}
+			raw = rawColumns(stored, need, raw)
+			for _, c := range notNull {
+				if repr.IsNullEncoding(raw[c]) {
+					return false
 				}
-				return true
 			}
+			return true
+		}
+		pass := func(key, val []byte) bool {
+			if direct {
+				return passRaw(in.stored(key, val))
+			}
+			err = nil
 			var ok bool
 			row, ok, err = fp.apply(in.row(key, val), &p)
 			return ok || err != nil
@@ -713,6 +718,24 @@ func (r *renderer) contributionsOfImport(in importedRows, fp *filterProject, typ
 				// not through the walk's interface.
 				whole := in.seek == nil
 				for n := 0; (whole && cur.KeyValid() || !whole && walk.Valid()) && n < contributionsPiece; {
+					if whole && direct && !in.keyed {
+						// A flat batch (a table's rows, each once at one
+						// time) in runs between checks of the time.
+						if keys, ends, tm, d, ok := cur.FlatRun(min(rowsBetweenChecks, contributionsPiece-n)); ok {
+							n += len(ends) - 1
+							for i := range len(ends) - 1 {
+								if passRaw(keys[ends[i]:ends[i+1]]) {
+									addTime(tm, d)
+								} else {
+									skip(tm, d)
+								}
+							}
+							if op.OutOfTime() {
+								n = contributionsPiece
+							}
+							continue
+						}
+					}
 					for ; cur.ValValid() && n < contributionsPiece; cur.StepVal() {
 						n++
 						if n%rowsBetweenChecks == 0 && op.OutOfTime() {
