@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"math"
 	"slices"
+	"sort"
 
 	"freshet/internal/prefault"
 )
@@ -132,28 +133,45 @@ func KeysBatchMerged(rows [][]byte, ends [][]uint32, at uint64) (*Batch, bool) {
 	b.reserve(sizeHint{keys: n, keyBytes: size, upds: n})
 	prefault.Slice(b.keyBytes)
 	prefault.Slice(b.keyOff)
-	next := 0
-	push := func(k []byte) {
-		// Rows sorted before this run key go first.
-		for next < len(rest) && bytes.Compare(key(rest[next]), k) < 0 {
-			b.Push(key(rest[next]), nil, at, 1)
-			next++
-		}
-		b.Push(k, nil, at, 1)
-	}
-	i := 0
+	// The run's keys are copied in bulk (appendKeys, from a batch that
+	// views a piece) up to each of the rest's keys, which is pushed
+	// where it sorts, and summed with a run key equal to it.
+	next, taken := 0, 0
+	var view Batch
+	var off []uint32
 	for p, piece := range rows {
-		from := uint32(0)
-		for _, end := range ends[p] {
-			if i == run {
-				break
-			}
-			push(piece[from:end])
-			from = end
-			i++
-		}
-		if i == run {
+		if taken == run {
 			break
+		}
+		k := min(len(ends[p]), run-taken)
+		if k == 0 {
+			continue // an empty piece
+		}
+		taken += k
+		off = append(append(off[:0], 0), ends[p][:k]...)
+		view = Batch{keyBytes: piece, keyOff: off, valCount: k, n: k}
+		view.time0[0], view.diff0[0] = at, 1
+		for lo := 0; lo < k; {
+			hi := k
+			if next < len(rest) {
+				r := key(rest[next])
+				hi = lo + sort.Search(k-lo, func(j int) bool { return bytes.Compare(view.key(lo+j), r) >= 0 })
+			}
+			if hi > lo {
+				b.closeKey()
+				b.appendKeys(&view, lo, hi, 0)
+				lo = hi
+			}
+			if lo < k {
+				// The next of the rest sorts at or before run key lo.
+				r := key(rest[next])
+				next++
+				b.Push(r, nil, at, 1)
+				if bytes.Equal(view.key(lo), r) {
+					b.Push(view.key(lo), nil, at, 1)
+					lo++
+				}
+			}
 		}
 	}
 	for ; next < len(rest); next++ {
