@@ -359,7 +359,7 @@ func (r *fastReader) number(loc int32, neg bool) (literal, bool) {
 	r.space()
 	// The lexer reads the digits without the sign: -2147483648 is a
 	// Float, as 2147483648 is.
-	if !dot && len(digits) <= 10 {
+	if !dot {
 		if v, err := strconv.ParseInt(digits, 10, 32); err == nil {
 			if neg {
 				v = -v
