@@ -106,8 +106,8 @@ func (b *Batch) countThrough(t uint64) int64 {
 }
 
 // Bytes returns the heap bytes the batch holds: the capacity of every
-// column plus the batch header. Builders size their columns exactly, so
-// this is what the batch costs.
+// column plus the batch header. Builders size their columns to within a
+// sixteenth of their length (exact), so this is what the batch costs.
 func (b *Batch) Bytes() int64 {
 	n := int64(unsafe.Sizeof(*b))
 	n += int64(cap(b.keyBytes)) + int64(cap(b.valBytes))

@@ -3,6 +3,7 @@ package arrange
 import (
 	"bytes"
 	"math"
+	"slices"
 )
 
 // maxOffset is the largest offset a batch column can hold. Offsets are
@@ -127,8 +128,9 @@ func (b *Builder) Done(desc Description) *Batch {
 	batch := &Batch{desc: desc}
 	if b.nKeys > 0 {
 		// Growing by append leaves spare capacity, and a merge reserves
-		// for the sum of its inputs; copying to exact sizes here is what
-		// makes Bytes, and memory, fall when consolidation cancels.
+		// for the sum of its inputs; copying to exact sizes here, where
+		// more than a sixteenth is spare, is what makes Bytes, and
+		// memory, fall when consolidation cancels.
 		batch.keyBytes = exact(b.keyBytes)
 		batch.keyOff = exact(b.keyOff)
 		batch.keyVals = exact(b.keyVals)
@@ -410,8 +412,10 @@ func (c *column[T]) pushSame(n int, x T, k, hint int) {
 		}
 		c.writeOut(n, hint)
 	}
-	for range k {
-		c.s = append(c.s, x)
+	start := len(c.s)
+	c.s = slices.Grow(c.s, k)[:start+k]
+	for i := range c.s[start:] {
+		c.s[start+i] = x
 	}
 }
 
@@ -537,13 +541,17 @@ func grow[T any](s []T, n int) []T {
 	return t
 }
 
-// exact returns s in a slice of exactly its length, copying only if s has
-// spare capacity; an empty s becomes nil.
+// exact returns s in a slice of about its length: s itself if its spare
+// capacity is at most a sixteenth of it, else a copy of exactly its
+// length; an empty s becomes nil. A merge, or a log's run with rows
+// merged in, reserves for all its inputs: a few updates summed away
+// leave a little room, which costs less kept than a copy of the column
+// (a batch of 4M rows' keys is 60 MB).
 func exact[T any](s []T) []T {
 	if len(s) == 0 {
 		return nil
 	}
-	if cap(s) == len(s) {
+	if cap(s)-len(s) <= len(s)/16 {
 		return s
 	}
 	t := make([]T, len(s))

@@ -275,3 +275,26 @@ func TestBuilderEmptyValsThenBytes(t *testing.T) {
 		}
 	})
 }
+
+// TestExactKeepsALittleRoom: exact keeps a slice whose spare capacity is
+// at most a sixteenth of its length, and copies any other to exactly its
+// length, so that a batch's Bytes stays within a sixteenth of its data.
+func TestExactKeepsALittleRoom(t *testing.T) {
+	if exact([]byte{}) != nil || exact(make([]byte, 0, 8)) != nil {
+		t.Fatal("an empty slice is not nil")
+	}
+	for _, c := range []struct {
+		len, cap int
+		kept     bool
+	}{{16, 16, true}, {16, 17, true}, {16, 18, false}, {160, 170, true}, {160, 171, false}, {1, 2, false}, {15, 15, true}} {
+		s := make([]uint32, c.len, c.cap)
+		for i := range s {
+			s[i] = uint32(i)
+		}
+		got := exact(s)
+		kept := &got[0] == &s[0]
+		if kept != c.kept || !slices.Equal(got, s) || !kept && cap(got) != c.len {
+			t.Errorf("len %d cap %d: kept %v (cap %d), want kept %v", c.len, c.cap, kept, cap(got), c.kept)
+		}
+	}
+}
