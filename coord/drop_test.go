@@ -561,12 +561,8 @@ func TestDropKeepsWhatAnUncountedImporterReads(t *testing.T) {
 	env.exec(s, "CREATE TABLE t (a int, b int)")
 	env.exec(s, "INSERT INTO t VALUES (1, 2), (3, 4)")
 	env.exec(s, "CREATE INDEX i ON t (a)")
+	ix := env.resolve("i")
 	env.e.mu.Lock()
-	ix, err := env.e.cat.Resolve(catalog.DefaultDatabase, catalog.DefaultSchema, "i")
-	if err != nil {
-		env.e.mu.Unlock()
-		t.Fatal(err)
-	}
 	indexFlow, at := env.e.dataflows[ix.ID], env.e.fed
 	env.e.mu.Unlock()
 	stray, err := env.e.cluster.Build(context.Background(), at, func(b *dataflow.Builder) {
@@ -615,17 +611,8 @@ func TestCreatePlannedOverAnIndexDroppedMeanwhile(t *testing.T) {
 			env.exec(s, "CREATE VIEW v AS SELECT k, v FROM t WHERE v > 0")
 			env.exec(s, "CREATE VIEW w AS SELECT k FROM v")
 			env.exec(s, "CREATE INDEX v_idx ON v (k)")
+			ix, w := env.resolve("v_idx"), env.resolve("w")
 			env.e.mu.Lock()
-			ix, err := env.e.cat.Resolve(catalog.DefaultDatabase, catalog.DefaultSchema, "v_idx")
-			if err != nil {
-				env.e.mu.Unlock()
-				t.Fatal(err)
-			}
-			w, err := env.e.cat.Resolve(catalog.DefaultDatabase, catalog.DefaultSchema, "w")
-			if err != nil {
-				env.e.mu.Unlock()
-				t.Fatal(err)
-			}
 			indexFlow := env.e.dataflows[ix.ID]
 			env.e.mu.Unlock()
 
@@ -648,6 +635,7 @@ func TestCreatePlannedOverAnIndexDroppedMeanwhile(t *testing.T) {
 				plan = st.Plan
 				create = func() error { return env.e.CreateMaterializedView(context.Background(), o, st.Plan, names) }
 			case "index":
+				var err error
 				if plan, err = s.relationPlan(w); err != nil {
 					t.Fatal(err)
 				}

@@ -51,16 +51,7 @@ func TestShouldReturn(t *testing.T) {
 // TestReturnIdleMemory leaves a burst's garbage behind and checks that
 // the returner hands the free heap back once nothing else collects.
 func TestReturnIdleMemory(t *testing.T) {
-	burst := make([][]byte, 0, 256)
-	for range 256 {
-		burst = append(burst, make([]byte, 1<<20))
-	}
-	runtime.KeepAlive(burst)
-	burst = nil
-	runtime.GC()
-	if before := readHeap(); before.free <= idleFreeFloor {
-		t.Fatalf("the burst left only %d free bytes: the test does not reach the returner", before.free)
-	}
+	leaveFreeHeap(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go returnIdleMemory(ctx, 20*time.Millisecond, nil, nil)
@@ -73,10 +64,10 @@ func TestReturnIdleMemory(t *testing.T) {
 	}
 }
 
-// TestReturnIdleMemoryWaitsForStatements: while statements finish every
-// tick, with no collection (a client writing a row at a time), the
-// returner leaves the free heap alone, and hands it back once they stop.
-func TestReturnIdleMemoryWaitsForStatements(t *testing.T) {
+// leaveFreeHeap leaves a 256 MB burst's garbage collected: free heap
+// that only the returner hands back at once.
+func leaveFreeHeap(t *testing.T) {
+	t.Helper()
 	burst := make([][]byte, 0, 256)
 	for range 256 {
 		burst = append(burst, make([]byte, 1<<20))
@@ -87,6 +78,13 @@ func TestReturnIdleMemoryWaitsForStatements(t *testing.T) {
 	if before := readHeap(); before.free <= idleFreeFloor {
 		t.Fatalf("the burst left only %d free bytes: the test does not reach the returner", before.free)
 	}
+}
+
+// TestReturnIdleMemoryWaitsForStatements: while statements finish every
+// tick, with no collection (a client writing a row at a time), the
+// returner leaves the free heap alone, and hands it back once they stop.
+func TestReturnIdleMemoryWaitsForStatements(t *testing.T) {
+	leaveFreeHeap(t)
 	var busy atomic.Bool
 	var statements atomic.Uint64
 	busy.Store(true)
