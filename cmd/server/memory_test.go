@@ -55,10 +55,17 @@ func TestReturnIdleMemory(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go returnIdleMemory(ctx, 20*time.Millisecond, nil, nil)
+	awaitFreeHandedBack(t)
+}
+
+// awaitFreeHandedBack waits until the free heap is below idleFreeFloor,
+// and fails the test if it is not within 10 s.
+func awaitFreeHandedBack(t *testing.T) {
+	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for readHeap().free > idleFreeFloor {
 		if time.Now().After(deadline) {
-			t.Fatalf("%d free heap bytes after 10 s of quiet", readHeap().free)
+			t.Fatalf("%d free heap bytes after 10 s", readHeap().free)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
@@ -102,13 +109,7 @@ func TestReturnIdleMemoryWaitsForStatements(t *testing.T) {
 		t.Fatalf("%d free heap bytes: handed back while statements ran", free)
 	}
 	busy.Store(false)
-	deadline := time.Now().Add(10 * time.Second)
-	for readHeap().free > idleFreeFloor {
-		if time.Now().After(deadline) {
-			t.Fatalf("%d free heap bytes after 10 s with no statement", readHeap().free)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	awaitFreeHandedBack(t)
 }
 
 // TestReturnIdleMemoryAfterOpen leaves garbage that the last collection
