@@ -669,8 +669,6 @@ func (r *renderer) contributionsOfImport(in importedRows, fp *filterProject, typ
 			bad = append(bad, errorUpdate(err, tm, d))
 		}
 		skip := func(uint64, int64) { read++ }
-		// pass reads the row at the cursor and reports whether it
-		// passes the chain; err is set if the chain failed on it.
 		// passRaw is pass of a stored row, read directly.
 		passRaw := func(stored []byte) bool {
 			err = nil
@@ -682,6 +680,8 @@ func (r *renderer) contributionsOfImport(in importedRows, fp *filterProject, typ
 			}
 			return true
 		}
+		// pass reads the row at the cursor and reports whether it
+		// passes the chain; err is set if the chain failed on it.
 		pass := func(key, val []byte) bool {
 			if direct {
 				return passRaw(in.stored(key, val))
