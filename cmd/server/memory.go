@@ -119,6 +119,8 @@ func quiet(prev, cur heapSample) bool {
 // little at a time, so without this a server that hydrated a large view
 // kept the burst's peak as its resident size long after. During
 // sustained work collections keep running and nothing is done here.
+// statements, if not nil, returns how many statements the server has
+// finished: a tick in which one finished is not quiet either (quiet).
 //
 // The start of a server is a burst the heap's figures cannot show: a
 // restart's replay of the tables' logs holds their rows in chunks until
