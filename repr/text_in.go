@@ -255,8 +255,13 @@ func hasNonzeroMantissa(v string) bool {
 // parseNumeric reads a numeric as numeric_in does, then applies t's
 // precision and scale.
 func parseNumeric(t Type, s string) (Datum, error) {
-	if c, sc, ok := plainSmallDecimal(s); ok {
-		if d, ok, err := smallTypmod(c, sc, t); ok {
+	// A plain number is read in words, with no decimal object.
+	if neg, coeff, frac, ok := plainDecimal(s); ok {
+		c := int64(coeff) // at most 18 digits
+		if neg {
+			c = -c
+		}
+		if d, ok, err := smallTypmod(c, int32(frac), t); ok {
 			return d, err
 		}
 	}
@@ -268,44 +273,6 @@ func parseNumeric(t Type, s string) (Datum, error) {
 		return Null, err
 	}
 	return NewNumeric(d), nil
-}
-
-// plainSmallDecimal reads the numeric text most values are written in:
-// an optional sign, then at most 18 digits with at most one point among
-// or around them, and nothing else. It returns the value c × 10^-scale,
-// scale the digits after the point, as parseDecimal reads it, without
-// an *apd.Decimal; ok is false for any other text, which parseDecimal
-// reads (white space, an exponent, NaN, the infinities, a bad number).
-func plainSmallDecimal(s string) (c int64, scale int32, ok bool) {
-	i, neg := 0, false
-	if i < len(s) && (s[i] == '-' || s[i] == '+') {
-		neg = s[i] == '-'
-		i++
-	}
-	digits, point := 0, false
-	for ; i < len(s); i++ {
-		switch ch := s[i]; {
-		case '0' <= ch && ch <= '9':
-			if digits++; digits > 18 {
-				return 0, 0, false
-			}
-			c = c*10 + int64(ch-'0')
-			if point {
-				scale++
-			}
-		case ch == '.' && !point:
-			point = true
-		default:
-			return 0, 0, false
-		}
-	}
-	if digits == 0 {
-		return 0, 0, false
-	}
-	if neg {
-		c = -c
-	}
-	return c, scale, true
 }
 
 // parseDecimal reads PostgreSQL numeric text: white space, then NaN,

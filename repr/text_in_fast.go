@@ -60,22 +60,26 @@ func appendIntText(buf []byte, s []byte, lo, hi int64) ([]byte, bool) {
 	return appendInt(buf, v), true
 }
 
-// appendNumericText is AppendTextFast for numeric and numeric(p, s).
-func appendNumericText(buf []byte, t Type, s []byte) ([]byte, bool) {
-	i, neg := 0, false
+// plainDecimal reads the plain form most numbers are written in: an
+// optional sign, then at most maxFastDigits digits with at most one
+// point among or around them, and nothing else. The value is coeff ×
+// 10^-frac, negated if neg, frac being the digits after the point, as
+// parseDecimal reads it; ok is false for any other text (white space,
+// an exponent, NaN, the infinities, a bad number), which parseDecimal
+// reads.
+func plainDecimal[S string | []byte](s S) (neg bool, coeff uint64, frac int, ok bool) {
+	i := 0
 	if len(s) > 0 && (s[0] == '-' || s[0] == '+') {
 		neg, i = s[0] == '-', 1
 	}
-	// The value is coeff × 10^-frac.
-	var coeff uint64
-	digits, frac, sawPoint := 0, 0, false
+	digits, sawPoint := 0, false
 	for ; i < len(s); i++ {
 		c := s[i]
 		switch {
 		case c >= '0' && c <= '9':
 			digits++
 			if digits > maxFastDigits {
-				return buf, false
+				return false, 0, 0, false
 			}
 			coeff = coeff*10 + uint64(c-'0')
 			if sawPoint {
@@ -84,10 +88,16 @@ func appendNumericText(buf []byte, t Type, s []byte) ([]byte, bool) {
 		case c == '.' && !sawPoint:
 			sawPoint = true
 		default:
-			return buf, false
+			return false, 0, 0, false
 		}
 	}
-	if digits == 0 {
+	return neg, coeff, frac, digits > 0
+}
+
+// appendNumericText is AppendTextFast for numeric and numeric(p, s).
+func appendNumericText(buf []byte, t Type, s []byte) ([]byte, bool) {
+	neg, coeff, frac, ok := plainDecimal(s)
+	if !ok {
 		return buf, false
 	}
 	if p, scale, ok := t.NumericPrecision(); ok {

@@ -125,7 +125,7 @@ func randomNumberText(rng *rand.Rand) string {
 }
 
 // TestPlainSmallDecimal: parseNumeric, which reads plain text in words
-// (plainSmallDecimal, smallTypmod), gives what the decimal path gives
+// (plainDecimal, smallTypmod), gives what the decimal path gives
 // (parseDecimal, applyNumericTypmod, NewNumeric): the same value, display
 // scale and key, or the same error, on edge cases and seeded random
 // numbers, for every numeric type of fastTypes.
@@ -153,7 +153,7 @@ func TestPlainSmallDecimal(t *testing.T) {
 				t.Fatalf("%s %q: %v, the decimal path %v", typ, s, got, want)
 			}
 		}
-		_, _, plain := plainSmallDecimal(s)
+		_, _, _, plain := plainDecimal(s)
 		return plain
 	}
 	var types []Type
@@ -176,7 +176,7 @@ func TestPlainSmallDecimal(t *testing.T) {
 			}
 		}
 		if plain < 1000 {
-			t.Errorf("plainSmallDecimal read %d of 5000 inputs", plain)
+			t.Errorf("plainDecimal read %d of 5000 inputs", plain)
 		}
 	})
 }
